@@ -1,0 +1,29 @@
+// `npm start`: runs this node's services (all of them by default) until SIGTERM or SIGINT.
+import { loadConfig } from "../shared/config";
+import { startNode } from "../services";
+
+async function main() {
+	const node = await startNode(loadConfig());
+	const log = node.broker.getLogger("server");
+	if (node.broker.getLocalService("api")) log.info(`Listening on http://${node.config.host}:${node.config.port}/api/v1`);
+	let stopping = false;
+	const stop = async (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		log.info(`${signal}: draining and stopping`);
+		try {
+			await node.stop();
+			process.exit(0);
+		} catch (err) {
+			log.error(err);
+			process.exit(1);
+		}
+	};
+	process.on("SIGTERM", () => void stop("SIGTERM"));
+	process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((err) => {
+	process.stderr.write(`Failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+	process.exit(1);
+});

@@ -1,0 +1,148 @@
+// The gateway: the only HTTP surface. It maps `METHOD /api/v1/path` onto one action through the
+// route table, authenticates, limits request rates, converts parameters, calls the action and
+// wraps its result or error in Zulip's envelope. Services never see HTTP.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context, ServiceSchema } from "moleculer";
+import ApiGateway from "moleculer-web";
+import type { Config } from "../../shared/config";
+import { clock } from "../../shared/clock";
+import { call, type Identity, type Meta } from "../../shared/actions";
+import { convertParams, type ParamSchema } from "../../shared/params";
+import { methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
+import { routes, benchRoutes } from "./routes";
+import { Router } from "./router";
+import { RateLimiter } from "./rate-limit";
+import { CredentialCache, parseBasicAuth } from "./auth";
+import { registerAction } from "./register";
+
+const PREFIX = "/api/v1";
+
+type Req = IncomingMessage & {
+	body?: unknown;
+	query?: Record<string, unknown>;
+	parsedUrl?: string;
+	$ctx: Context<unknown, Meta>;
+};
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}): void {
+	if (res.headersSent) return;
+	const json = JSON.stringify(body);
+	res.writeHead(status, {
+		"Content-Type": "application/json",
+		"Content-Length": Buffer.byteLength(json),
+		...headers,
+	});
+	res.end(json);
+}
+
+function clientAddress(req: IncomingMessage): string {
+	return req.socket.remoteAddress ?? "unknown";
+}
+
+export function apiService(config: Config): ServiceSchema {
+	const router = new Router(config.benchRoutes ? [...routes, ...benchRoutes] : routes);
+	const limiter = new RateLimiter(config.rateLimit, config.rateLimitWindowSeconds * 1000, () => clock.nowMs());
+	const credentials = new CredentialCache(60_000, () => clock.nowMs());
+
+	/** The whole pipeline for one request under /api/v1. */
+	async function handle(this: any, req: Req, res: ServerResponse): Promise<void> {
+		const rateHeaders: Record<string, string | number> = {};
+		try {
+			const url = req.parsedUrl ?? req.url ?? "";
+			const path = url.startsWith(PREFIX) ? url.slice(PREFIX.length) : url;
+			const match = router.match(req.method ?? "GET", path || "/");
+			if (match.kind === "none") throw notFound();
+			if (match.kind === "wrong-method") {
+				rateHeaders.Allow = match.allowed.join(", ");
+				throw methodNotAllowed();
+			}
+			const { route, pathParams } = match;
+
+			let user: Identity | undefined;
+			if (route.auth !== false) {
+				const creds = parseBasicAuth(req.headers.authorization);
+				user = credentials.get(creds);
+				if (!user) {
+					user = await call(req.$ctx, "users.authenticate", { email: creds.email, api_key: creds.apiKey });
+					credentials.set(creds, user);
+				}
+			}
+
+			if (limiter.enabled) {
+				const state = limiter.hit(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`);
+				rateHeaders["X-RateLimit-Limit"] = state.limit;
+				rateHeaders["X-RateLimit-Remaining"] = state.remaining;
+				rateHeaders["X-RateLimit-Reset"] = state.reset;
+				if (state.retryAfter !== undefined) throw rateLimited(state.retryAfter);
+			}
+
+			const endpoint = this.broker.findNextActionEndpoint(route.action);
+			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
+			const body = req.body && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? (req.body as Record<string, unknown>) : {};
+			const raw = { ...(req.query ?? {}), ...body, ...pathParams };
+			const { params, ignored } = convertParams(endpoint.action.params as ParamSchema | undefined, raw);
+
+			const data = (await req.$ctx.call(route.action, params, { meta: { user } })) as Record<string, unknown> | undefined;
+			const out: Record<string, unknown> = { result: "success", msg: "", ...(data ?? {}) };
+			if (ignored.length) out.ignored_parameters_unsupported = ignored;
+			send(res, 200, out, rateHeaders);
+		} catch (err) {
+			sendError(this, res, err, rateHeaders);
+		}
+	}
+
+	function sendError(svc: any, res: ServerResponse, err: unknown, extraHeaders: Record<string, string | number> = {}): void {
+		const r = renderError(err);
+		if (r.status >= 500) svc.logger.error({ err }, "request failed");
+		send(res, r.status, r.body, { ...extraHeaders, ...r.headers });
+	}
+
+	const dispatch = function (this: any, req: Req, res: ServerResponse) {
+		// moleculer-web does not await function aliases: handle() catches everything itself.
+		void handle.call(this, req, res);
+	};
+
+	return {
+		name: "api",
+		mixins: [ApiGateway],
+		settings: {
+			port: config.port,
+			ip: config.host,
+			log4XXResponses: false,
+			logRequest: null,
+			logResponse: null,
+			routes: [
+				{
+					path: PREFIX,
+					mappingPolicy: "restrict",
+					mergeParams: true,
+					bodyParsers: {
+						json: { strict: false, limit: config.bodyLimit },
+						urlencoded: { extended: false, limit: config.bodyLimit, parameterLimit: 10_000 },
+					},
+					aliases: {
+						"GET /": dispatch,
+						"GET /*path": dispatch,
+						"POST /*path": dispatch,
+						"PATCH /*path": dispatch,
+						"PUT /*path": dispatch,
+						"DELETE /*path": dispatch,
+					},
+				},
+			],
+			// Errors raised before our pipeline runs: unknown paths outside /api/v1, bodies that do
+			// not parse or are too large.
+			onError(this: any, _req: IncomingMessage, res: ServerResponse, err: unknown) {
+				sendError(this, res, err);
+			},
+		},
+		actions: {
+			register: registerAction,
+		},
+		events: {
+			"users.changed"(ctx: Context<{ user_ids: number[] }>) {
+				for (const id of ctx.params.user_ids) credentials.forget(id);
+			},
+		},
+	} as ServiceSchema;
+}

@@ -1,0 +1,70 @@
+// HTTP basic authentication (email and API key), with a short-lived cache of known credentials
+// so that a request costs no call across the bus to authenticate. The users service broadcasts
+// `users.changed` whenever a user's credentials, role or state change, and every gateway replica
+// drops that user's entries at once; the TTL is only a backstop.
+import { badRequest, apiError } from "../../shared/errors";
+import type { Identity } from "../../shared/actions";
+
+export interface Credentials {
+	email: string;
+	apiKey: string;
+}
+
+const unauthorized = (msg: string) => apiError(401, "UNAUTHORIZED", msg);
+
+/** Parses `Authorization: Basic base64(email:api_key)` the way Zulip does. */
+export function parseBasicAuth(header: string | undefined): Credentials {
+	if (header === undefined) throw unauthorized("Missing authorization header for basic auth");
+	const parts = header.trim().split(/\s+/);
+	if (parts.length !== 2) throw unauthorized("Invalid authorization header for basic auth");
+	if (parts[0].toLowerCase() !== "basic") throw badRequest("This endpoint requires HTTP basic authentication.");
+	const decoded = Buffer.from(parts[1], "base64").toString("utf8");
+	const fields = decoded.split(":");
+	if (fields.length !== 2) throw unauthorized("Invalid authorization header for basic auth");
+	return { email: fields[0].trim(), apiKey: fields[1].trim() };
+}
+
+export class CredentialCache {
+	private entries = new Map<string, { identity: Identity; expires: number }>();
+	private byUser = new Map<number, Set<string>>();
+
+	constructor(
+		private ttlMs: number,
+		private now: () => number,
+		private maxEntries = 100_000,
+	) {}
+
+	private key(c: Credentials): string {
+		return `${c.email.toLowerCase()}\n${c.apiKey}`;
+	}
+
+	get(c: Credentials): Identity | undefined {
+		const k = this.key(c);
+		const e = this.entries.get(k);
+		if (!e) return undefined;
+		if (e.expires < this.now()) {
+			this.entries.delete(k);
+			return undefined;
+		}
+		return e.identity;
+	}
+
+	set(c: Credentials, identity: Identity): void {
+		if (this.entries.size >= this.maxEntries) this.clear();
+		const k = this.key(c);
+		this.entries.set(k, { identity, expires: this.now() + this.ttlMs });
+		let keys = this.byUser.get(identity.user_id);
+		if (!keys) this.byUser.set(identity.user_id, (keys = new Set()));
+		keys.add(k);
+	}
+
+	forget(userId: number): void {
+		for (const k of this.byUser.get(userId) ?? []) this.entries.delete(k);
+		this.byUser.delete(userId);
+	}
+
+	clear(): void {
+		this.entries.clear();
+		this.byUser.clear();
+	}
+}

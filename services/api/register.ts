@@ -1,0 +1,61 @@
+// POST /register: the client's initial state. Each service owning part of the state answers a
+// `<service>.registerState` action; this action finds every such action in the registry, calls
+// them in parallel and merges their parts, so a service that lands later contributes its state
+// without a change here.
+import type { Context } from "moleculer";
+import type { Meta, RegisterState, RegisterStateParams } from "../../shared/actions";
+import { p, params } from "../../shared/params";
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../../shared/version";
+
+interface RegisterParams {
+	apply_markdown?: boolean;
+	client_gravatar?: boolean;
+	include_subscribers?: boolean | "partial";
+	slim_presence?: boolean;
+	presence_history_limit_days?: number;
+	event_types?: string[];
+	all_public_streams?: boolean;
+	client_capabilities?: Record<string, boolean>;
+	fetch_event_types?: string[];
+	narrow?: unknown;
+}
+
+export const registerAction = {
+	params: params({
+		apply_markdown: p.bool({ optional: true }),
+		client_gravatar: p.bool({ optional: true }),
+		include_subscribers: p.either([p.bool(), p.oneOf(["partial"])], { optional: true }),
+		slim_presence: p.bool({ optional: true }),
+		presence_history_limit_days: p.int({ optional: true, min: 0 }),
+		event_types: p.stringList({ optional: true }),
+		all_public_streams: p.bool({ optional: true }),
+		client_capabilities: { type: "record", key: "string", value: "boolean", optional: true },
+		fetch_event_types: p.stringList({ optional: true }),
+		narrow: p.list({ type: "any" }, { optional: true }),
+	}),
+	async handler(ctx: Context<RegisterParams, Meta>) {
+		const q = ctx.params;
+		const stateParams: RegisterStateParams = {
+			event_types: q.fetch_event_types ?? q.event_types ?? null,
+			client_gravatar: q.client_gravatar ?? true,
+			include_subscribers: q.include_subscribers ?? false,
+			slim_presence: q.slim_presence ?? false,
+			user_avatar_url_field_optional: q.client_capabilities?.user_avatar_url_field_optional ?? false,
+			client_capabilities: q.client_capabilities ?? {},
+		};
+		const contributors = ctx.broker.registry
+			.getActionList({ onlyAvailable: true, skipInternal: true })
+			.map((a: { name: string }) => a.name)
+			.filter((name: string) => name.endsWith(".registerState"));
+		const parts = await Promise.all(contributors.map((name: string) => ctx.call<RegisterState, RegisterStateParams>(name, stateParams)));
+		return {
+			// Real-time event queues are not served yet: no queue is created.
+			queue_id: null,
+			last_event_id: -1,
+			zulip_version: ZULIP_VERSION,
+			zulip_feature_level: ZULIP_FEATURE_LEVEL,
+			zulip_merge_base: ZULIP_MERGE_BASE,
+			...Object.assign({}, ...parts),
+		};
+	},
+};

@@ -1,0 +1,65 @@
+// Users and bots. Query shapes and the index serving each:
+//   by id                         -> _id
+//   by API key (authentication)   -> { api_key } unique
+//   by email in a realm           -> { realm_id, email_key } unique (email_key: lowercased address)
+//   all users of a realm          -> { realm_id, email_key } (prefix)
+//   owners of a realm             -> { realm_id, role }
+import { Connection, Schema } from "mongoose";
+
+export interface UserDoc {
+	_id: number;
+	realm_id: number;
+	/** The real address, as entered. */
+	delivery_email: string;
+	/** delivery_email lowercased: emails are unique and matched without regard to case. */
+	email_key: string;
+	full_name: string;
+	role: number;
+	is_bot: boolean;
+	/** 1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded; null for humans. */
+	bot_type: number | null;
+	bot_owner_id: number | null;
+	is_active: boolean;
+	is_billing_admin: boolean;
+	api_key: string;
+	password_hash: string | null;
+	date_joined: Date;
+	timezone: string;
+	/** "G" gravatar, "U" uploaded. */
+	avatar_source: string;
+	avatar_version: number;
+	/** Who may see delivery_email: 1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators. */
+	email_address_visibility: number;
+	/** Personal settings that differ from the defaults in user-settings.ts. */
+	settings: Record<string, unknown>;
+}
+
+const schema = new Schema<UserDoc>(
+	{
+		_id: Number,
+		realm_id: { type: Number, required: true },
+		delivery_email: { type: String, required: true },
+		email_key: { type: String, required: true },
+		full_name: { type: String, required: true },
+		role: { type: Number, required: true },
+		is_bot: { type: Boolean, default: false },
+		bot_type: { type: Number, default: null },
+		bot_owner_id: { type: Number, default: null },
+		is_active: { type: Boolean, default: true },
+		is_billing_admin: { type: Boolean, default: false },
+		api_key: { type: String, required: true },
+		password_hash: { type: String, default: null },
+		date_joined: { type: Date, required: true },
+		timezone: { type: String, default: "" },
+		avatar_source: { type: String, default: "G" },
+		avatar_version: { type: Number, default: 1 },
+		email_address_visibility: { type: Number, default: 1 },
+		settings: { type: Schema.Types.Mixed, default: {} },
+	},
+	{ versionKey: false, minimize: false },
+);
+schema.index({ api_key: 1 }, { unique: true });
+schema.index({ realm_id: 1, email_key: 1 }, { unique: true });
+schema.index({ realm_id: 1, role: 1 });
+
+export const userModel = (conn: Connection) => conn.model<UserDoc>("User", schema, "users");

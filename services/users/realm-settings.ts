@@ -1,0 +1,135 @@
+// Organization settings: their defaults, and the `realm` part of the POST /register state.
+import type { RealmDoc } from "./models/realm";
+import { LIMITS } from "../../shared/version";
+
+/** Defaults of the settings an organization can change; the realm document stores overrides. */
+export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
+	realm_description: "",
+	realm_default_language: "en",
+	realm_invite_required: true,
+	realm_emails_restricted_to_domains: false,
+	realm_disallow_disposable_email_addresses: true,
+	realm_email_changes_disabled: false,
+	realm_name_changes_disabled: false,
+	realm_avatar_changes_disabled: false,
+	realm_inline_image_preview: true,
+	realm_inline_url_embed_preview: false,
+	realm_mandatory_topics: false,
+	realm_message_retention_days: -1,
+	realm_send_welcome_emails: true,
+	realm_message_content_allowed_in_email_notifications: true,
+	realm_enable_spectator_access: false,
+	realm_want_advertise_in_communities_directory: false,
+	realm_video_chat_provider: 1,
+	realm_giphy_rating: 2,
+	realm_waiting_period_threshold: 0,
+	realm_default_code_block_language: "",
+	realm_message_content_delete_limit_seconds: 600,
+	realm_message_content_edit_limit_seconds: 600,
+	realm_move_messages_within_stream_limit_seconds: 604800,
+	realm_move_messages_between_streams_limit_seconds: 604800,
+	realm_allow_message_editing: true,
+	realm_allow_edit_history: true,
+	realm_message_edit_history_visibility_policy: "all",
+	realm_enable_read_receipts: true,
+	realm_digest_emails_enabled: false,
+	realm_digest_weekday: 1,
+	realm_org_type: 0,
+	realm_plan_type: 1,
+	realm_enable_guest_user_indicator: true,
+	realm_presence_disabled: false,
+	realm_jitsi_server_url: null,
+	realm_empty_topic_display_name: "general chat",
+	realm_topics_policy: "allow_empty_topic",
+	realm_moderation_request_channel_id: -1,
+	realm_new_stream_announcements_stream_id: -1,
+	realm_signup_announcements_stream_id: -1,
+	realm_zulip_update_announcements_stream_id: -1,
+	realm_enable_read_receipts_for_bots: false,
+	realm_require_unique_names: false,
+	realm_upload_quota_mib: null,
+};
+
+export function realmSetting<T = unknown>(realm: RealmDoc, key: string): T {
+	return (realm.settings?.[key] ?? REALM_SETTING_DEFAULTS[key]) as T;
+}
+
+export function realmHost(realm: RealmDoc): string {
+	return new URL(realm.url).host;
+}
+
+/** Server-wide facts that do not depend on the organization. */
+export function serverState(): Record<string, unknown> {
+	return {
+		...LIMITS,
+		server_presence_ping_interval_seconds: 60,
+		server_presence_offline_threshold_seconds: 140,
+		server_typing_started_expiry_period_milliseconds: 15000,
+		server_typing_stopped_wait_period_milliseconds: 5000,
+		server_typing_started_wait_period_milliseconds: 10000,
+		server_inline_image_preview: true,
+		server_inline_url_embed_preview: true,
+		server_avatar_changes_disabled: false,
+		server_name_changes_disabled: false,
+		server_needs_upgrade: false,
+		server_web_public_streams_enabled: false,
+		server_jitsi_server_url: null,
+		server_emoji_data_url: "",
+		server_generation: SERVER_GENERATION,
+		event_queue_longpoll_timeout_seconds: 90,
+		development_environment: false,
+		password_min_length: LIMITS.password_min_length,
+		password_min_guesses: 10000,
+		max_file_upload_size_mib: 25,
+		max_avatar_file_size_mib: 5,
+		max_icon_file_size_mib: 5,
+		max_logo_file_size_mib: 5,
+		settings_send_digest_emails: false,
+		giphy_rating_options: {
+			disabled: { name: "GIPHY integration disabled", id: 0 },
+			y: { name: "Allow GIPHY content rated Y", id: 1 },
+			g: { name: "Allow GIPHY content rated G", id: 2 },
+			pg: { name: "Allow GIPHY content rated PG", id: 3 },
+			"pg-13": { name: "Allow GIPHY content rated PG-13", id: 4 },
+			r: { name: "Allow GIPHY content rated R", id: 5 },
+		},
+	};
+}
+
+const SERVER_GENERATION = Math.floor(Date.now() / 1000);
+
+/** The `realm` part of POST /register. */
+export function realmState(realm: RealmDoc): Record<string, unknown> {
+	const settings: Record<string, unknown> = {};
+	for (const key of Object.keys(REALM_SETTING_DEFAULTS)) settings[key] = realmSetting(realm, key);
+	const host = realmHost(realm);
+	return {
+		...serverState(),
+		...settings,
+		realm_name: realm.name,
+		realm_description: realm.description,
+		realm_uri: realm.url,
+		realm_url: realm.url,
+		realm_date_created: realm.date_created,
+		realm_bot_domain: host,
+		realm_is_zephyr_mirror_realm: false,
+		realm_email_auth_enabled: true,
+		realm_password_auth_enabled: true,
+		realm_push_notifications_enabled: false,
+		realm_authentication_methods: { Email: { enabled: true, available: true } },
+		realm_icon_url: `${realm.url}/static/images/logo/org_avatar.png`,
+		realm_icon_source: "G",
+		realm_logo_url: `${realm.url}/static/images/logo/zulip-org-logo.svg`,
+		realm_logo_source: "D",
+		realm_night_logo_url: `${realm.url}/static/images/logo/zulip-org-logo.svg`,
+		realm_night_logo_source: "D",
+		realm_available_video_chat_providers: {
+			disabled: { name: "None", id: 0 },
+			jitsi_meet: { name: "Jitsi Meet", id: 1 },
+		},
+		realm_default_external_accounts: {},
+		jitsi_server_url: null,
+		zulip_plan_is_not_limited: true,
+		upgrade_text_for_wide_organization_logo: "",
+	};
+}

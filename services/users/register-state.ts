@@ -1,0 +1,128 @@
+// The users service's part of POST /register: realm settings, users, the user's own settings.
+import type { RegisterState, RegisterStateParams } from "../../shared/actions";
+import { isAdmin, isGuest, isModerator, isOwner } from "../../shared/roles";
+import type { RealmDoc } from "./models/realm";
+import type { UserDoc } from "./models/user";
+import { realmHost, realmState } from "./realm-settings";
+import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTINGS, userSettings } from "./user-settings";
+import { gravatarUrl, toApiUser } from "./user-view";
+
+/** Settings that older clients (without the user_settings_object capability) read at top level. */
+const LEGACY_DISPLAY = [
+	"color_scheme",
+	"default_language",
+	"demote_inactive_streams",
+	"dense_mode",
+	"emojiset",
+	"enable_drafts_synchronization",
+	"fluid_layout_width",
+	"high_contrast_mode",
+	"left_side_userlist",
+	"starred_message_counts",
+	"timezone",
+	"translate_emoticons",
+	"twenty_four_hour_time",
+	"enter_sends",
+];
+const LEGACY_NOTIFICATIONS = Object.keys(USER_SETTINGS).filter(
+	(k) => k.startsWith("enable_") || k.endsWith("_notifications") || k === "notification_sound" || k === "wildcard_mentions_notify",
+);
+
+export function registerState(input: { realm: RealmDoc; user: UserDoc; all: UserDoc[]; params: RegisterStateParams }): RegisterState {
+	const { realm, user, all, params } = input;
+	const wants = (type: string) => params.event_types === null || params.event_types.includes(type);
+	const viewer = { user_id: user._id, role: user.role };
+	const host = realmHost(realm);
+	const out: RegisterState = {};
+
+	if (wants("realm")) Object.assign(out, realmState(realm));
+
+	if (wants("realm_user")) {
+		const opts = { clientGravatar: params.client_gravatar, includeCustomProfileFields: true, realmHost: host };
+		const view = (u: UserDoc) => {
+			const v: Record<string, unknown> = { ...toApiUser(u, viewer, opts) };
+			if (params.user_avatar_url_field_optional) delete v.avatar_url;
+			return v;
+		};
+		const avatar = gravatarUrl(user.delivery_email, user.avatar_version);
+		Object.assign(out, {
+			realm_users: all.filter((u) => u.is_active).map(view),
+			realm_non_active_users: all.filter((u) => !u.is_active).map(view),
+			cross_realm_bots: [],
+			avatar_source: user.avatar_source,
+			avatar_url: avatar,
+			avatar_url_medium: avatar.replace("?d=identicon", "?d=identicon&s=500"),
+			can_create_streams: !isGuest(user.role),
+			can_create_public_streams: !isGuest(user.role),
+			can_create_private_streams: !isGuest(user.role),
+			can_create_web_public_streams: false,
+			can_subscribe_other_users: !isGuest(user.role),
+			can_invite_others_to_realm: !isGuest(user.role),
+			is_admin: isAdmin(user.role),
+			is_owner: isOwner(user.role),
+			is_billing_admin: user.is_billing_admin,
+			is_moderator: isModerator(user.role),
+			is_guest: isGuest(user.role),
+			user_id: user._id,
+			email: toApiUser(user, viewer, opts).email,
+			delivery_email: user.delivery_email,
+			full_name: user.full_name,
+		});
+	}
+
+	const settings = userSettings(user);
+	if (wants("user_settings")) out.user_settings = settings;
+	if (!params.client_capabilities.user_settings_object) {
+		if (wants("update_display_settings")) {
+			for (const k of LEGACY_DISPLAY) out[k] = settings[k];
+			out.emojiset_choices = EMOJISET_CHOICES;
+		}
+		if (wants("update_global_notifications")) {
+			for (const k of LEGACY_NOTIFICATIONS) out[k] = settings[k];
+			out.available_notification_sounds = AVAILABLE_NOTIFICATION_SOUNDS;
+		}
+	}
+
+	if (wants("realm_user_settings_defaults")) {
+		const defaults: Record<string, unknown> = {};
+		for (const [k, def] of Object.entries(USER_SETTINGS)) if (k !== "timezone") defaults[k] = def.default;
+		out.realm_user_settings_defaults = { ...defaults, available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS, emojiset_choices: EMOJISET_CHOICES };
+	}
+
+	if (wants("realm_bot")) {
+		const bots = all.filter((u) => u.is_bot && (isAdmin(user.role) || u.bot_owner_id === user._id));
+		out.realm_bots = bots.map((b) => ({
+			user_id: b._id,
+			full_name: b.full_name,
+			api_key: b.api_key,
+			default_sending_stream: null,
+			default_events_register_stream: null,
+			default_all_public_streams: false,
+			avatar_url: gravatarUrl(b.delivery_email, b.avatar_version),
+			owner_id: b.bot_owner_id,
+			services: [],
+			email: b.delivery_email,
+			bot_type: b.bot_type,
+			is_active: b.is_active,
+		}));
+	}
+
+	// State the users service owns but whose features come later: present, and empty.
+	const empty: Record<string, () => unknown> = {
+		custom_profile_fields: () => ({ custom_profile_fields: [], custom_profile_field_types: {} }),
+		realm_emoji: () => ({ realm_emoji: {} }),
+		realm_domains: () => ({ realm_domains: [] }),
+		realm_linkifiers: () => ({ realm_linkifiers: [] }),
+		realm_filters: () => ({ realm_filters: [] }),
+		realm_playgrounds: () => ({ realm_playgrounds: [] }),
+		realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
+		realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
+		muted_users: () => ({ muted_users: [] }),
+		user_status: () => ({ user_status: {} }),
+		video_calls: () => ({ has_zoom_token: false }),
+		giphy: () => ({ giphy_api_key: "" }),
+	};
+	for (const [type, make] of Object.entries(empty)) if (wants(type)) Object.assign(out, make());
+
+	return out;
+}

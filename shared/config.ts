@@ -1,0 +1,78 @@
+// Every setting the server reads from its environment, parsed in one place.
+import path from "node:path";
+
+function int(name: string, fallback: number): number {
+	const raw = process.env[name];
+	if (raw === undefined || raw === "") return fallback;
+	const n = Number(raw);
+	if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+	return n;
+}
+
+function str(name: string, fallback: string): string {
+	const raw = process.env[name];
+	return raw === undefined || raw === "" ? fallback : raw;
+}
+
+export interface Config {
+	/** HTTP listen address and port of the gateway. */
+	host: string;
+	port: number;
+	/** The public address clients use, e.g. https://chat.example.com (no trailing slash). */
+	externalUrl: string;
+	/** MongoDB URL; empty means "start the embedded store". */
+	mongoUrl: string;
+	/** Each service's database is `<dbPrefix>_<service>`. */
+	dbPrefix: string;
+	/** Where the embedded store keeps its data and where the first-start zuliprc is written. */
+	dataDir: string;
+	/** Port of the embedded store, when it is started by this process. */
+	storePort: number;
+	/** Moleculer transporter, e.g. nats://127.0.0.1:4222; empty means one process (local). */
+	transporter: string;
+	/** Services this node runs; empty means all of them. */
+	services: string[];
+	logLevel: string;
+	/** Largest accepted request body, in bytes. */
+	bodyLimit: number;
+	/** Per-user request budget in each window; 0 turns rate limiting off. */
+	rateLimit: number;
+	rateLimitWindowSeconds: number;
+	/** First-start organization and owner. */
+	realmName: string;
+	ownerEmail: string;
+	ownerName: string;
+	ownerPassword: string;
+	/** Exposes the no-op route that `npm run bench` uses as its baseline. */
+	benchRoutes: boolean;
+}
+
+/** Reads the environment; `overrides` win (tests use them for a fresh database per file). */
+export function loadConfig(overrides: Partial<Config> = {}): Config {
+	const port = int("PORT", 9991);
+	const externalUrl = str("EXTERNAL_URL", `http://localhost:${port}`).replace(/\/+$/, "");
+	return {
+		host: str("HOST", "0.0.0.0"),
+		port,
+		externalUrl,
+		mongoUrl: str("MONGO_URL", ""),
+		dbPrefix: str("DB_PREFIX", "chat"),
+		dataDir: path.resolve(str("DATA_DIR", "data")),
+		storePort: int("STORE_PORT", 27117),
+		transporter: str("TRANSPORTER", ""),
+		services: str("SERVICES", "")
+			.split(",")
+			.map((s) => s.trim())
+			.filter(Boolean),
+		logLevel: str("LOG_LEVEL", "info"),
+		bodyLimit: int("BODY_LIMIT_BYTES", 5 * 1024 * 1024),
+		rateLimit: int("RATE_LIMIT", 200),
+		rateLimitWindowSeconds: int("RATE_LIMIT_WINDOW_SECONDS", 60),
+		realmName: str("REALM_NAME", "Team chat"),
+		ownerEmail: str("OWNER_EMAIL", `owner@${new URL(externalUrl).hostname}`),
+		ownerName: str("OWNER_NAME", "Organization owner"),
+		ownerPassword: str("OWNER_PASSWORD", ""),
+		benchRoutes: str("BENCH_ROUTES", "") === "1",
+		...overrides,
+	};
+}

@@ -1,0 +1,154 @@
+// Typed API errors. Services throw these; the gateway renders them as Zulip's error envelope
+// `{result: "error", msg, code, ...extra}` with the HTTP status Zulip uses.
+//
+// They are Moleculer client errors so that they cross the bus intact: `code` carries the HTTP
+// status, `type` the Zulip error code and `data` the extra fields of the body.
+import { Errors } from "moleculer";
+
+export type ErrorCode =
+	| "BAD_REQUEST"
+	| "REQUEST_VARIABLE_MISSING"
+	| "REQUEST_VARIABLE_INVALID"
+	| "INVALID_JSON"
+	| "UNAUTHORIZED"
+	| "INVALID_API_KEY"
+	| "USER_DEACTIVATED"
+	| "REALM_DEACTIVATED"
+	| "AUTHENTICATION_FAILED"
+	| "UNAUTHORIZED_PRINCIPAL"
+	| "NOT_FOUND"
+	| "METHOD_NOT_ALLOWED"
+	| "RATE_LIMIT_HIT"
+	| "STREAM_DOES_NOT_EXIST"
+	| "REACTION_DOES_NOT_EXIST"
+	| "INVITATION_FAILED"
+	| "INTERNAL_SERVER_ERROR"
+	| "SERVICE_UNAVAILABLE";
+
+const CODES = new Set<string>([
+	"BAD_REQUEST",
+	"REQUEST_VARIABLE_MISSING",
+	"REQUEST_VARIABLE_INVALID",
+	"INVALID_JSON",
+	"UNAUTHORIZED",
+	"INVALID_API_KEY",
+	"USER_DEACTIVATED",
+	"REALM_DEACTIVATED",
+	"AUTHENTICATION_FAILED",
+	"UNAUTHORIZED_PRINCIPAL",
+	"NOT_FOUND",
+	"METHOD_NOT_ALLOWED",
+	"RATE_LIMIT_HIT",
+	"STREAM_DOES_NOT_EXIST",
+	"REACTION_DOES_NOT_EXIST",
+	"INVITATION_FAILED",
+	"INTERNAL_SERVER_ERROR",
+	"SERVICE_UNAVAILABLE",
+] satisfies ErrorCode[]);
+
+export type ErrorExtra = Record<string, unknown>;
+
+export function apiError(status: number, code: ErrorCode, msg: string, extra: ErrorExtra = {}): Errors.MoleculerClientError {
+	// MoleculerClientError marks statuses >= 500 as retryable only when we say so; API errors never are.
+	return new Errors.MoleculerClientError(msg, status, code, extra);
+}
+
+export const badRequest = (msg: string, extra?: ErrorExtra) => apiError(400, "BAD_REQUEST", msg, extra);
+
+export const missingArgument = (name: string) =>
+	apiError(400, "REQUEST_VARIABLE_MISSING", `Missing '${name}' argument`, { var_name: name });
+
+export const invalidArgument = (name: string) => badRequest(`Invalid ${name}`);
+
+export const notFound = (msg = "Not Found") => apiError(404, "NOT_FOUND", msg);
+
+export const methodNotAllowed = () => apiError(405, "METHOD_NOT_ALLOWED", "Method Not Allowed");
+
+export const notLoggedIn = () =>
+	apiError(401, "UNAUTHORIZED", "Not logged in: API authentication or user session required");
+
+export const invalidApiKey = () => apiError(401, "INVALID_API_KEY", "Invalid API key");
+
+export const malformedApiKey = () => apiError(401, "INVALID_API_KEY", "Malformed API key");
+
+export const userDeactivated = () => apiError(401, "USER_DEACTIVATED", "Account is deactivated");
+
+export const realmDeactivated = () => apiError(401, "REALM_DEACTIVATED", "This organization has been deactivated");
+
+export const authenticationFailed = () =>
+	apiError(401, "AUTHENTICATION_FAILED", "Your username or password is incorrect");
+
+export const rateLimited = (retryAfterSeconds: number) =>
+	apiError(429, "RATE_LIMIT_HIT", "API usage exceeded rate limit", { "retry-after": retryAfterSeconds });
+
+export const adminRequired = () => apiError(400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+
+export const ownerRequired = () => apiError(400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+
+export const insufficientPermission = () => badRequest("Insufficient permission");
+
+/** The error body and status the gateway sends for any thrown value. */
+export interface RenderedError {
+	status: number;
+	body: { result: "error"; msg: string; code: string } & ErrorExtra;
+	headers: Record<string, string>;
+}
+
+interface ErrorLike {
+	message?: string;
+	code?: unknown;
+	type?: unknown;
+	status?: unknown;
+	data?: unknown;
+}
+
+/** fastest-validator's error types, mapped to Zulip's wording for a parameter of that kind. */
+function validationMessage(item: { type: string; field: string; expected?: unknown }): string {
+	const { type, field, expected } = item;
+	if (type === "number" || type === "numberInteger") return `${field} is not an integer`;
+	if (type === "boolean") return `${field} is not a boolean`;
+	if (type === "string") return `${field} is not a string`;
+	if (type === "array") return `${field} is not a list`;
+	if (type === "object") return `${field} is not a dict`;
+	if (type === "stringMax") return `${field} is too long (limit: ${expected} characters)`;
+	if (type === "stringEmpty" || (type === "stringMin" && expected === 1)) return `${field} cannot be blank`;
+	return `Invalid ${field}`;
+}
+
+export function renderError(err: unknown): RenderedError {
+	const e = (err ?? {}) as ErrorLike;
+	const headers: Record<string, string> = {};
+	let status = 500;
+	let body: RenderedError["body"] = { result: "error", msg: "Internal server error", code: "INTERNAL_SERVER_ERROR" };
+
+	if (typeof e.type === "string" && CODES.has(e.type) && typeof e.code === "number") {
+		status = e.code;
+		const extra = e.data && typeof e.data === "object" ? (e.data as ErrorExtra) : {};
+		body = { ...extra, result: "error", msg: String(e.message), code: e.type };
+	} else if (e.type === "VALIDATION_ERROR" && Array.isArray(e.data) && e.data.length > 0) {
+		// A parameter failed the action's declared rules (see shared/params.ts).
+		status = 400;
+		const first = e.data[0] as { type: string; field: string; expected?: unknown };
+		body =
+			first.type === "required"
+				? { result: "error", msg: `Missing '${first.field}' argument`, code: "REQUEST_VARIABLE_MISSING", var_name: first.field }
+				: { result: "error", msg: validationMessage(first), code: "BAD_REQUEST" };
+	} else if (e.type === "SERVICE_NOT_FOUND" || e.type === "SERVICE_NOT_AVAILABLE" || e.type === "REQUEST_TIMEOUT") {
+		status = 503;
+		body = { result: "error", msg: "Service temporarily unavailable", code: "SERVICE_UNAVAILABLE" };
+	} else if (e.code === 413 || e.status === 413 || e.type === "PAYLOAD_TOO_LARGE" || e.type === "entity.too.large") {
+		status = 413;
+		body = { result: "error", msg: "Request body too large", code: "BAD_REQUEST" };
+	} else if (e.status === 400 || e.type === "entity.parse.failed") {
+		// body-parser: a JSON body that does not parse, or a body it cannot decode.
+		status = 400;
+		body = { result: "error", msg: "Malformed request body", code: "BAD_REQUEST" };
+	} else if (e.code === 404 && e.type === "NOT_FOUND") {
+		status = 404;
+		body = { result: "error", msg: "Not Found", code: "NOT_FOUND" };
+	}
+
+	if (status === 401) headers["WWW-Authenticate"] = 'Basic realm="zulip"';
+	if (status === 429) headers["Retry-After"] = String(Math.ceil(Number(body["retry-after"]) || 1));
+	return { status, body, headers };
+}

@@ -1,0 +1,120 @@
+// Parameter declarations and the one converter that turns HTTP form/query values into them.
+//
+// Every action declares its parameters with the helpers below. They produce fastest-validator
+// rules, which Moleculer checks on the service's own node, and which travel with the action's
+// definition to every gateway, where `convertParams` reads them to decode the raw strings of a
+// form-encoded body or query string: integers and booleans from their JSON spelling, lists and
+// objects from one JSON-encoded field. What a request sends beyond the declaration is reported
+// back in `ignored_parameters_unsupported`.
+import { badRequest } from "./errors";
+
+export type Rule = Record<string, any> & { type: string; optional?: boolean };
+export type ParamSchema = Record<string, Rule | Rule[] | boolean | string>;
+
+type Opt = { optional?: boolean; default?: unknown };
+
+export const p = {
+	int: (o: Opt & { min?: number; max?: number } = {}): Rule => ({ type: "number", integer: true, ...o }),
+	bool: (o: Opt = {}): Rule => ({ type: "boolean", ...o }),
+	string: (o: Opt & { min?: number; max?: number; empty?: boolean; trim?: boolean } = {}): Rule => ({
+		type: "string",
+		...o,
+	}),
+	/** One of fixed values; numeric values are decoded as integers. */
+	oneOf: (values: readonly (string | number)[], o: Opt = {}): Rule => ({ type: "enum", values: [...values], ...o }),
+	intList: (o: Opt & { min?: number; max?: number } = {}): Rule => ({
+		type: "array",
+		items: { type: "number", integer: true },
+		...o,
+	}),
+	stringList: (o: Opt & { min?: number; max?: number } = {}): Rule => ({ type: "array", items: "string", ...o }),
+	list: (items: Rule, o: Opt & { min?: number; max?: number } = {}): Rule => ({ type: "array", items, ...o }),
+	object: (props: Record<string, Rule>, o: Opt = {}): Rule => ({ type: "object", props, ...o }),
+	/** Any JSON value (validated by the action itself). */
+	json: (o: Opt = {}): Rule => ({ type: "any", json: true, ...o }),
+	/** One of several shapes, e.g. an integer or a list of integers. */
+	either: (rules: Rule[], o: Opt = {}): Rule => ({ type: "multi", rules, ...o }),
+};
+
+/** An action's `params`: unknown keys are stripped before the handler runs. */
+export function params(schema: Record<string, Rule>): ParamSchema {
+	return { ...schema, $$strict: "remove" };
+}
+
+const INT = /^\s*-?\d+\s*$/;
+
+function parseJson(name: string, raw: string): unknown {
+	try {
+		return JSON.parse(raw);
+	} catch {
+		throw badRequest(`Argument "${name}" is not valid JSON.`);
+	}
+}
+
+function decode(name: string, rule: Rule, raw: string): unknown {
+	switch (rule.type) {
+		case "string":
+			return raw;
+		case "number":
+			if (INT.test(raw)) return Number(raw);
+			if (!rule.integer && raw.trim() !== "" && Number.isFinite(Number(raw))) return Number(raw);
+			throw badRequest(`${name} is not an integer`);
+		case "boolean":
+			if (raw === "true") return true;
+			if (raw === "false") return false;
+			throw badRequest(`${name} is not a boolean`);
+		case "enum":
+			if (rule.values.every((v: unknown) => typeof v === "number")) {
+				if (INT.test(raw)) return Number(raw);
+				throw badRequest(`${name} is not an integer`);
+			}
+			return raw;
+		case "multi": {
+			// Try the shapes in a fixed order: JSON containers, integers, then plain strings.
+			const types: string[] = rule.rules.map((r: Rule) => r.type);
+			const trimmed = raw.trim();
+			if ((types.includes("array") || types.includes("object") || types.includes("any")) && /^[[{"]|^null$/.test(trimmed)) {
+				return parseJson(name, raw);
+			}
+			if ((types.includes("number") || types.includes("enum")) && INT.test(raw)) return Number(raw);
+			if (types.includes("boolean") && (raw === "true" || raw === "false")) return raw === "true";
+			if (types.includes("string")) return raw;
+			return parseJson(name, raw);
+		}
+		default:
+			// array, object, any: one JSON-encoded field.
+			return parseJson(name, raw);
+	}
+}
+
+export interface Converted {
+	params: Record<string, unknown>;
+	ignored: string[];
+}
+
+/**
+ * Decodes `raw` (strings from a form body or query, or values already typed by a JSON body)
+ * following `schema`. Keys the schema does not declare are left out and listed in `ignored`.
+ */
+export function convertParams(schema: ParamSchema | undefined, raw: Record<string, unknown>): Converted {
+	const out: Record<string, unknown> = {};
+	const ignored: string[] = [];
+	for (const [name, value] of Object.entries(raw)) {
+		const rule = schema?.[name];
+		if (rule === undefined || name.startsWith("$$")) {
+			ignored.push(name);
+			continue;
+		}
+		const r: Rule | undefined = Array.isArray(rule)
+			? { type: "multi", rules: rule }
+			: typeof rule === "object"
+				? rule
+				: typeof rule === "string"
+					? { type: rule.split("|")[0] }
+					: undefined;
+		// A repeated form field arrives as an array of strings; Zulip takes the last one.
+		const v = Array.isArray(value) && r?.type !== "array" && value.every((x) => typeof x === "string") ? value[value.length - 1] : value;
+		out[name] = r && typeof v === "string" ? decode(name, r, v) : v;
+	}
+	return { params: out, ignored };
+}
