@@ -95,6 +95,7 @@ export interface RenderedError {
 }
 
 interface ErrorLike {
+	name?: string;
 	message?: string;
 	code?: unknown;
 	type?: unknown;
@@ -121,7 +122,7 @@ export function renderError(err: unknown): RenderedError {
 	let status = 500;
 	let body: RenderedError["body"] = { result: "error", msg: "Internal server error", code: "INTERNAL_SERVER_ERROR" };
 
-	if (typeof e.type === "string" && CODES.has(e.type) && typeof e.code === "number") {
+	if (e.name === "MoleculerClientError" && typeof e.type === "string" && CODES.has(e.type) && typeof e.code === "number") {
 		status = e.code;
 		const extra = e.data && typeof e.data === "object" ? (e.data as ErrorExtra) : {};
 		body = { ...extra, result: "error", msg: String(e.message), code: e.type };
@@ -143,7 +144,8 @@ export function renderError(err: unknown): RenderedError {
 		// body-parser: a JSON body that does not parse, or a body it cannot decode.
 		status = 400;
 		body = { result: "error", msg: "Malformed request body", code: "BAD_REQUEST" };
-	} else if (e.code === 404 && e.type === "NOT_FOUND") {
+	} else if (e.code === 404) {
+		// moleculer-web's own "no route" error, for paths outside /api/v1.
 		status = 404;
 		body = { result: "error", msg: "Not Found", code: "NOT_FOUND" };
 	}

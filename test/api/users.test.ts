@@ -1,0 +1,247 @@
+// User endpoints: listing and fetching users with the email-visibility rules, creating,
+// deactivating and reactivating them, with every permission and bad-input path.
+import { startTestApp, type TestApp, type Account } from "../support/app";
+import { client, expectError, expectSuccess, type Client } from "../support/http";
+
+let app: TestApp;
+let owner: Client;
+let admin: Account;
+let moderator: Account;
+let member: Account;
+let guest: Account;
+let hiddenFromMembers: Account; // visibility 3: administrators only
+
+const as = (a: Account) => client(app.baseUrl, a);
+
+beforeAll(async () => {
+	app = await startTestApp();
+	owner = client(app.baseUrl, app.owner);
+	admin = await app.createUser({ role: 200 });
+	moderator = await app.createUser({ role: 300 });
+	member = await app.createUser({ role: 400 });
+	guest = await app.createUser({ role: 600 });
+	hiddenFromMembers = await app.createUser({ role: 400, email_address_visibility: 3 });
+});
+afterAll(() => app.stop());
+
+async function memberCount(): Promise<number> {
+	return (await owner.get("/users")).body.members.length;
+}
+
+describe("GET /users/me", () => {
+	test("returns the caller's own user object", async () => {
+		const res = await as(member).get("/users/me");
+		expectSuccess(res);
+		expect(res.body).toMatchObject({
+			user_id: member.user_id,
+			email: member.email,
+			delivery_email: member.email,
+			role: 400,
+			is_admin: false,
+			is_owner: false,
+			is_guest: false,
+			is_bot: false,
+			is_active: true,
+			is_billing_admin: false,
+			timezone: "",
+			avatar_url: expect.stringMatching(/^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon&version=1$/),
+			avatar_version: 1,
+			date_joined: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/),
+			profile_data: {},
+			max_message_id: expect.any(Number),
+		});
+	});
+});
+
+describe("GET /users", () => {
+	test("lists every user, deactivated ones with is_active false", async () => {
+		const gone = await app.createUser({});
+		expectSuccess(await owner.delete(`/users/${gone.user_id}`));
+		const res = await as(member).get("/users");
+		expectSuccess(res);
+		const ids = res.body.members.map((m: { user_id: number }) => m.user_id);
+		expect(ids).toEqual([...ids].sort((a, b) => a - b));
+		expect(ids).toEqual(expect.arrayContaining([1, admin.user_id, member.user_id, guest.user_id, gone.user_id]));
+		expect(res.body.members.find((m: { user_id: number }) => m.user_id === gone.user_id).is_active).toBe(false);
+	});
+
+	test("role flags follow the role", async () => {
+		const res = await as(member).get("/users");
+		const byId = new Map(res.body.members.map((m: { user_id: number }) => [m.user_id, m]));
+		expect(byId.get(1)).toMatchObject({ role: 100, is_owner: true, is_admin: true, is_guest: false });
+		expect(byId.get(admin.user_id)).toMatchObject({ role: 200, is_owner: false, is_admin: true });
+		expect(byId.get(moderator.user_id)).toMatchObject({ role: 300, is_admin: false });
+		expect(byId.get(guest.user_id)).toMatchObject({ role: 600, is_guest: true });
+	});
+
+	test("client_gravatar: avatar_url is null only where the caller can see the address", async () => {
+		const withGravatar = await as(member).get("/users", { client_gravatar: true });
+		const find = (body: any, id: number) => body.members.find((m: { user_id: number }) => m.user_id === id);
+		expect(find(withGravatar.body, admin.user_id).avatar_url).toBeNull();
+		expect(find(withGravatar.body, hiddenFromMembers.user_id).avatar_url).toMatch(/^https:/);
+		const without = await as(member).get("/users", { client_gravatar: false });
+		expect(find(without.body, admin.user_id).avatar_url).toMatch(/^https:/);
+	});
+
+	test("include_custom_profile_fields adds profile_data", async () => {
+		const res = await as(member).get("/users", { include_custom_profile_fields: true });
+		expect(res.body.members.find((m: { user_id: number }) => m.user_id === member.user_id).profile_data).toEqual({});
+		const plain = await as(member).get("/users");
+		expect(plain.body.members[0]).not.toHaveProperty("profile_data");
+	});
+
+	test("a hidden address shows as the placeholder email, and delivery_email only to those allowed", async () => {
+		const placeholder = `user${hiddenFromMembers.user_id}@chat.test`;
+		for (const [viewer, sees] of [
+			[member, false],
+			[guest, false],
+			[moderator, false],
+			[admin, true],
+			[hiddenFromMembers, true],
+		] as const) {
+			const res = await as(viewer).get(`/users/${hiddenFromMembers.user_id}`);
+			expectSuccess(res);
+			expect(res.body.user.email).toBe(placeholder);
+			expect(res.body.user.delivery_email).toBe(sees ? hiddenFromMembers.email : null);
+		}
+	});
+});
+
+describe("GET /users/{user_id}", () => {
+	test("returns the user", async () => {
+		const res = await as(guest).get(`/users/${member.user_id}`);
+		expectSuccess(res);
+		expect(res.body.user).toMatchObject({ user_id: member.user_id, email: member.email });
+	});
+
+	test("an unknown ID is BAD_REQUEST 'No such user'", async () => {
+		expectError(await as(member).get("/users/999999"), 400, "BAD_REQUEST", "No such user");
+	});
+
+	test("a wrong-typed query parameter is named", async () => {
+		expectError(await as(member).get(`/users/${member.user_id}`, { include_custom_profile_fields: "maybe" }), 400, "BAD_REQUEST", "include_custom_profile_fields is not a boolean");
+	});
+});
+
+describe("GET /users/{email}", () => {
+	test("finds a user by a visible real address, without regard to case", async () => {
+		const res = await as(member).get(`/users/${encodeURIComponent(member.email.toUpperCase())}`);
+		expectSuccess(res);
+		expect(res.body.user.user_id).toBe(member.user_id);
+	});
+
+	test("a hidden address is found by its placeholder; the real one only by those who may see it", async () => {
+		const placeholder = `user${hiddenFromMembers.user_id}@chat.test`;
+		const viaPlaceholder = await as(member).get(`/users/${encodeURIComponent(placeholder)}`);
+		expectSuccess(viaPlaceholder);
+		expect(viaPlaceholder.body.user.user_id).toBe(hiddenFromMembers.user_id);
+
+		expectError(await as(member).get(`/users/${encodeURIComponent(hiddenFromMembers.email)}`), 400, "BAD_REQUEST", "No such user");
+		const byAdmin = await as(admin).get(`/users/${encodeURIComponent(hiddenFromMembers.email)}`);
+		expectSuccess(byAdmin);
+		expect(byAdmin.body.user.user_id).toBe(hiddenFromMembers.user_id);
+	});
+
+	test("the placeholder of a user whose address is public does not match", async () => {
+		expectError(await as(member).get(`/users/${encodeURIComponent(`user${admin.user_id}@chat.test`)}`), 400, "BAD_REQUEST", "No such user");
+	});
+
+	test("an unknown address is BAD_REQUEST 'No such user'", async () => {
+		expectError(await as(member).get("/users/nobody%40chat.test"), 400, "BAD_REQUEST", "No such user");
+	});
+});
+
+describe("POST /users", () => {
+	const fresh = (n: string) => ({ email: `${n}@chat.test`, password: "password123", full_name: `New ${n}` });
+
+	test("an administrator creates a user who can then fetch an API key", async () => {
+		const res = await as(admin).post("/users", fresh("created"));
+		expectSuccess(res);
+		expect(res.body.user_id).toEqual(expect.any(Number));
+		const got = await as(member).get(`/users/${res.body.user_id}`);
+		expect(got.body.user).toMatchObject({ email: "created@chat.test", full_name: "New created", role: 400, is_active: true });
+		const key = await client(app.baseUrl, null).post("/fetch_api_key", { username: "created@chat.test", password: "password123" });
+		expectSuccess(key);
+	});
+
+	test.each([
+		["moderator", () => moderator],
+		["member", () => member],
+		["guest", () => guest],
+	])("a %s may not create users, and nothing is created", async (_role, who) => {
+		const before = await memberCount();
+		expectError(await as(who()).post("/users", fresh(`denied-${_role}`)), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+		expect(await memberCount()).toBe(before);
+	});
+
+	test("an address already in use (in any case) is refused", async () => {
+		const before = await memberCount();
+		const res = await owner.post("/users", { ...fresh("dup"), email: member.email.toUpperCase() });
+		expectError(res, 400, "BAD_REQUEST", `Email '${member.email.toUpperCase()}' already in use`);
+		expect(await memberCount()).toBe(before);
+	});
+
+	test.each([
+		["a malformed email", { email: "not-an-email" }, /Invalid email/],
+		["an empty name", { full_name: "   " }, "Name too short!"],
+		["a name too long", { full_name: "n".repeat(101) }, "Name too long!"],
+		["a name with forbidden characters", { full_name: "Bad *name*" }, "Invalid characters in name!"],
+		["a short password", { password: "abc" }, "The password is too weak."],
+	])("%s is refused and nothing is created", async (_what, change, msg) => {
+		const before = await memberCount();
+		expectError(await owner.post("/users", { ...fresh(`bad${before}`), ...change }), 400, "BAD_REQUEST", msg);
+		expect(await memberCount()).toBe(before);
+	});
+
+	test.each(["email", "password", "full_name"])("a missing %s is REQUEST_VARIABLE_MISSING", async (name) => {
+		const params: Record<string, unknown> = fresh("missing");
+		delete params[name];
+		const res = await owner.post("/users", params);
+		expectError(res, 400, "REQUEST_VARIABLE_MISSING", `Missing '${name}' argument`);
+		expect(res.body.var_name).toBe(name);
+	});
+});
+
+describe("DELETE /users/{user_id} and POST /users/{user_id}/reactivate", () => {
+	test("non-administrators may neither deactivate nor reactivate", async () => {
+		const target = await app.createUser({});
+		for (const who of [moderator, member, guest]) {
+			expectError(await as(who).delete(`/users/${target.user_id}`), 400, "UNAUTHORIZED_PRINCIPAL");
+		}
+		expect((await owner.get(`/users/${target.user_id}`)).body.user.is_active).toBe(true);
+		expectSuccess(await owner.delete(`/users/${target.user_id}`));
+		for (const who of [moderator, member, guest]) {
+			expectError(await as(who).post(`/users/${target.user_id}/reactivate`), 400, "UNAUTHORIZED_PRINCIPAL");
+		}
+		expect((await owner.get(`/users/${target.user_id}`)).body.user.is_active).toBe(false);
+	});
+
+	test("deactivating twice, or an unknown user, is 'No such user'", async () => {
+		const target = await app.createUser({});
+		expectSuccess(await as(admin).delete(`/users/${target.user_id}`));
+		expectError(await as(admin).delete(`/users/${target.user_id}`), 400, "BAD_REQUEST", "No such user");
+		expectError(await as(admin).delete("/users/999999"), 400, "BAD_REQUEST", "No such user");
+		expectError(await as(admin).post("/users/999999/reactivate"), 400, "BAD_REQUEST", "No such user");
+	});
+
+	test("reactivating an active user is refused", async () => {
+		expectError(await as(admin).post(`/users/${member.user_id}/reactivate`), 400, "BAD_REQUEST", "User is already active");
+	});
+
+	test("only an owner deactivates an owner, and never the only one", async () => {
+		expectError(await as(admin).delete("/users/1"), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+		expectError(await owner.delete("/users/1"), 400, "BAD_REQUEST", "Cannot deactivate the only organization owner");
+		expect((await owner.get("/users/1")).body.user.is_active).toBe(true);
+
+		const second = await app.createUser({ role: 100 });
+		expectSuccess(await owner.delete(`/users/${second.user_id}`));
+		expect((await owner.get(`/users/${second.user_id}`)).body.user.is_active).toBe(false);
+	});
+
+	test("a deactivated user can be reactivated and keeps their data", async () => {
+		const target = await app.createUser({ full_name: "Comes Back" });
+		expectSuccess(await owner.delete(`/users/${target.user_id}`, { deactivation_notification_comment: "see you" }));
+		expectSuccess(await owner.post(`/users/${target.user_id}/reactivate`));
+		expect((await owner.get(`/users/${target.user_id}`)).body.user).toMatchObject({ is_active: true, full_name: "Comes Back" });
+	});
+});

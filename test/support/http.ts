@@ -1,0 +1,72 @@
+// A small HTTP client that speaks to the gateway the way Zulip clients do: parameters
+// form-encoded (or in the query string for GET), lists and objects as one JSON-encoded field.
+export interface Response {
+	status: number;
+	body: any;
+	headers: Headers;
+}
+
+export interface RequestOptions {
+	auth?: { email: string; api_key: string } | string | null;
+	/** Sent as a JSON body instead of form-encoded. */
+	json?: boolean;
+	headers?: Record<string, string>;
+}
+
+export function encodeParams(params: Record<string, unknown>): URLSearchParams {
+	const out = new URLSearchParams();
+	for (const [k, v] of Object.entries(params)) {
+		if (v === undefined) continue;
+		out.append(k, typeof v === "string" ? v : JSON.stringify(v));
+	}
+	return out;
+}
+
+export function client(baseUrl: string, defaultAuth?: RequestOptions["auth"]) {
+	async function request(method: string, path: string, params: Record<string, unknown> = {}, opts: RequestOptions = {}): Promise<Response> {
+		const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+		const auth = opts.auth === undefined ? defaultAuth : opts.auth;
+		if (typeof auth === "string") headers.Authorization = auth;
+		else if (auth) headers.Authorization = `Basic ${Buffer.from(`${auth.email}:${auth.api_key}`).toString("base64")}`;
+		let url = `${baseUrl}${path}`;
+		let body: string | undefined;
+		if (method === "GET") {
+			const qs = encodeParams(params).toString();
+			if (qs) url += `?${qs}`;
+		} else if (opts.json) {
+			headers["Content-Type"] = "application/json";
+			body = JSON.stringify(params);
+		} else {
+			headers["Content-Type"] = "application/x-www-form-urlencoded";
+			body = encodeParams(params).toString();
+		}
+		const res = await fetch(url, { method, headers, body });
+		const text = await res.text();
+		let parsed: unknown = text;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			/* not JSON: leave the text for the assertion to show */
+		}
+		return { status: res.status, body: parsed, headers: res.headers };
+	}
+	return {
+		request,
+		get: (path: string, params?: Record<string, unknown>, opts?: RequestOptions) => request("GET", path, params, opts),
+		post: (path: string, params?: Record<string, unknown>, opts?: RequestOptions) => request("POST", path, params, opts),
+		patch: (path: string, params?: Record<string, unknown>, opts?: RequestOptions) => request("PATCH", path, params, opts),
+		delete: (path: string, params?: Record<string, unknown>, opts?: RequestOptions) => request("DELETE", path, params, opts),
+	};
+}
+
+export type Client = ReturnType<typeof client>;
+
+/** Asserts a Zulip error envelope. */
+export function expectError(res: Response, status: number, code: string, msg?: string | RegExp): void {
+	expect({ status: res.status, result: res.body?.result, code: res.body?.code }).toEqual({ status, result: "error", code });
+	if (msg !== undefined) expect(res.body.msg).toEqual(typeof msg === "string" ? msg : expect.stringMatching(msg));
+}
+
+export function expectSuccess(res: Response): void {
+	expect({ status: res.status, result: res.body?.result, msg: res.body?.msg }).toEqual({ status: 200, result: "success", msg: "" });
+}
