@@ -228,6 +228,17 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				},
 			},
 
+			/** For the management CLI: an existing user's credentials, to print their zuliprc. */
+			credentials: {
+				visibility: "public",
+				params: params({ email: p.string() }),
+				async handler(ctx: Ctx<{ email: string }>) {
+					const user = await User.findOne({ realm_id: realm._id, email_key: ctx.params.email.trim().toLowerCase() }).lean();
+					if (!user) throw noSuchUser();
+					return { user_id: user._id, email: user.delivery_email, api_key: user.api_key, site: realm.url };
+				},
+			},
+
 			deactivate: {
 				params: params({ user_id: p.int(), deactivation_notification_comment: p.string({ optional: true, max: 2000 }) }),
 				async handler(ctx: Ctx<{ user_id: number }>) {

@@ -48,12 +48,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
 	const node = await startNode(config, "test");
 	const api = node.broker.getLocalService("api") as unknown as { server: { address(): AddressInfo } } | undefined;
 	const baseUrl = api ? `http://127.0.0.1:${api.server.address().port}/api/v1` : "";
-	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
-	const owner: Account = {
-		user_id: 1,
-		email: /email=(.*)/.exec(rc)![1],
-		api_key: /key=(.*)/.exec(rc)![1],
-	};
+	const owner = await node.broker.call<Account, { email: string }>("users.credentials", { email: config.ownerEmail });
 	return {
 		node,
 		baseUrl,
