@@ -1,0 +1,104 @@
+// The services split across processes over a real NATS server: `api` and `users` as separate
+// nodes, then two `users` replicas, one of which stops while requests keep coming.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { freePort } from "../../shared/store";
+import { client, expectSuccess, type Client } from "../support/http";
+import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+
+jest.setTimeout(120_000);
+
+let nats: Awaited<ReturnType<typeof startNats>>;
+let api: Proc;
+let usersA: Proc;
+let usersB: Proc | undefined;
+let baseUrl: string;
+let owner: Client;
+let dataDir: string;
+let env: Record<string, string>;
+
+function readOwnerKey(): { email: string; api_key: string } {
+	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
+	return { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] };
+}
+
+beforeAll(async () => {
+	nats = await startNats();
+	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-cluster-"));
+	const port = await freePort();
+	baseUrl = `http://127.0.0.1:${port}/api/v1`;
+	env = {
+		TRANSPORTER: nats.url,
+		MONGO_URL: process.env.TEST_MONGO_URL!,
+		DB_PREFIX: `c${randomBytes(4).toString("hex")}`,
+		DATA_DIR: dataDir,
+		EXTERNAL_URL: "http://cluster.test",
+		OWNER_EMAIL: "owner@cluster.test",
+		RATE_LIMIT: "0",
+	};
+	usersA = startServerNode({ ...env, SERVICES: "users" });
+	api = startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" });
+	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
+	await waitFor(async () => (await fetch(`${baseUrl}/server_settings`).catch(() => null))?.status === 200, "the gateway to reach the users node");
+	owner = client(baseUrl, readOwnerKey());
+});
+
+afterAll(async () => {
+	await Promise.all([api?.stop(), usersA?.stop(), usersB?.stop()]);
+	await nats?.proc.stop();
+	fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("a request crosses the bus from the api node to the users node", async () => {
+	const me = await owner.get("/users/me");
+	expectSuccess(me);
+	expect(me.body).toMatchObject({ user_id: 1, email: "owner@cluster.test", role: 100 });
+	const created = await owner.post("/users", { email: "remote@cluster.test", password: "password1", full_name: "Remote" });
+	expectSuccess(created);
+	const fetched = await owner.get(`/users/${created.body.user_id}`);
+	expect(fetched.body.user.full_name).toBe("Remote");
+});
+
+test("a deactivation on one node reaches the gateway's credential cache over the bus", async () => {
+	const pw = "password-x1";
+	const made = await owner.post("/users", { email: "cached@cluster.test", password: pw, full_name: "Cached" });
+	const key = await client(baseUrl, null).post("/fetch_api_key", { username: "cached@cluster.test", password: pw });
+	const user = client(baseUrl, { email: "cached@cluster.test", api_key: key.body.api_key });
+	expectSuccess(await user.get("/users/me"));
+	expectSuccess(await owner.delete(`/users/${made.body.user_id}`));
+	const after = await user.get("/users/me");
+	expect(after.body.code).toBe("USER_DEACTIVATED");
+});
+
+test("with two users replicas, stopping one loses no request", async () => {
+	usersB = startServerNode({ ...env, SERVICES: "users" });
+	// Both replicas are registered once requests keep succeeding for a while after B's start.
+	await new Promise((r) => setTimeout(r, 4000));
+
+	const results: number[] = [];
+	let running = true;
+	const load = (async () => {
+		while (running) {
+			const batch = await Promise.all(Array.from({ length: 8 }, () => owner.get("/users/me").then((r) => r.status, () => -1)));
+			results.push(...batch);
+		}
+	})();
+
+	await new Promise((r) => setTimeout(r, 1500));
+	const code = await usersA.stop("SIGTERM");
+	expect(code).toBe(0);
+	const atStop = results.length;
+	await new Promise((r) => setTimeout(r, 2000));
+	running = false;
+	await load;
+
+	expect(atStop).toBeGreaterThan(50);
+	expect(results.length).toBeGreaterThan(atStop);
+	expect(results.filter((s) => s !== 200)).toEqual([]);
+
+	// And afterwards every request is served by the remaining replica.
+	const after = await Promise.all(Array.from({ length: 50 }, () => owner.get("/users/me")));
+	expect(after.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
+});
