@@ -148,6 +148,10 @@ export function renderError(err: unknown): RenderedError {
 		// moleculer-web's own "no route" error, for paths outside /api/v1.
 		status = 404;
 		body = { result: "error", msg: "Not Found", code: "NOT_FOUND" };
+	} else if (e.name === "BadRequestError" || e.name === "URIError") {
+		// moleculer-web could not decode the path.
+		status = 400;
+		body = { result: "error", msg: "Malformed URL", code: "BAD_REQUEST" };
 	}
 
 	if (status === 401) headers["WWW-Authenticate"] = 'Basic realm="zulip"';

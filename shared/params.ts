@@ -87,6 +87,14 @@ function decode(name: string, rule: Rule, raw: string): unknown {
 	}
 }
 
+/** NUL bytes are refused everywhere: no text the API stores may hold them. */
+function hasNulByte(value: unknown): boolean {
+	if (typeof value === "string") return value.includes("\u0000");
+	if (Array.isArray(value)) return value.some(hasNulByte);
+	if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => k.includes("\u0000") || hasNulByte(v));
+	return false;
+}
+
 export interface Converted {
 	params: Record<string, unknown>;
 	ignored: string[];
@@ -100,7 +108,8 @@ export function convertParams(schema: ParamSchema | undefined, raw: Record<strin
 	const out: Record<string, unknown> = {};
 	const ignored: string[] = [];
 	for (const [name, value] of Object.entries(raw)) {
-		const rule = schema?.[name];
+		// Own keys only: "constructor" or "__proto__" must never reach Object.prototype.
+		const rule = schema && Object.hasOwn(schema, name) ? schema[name] : undefined;
 		if (rule === undefined || name.startsWith("$$")) {
 			ignored.push(name);
 			continue;
@@ -114,7 +123,9 @@ export function convertParams(schema: ParamSchema | undefined, raw: Record<strin
 					: undefined;
 		// A repeated form field arrives as an array of strings; Zulip takes the last one.
 		const v = Array.isArray(value) && r?.type !== "array" && value.every((x) => typeof x === "string") ? value[value.length - 1] : value;
-		out[name] = r && typeof v === "string" ? decode(name, r, v) : v;
+		const decoded = r && typeof v === "string" ? decode(name, r, v) : v;
+		if (hasNulByte(decoded)) throw badRequest(`${name} contains a null byte`);
+		out[name] = decoded;
 	}
 	return { params: out, ignored };
 }

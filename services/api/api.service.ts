@@ -19,7 +19,6 @@ const PREFIX = "/api/v1";
 
 type Req = IncomingMessage & {
 	body?: unknown;
-	query?: Record<string, unknown>;
 	parsedUrl?: string;
 	$ctx: Context<unknown, Meta>;
 };
@@ -35,6 +34,19 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 	res.end(json);
 }
 
+/**
+ * The query string as flat name/value pairs (the last of repeated names wins). Parsed here rather
+ * than by the gateway library so that no name is dropped or nested: Zulip parameters are flat,
+ * and unknown names must be reported back, whatever they are.
+ */
+function queryParams(url: string): Record<string, string> {
+	const i = url.indexOf("?");
+	const out: Record<string, string> = {};
+	if (i < 0) return out;
+	for (const [k, v] of new URLSearchParams(url.slice(i + 1))) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+	return out;
+}
+
 function clientAddress(req: IncomingMessage): string {
 	return req.socket.remoteAddress ?? "unknown";
 }
@@ -48,8 +60,9 @@ export function apiService(config: Config): ServiceSchema {
 	async function handle(this: any, req: Req, res: ServerResponse): Promise<void> {
 		const rateHeaders: Record<string, string | number> = {};
 		try {
-			const url = req.parsedUrl ?? req.url ?? "";
-			const path = url.startsWith(PREFIX) ? url.slice(PREFIX.length) : url;
+			const url = req.url ?? "";
+			const pathname = req.parsedUrl ?? url.split("?")[0];
+			const path = pathname.startsWith(PREFIX) ? pathname.slice(PREFIX.length) : pathname;
 			const match = router.match(req.method ?? "GET", path || "/");
 			if (match.kind === "none") throw notFound();
 			if (match.kind === "wrong-method") {
@@ -79,7 +92,7 @@ export function apiService(config: Config): ServiceSchema {
 			const endpoint = this.broker.findNextActionEndpoint(route.action);
 			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
 			const body = req.body && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? (req.body as Record<string, unknown>) : {};
-			const raw = { ...(req.query ?? {}), ...body, ...pathParams };
+			const raw = { ...queryParams(url), ...body, ...pathParams };
 			const { params, ignored } = convertParams(endpoint.action.params as ParamSchema | undefined, raw);
 
 			const data = (await req.$ctx.call(route.action, params, { meta: { user } })) as Record<string, unknown> | undefined;

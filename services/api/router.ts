@@ -35,12 +35,23 @@ export class Router {
 				allowed.push(c.route.method);
 				continue;
 			}
-			const pathParams: Record<string, string> = {};
-			c.names.forEach((name, i) => {
-				pathParams[name] = decodeURIComponent(m[i + 1]);
-			});
+			const pathParams = decodeParams(c.names, m);
+			// A parameter that is not valid percent-encoding matches no route.
+			if (!pathParams) continue;
 			return { kind: "found", route: c.route, pathParams };
 		}
 		return allowed.length ? { kind: "wrong-method", allowed: [...new Set(allowed)] } : { kind: "none" };
 	}
+}
+
+function decodeParams(names: string[], m: RegExpExecArray): Record<string, string> | null {
+	const out: Record<string, string> = {};
+	try {
+		names.forEach((name, i) => {
+			out[name] = decodeURIComponent(m[i + 1]);
+		});
+	} catch {
+		return null;
+	}
+	return out;
 }

@@ -9,7 +9,7 @@ import { Role } from "../../shared/roles";
 import type { UserDoc } from "./models/user";
 import { Visibility } from "./user-view";
 
-const EMAIL = /^[^\s@"<>()[\]\\,;:]+@([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+$/;
+const EMAIL = /^[^\s@"<>()[\]\\,;:\p{Cc}]+@([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+$/u;
 const NAME_INVALID_CHARS = /[*`\\>"@\p{Cc}]/u;
 
 export function checkEmail(email: string): string {

@@ -125,3 +125,26 @@ describe("rate limiting", () => {
 		expectSuccess(await client(limited.baseUrl, other).get("/users/me"));
 	});
 });
+
+describe("hostile input", () => {
+	test("a malformed percent-escape in the path is a 400, not a crash", async () => {
+		expectError(await owner.get("/users/%E0%A4%A"), 400, "BAD_REQUEST", "Malformed URL");
+		expectSuccess(await owner.get("/users/me"));
+	});
+
+	test("NUL bytes and odd Unicode in parameters are handled as data", async () => {
+		expectError(await owner.get("/users/a%00b%40chat.test"), 400, "BAD_REQUEST", "email contains a null byte");
+		const before = (await owner.get("/users")).body.members.length;
+		expectError(await owner.post("/users", { email: "nul\u0000@chat.test", password: "password1", full_name: "N" }), 400, "BAD_REQUEST", "email contains a null byte");
+		expectError(await owner.post("/register", { fetch_event_types: ["realm\u0000"] }), 400, "BAD_REQUEST", "fetch_event_types contains a null byte");
+		expectError(await owner.post("/users", { email: "ctl\u0007x@chat.test", password: "password1", full_name: "N" }), 400, "BAD_REQUEST", /Invalid email/);
+		expect((await owner.get("/users")).body.members.length).toBe(before);
+		expectError(await owner.post("/users", { email: "ctl@chat.test", password: "password1", full_name: "bad\u0007name" }), 400, "BAD_REQUEST", "Invalid characters in name!");
+	});
+
+	test("prototype-polluting parameter names are ignored", async () => {
+		const res = await owner.get("/users/me", { __proto__x: 1, constructor: "x" });
+		expectSuccess(res);
+		expect(res.body.ignored_parameters_unsupported).toEqual(["__proto__x", "constructor"]);
+	});
+});

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# What the test suites need beyond npm packages, installed when missing (idempotent, quick when
+# already done):
+#   - nats-server (Debian package), for the cluster tests;
+#   - the official Python Zulip client in a private virtualenv, for the real-client tests.
+# The embedded store launcher is built by the tests themselves on first need (Go toolchain).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "Installing nats-server (Debian package)..."
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+	else
+		echo "nats-server is missing: install the Debian package (sudo apt-get install nats-server)" >&2
+		exit 1
+	fi
+fi
+
+venv=node_modules/.cache/zulip-python
+if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import zulip" 2>/dev/null; }; then
+	echo "Installing the Python Zulip client for the real-client tests..."
+	python3 -m venv "$venv"
+	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip==0.9.1"
+fi
