@@ -95,7 +95,7 @@ export function apiService(config: Config): ServiceSchema {
 			const raw = { ...queryParams(url), ...body, ...pathParams };
 			const { params, ignored } = convertParams(endpoint.action.params as ParamSchema | undefined, raw);
 
-			const data = (await req.$ctx.call(route.action, params, { meta: { user } })) as Record<string, unknown> | undefined;
+			const data = (await req.$ctx.call(endpoint, params, { meta: { user } })) as Record<string, unknown> | undefined;
 			const out: Record<string, unknown> = { result: "success", msg: "", ...(data ?? {}) };
 			if (ignored.length) out.ignored_parameters_unsupported = ignored;
 			send(res, 200, out, rateHeaders);

@@ -1,0 +1,104 @@
+// `npm run bench`: load figures for the gateway, printed as a table.
+//
+// GET /users/me is measured in two topologies: all services in one process, and `api` and `users`
+// as two processes talking over a real nats-server. In the same run and topology, the baseline is
+// an unauthenticated route to an action on the users service that does nothing, so each figure
+// is also printed as a ratio to what the gateway and bus alone cost. Target: /users/me at no less
+// than 0.8 of the baseline's requests/s in both topologies.
+//
+// Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
+// MONGO_URL (a MongoDB server; without it the embedded store is started).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import autocannon from "autocannon";
+import { freePort, startEmbeddedStore } from "../../shared/store";
+import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+interface Figure {
+	topology: string;
+	endpoint: string;
+	rps: number;
+	p50: number;
+	p99: number;
+	errors: number;
+}
+
+async function measure(url: string, headers: Record<string, string>, seconds: number): Promise<Omit<Figure, "topology" | "endpoint">> {
+	const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
+	return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+}
+
+async function runTopology(name: string, nodes: Array<Record<string, string>>, shared: Record<string, string>, port: number): Promise<Figure[]> {
+	const procs: Proc[] = nodes.map((env) => startServerNode({ ...shared, ...env }));
+	try {
+		const base = `http://127.0.0.1:${port}/api/v1`;
+		await waitFor(async () => fs.existsSync(path.join(shared.DATA_DIR, "zuliprc")), "the owner's zuliprc", 120_000);
+		await waitFor(async () => (await fetch(`${base}/users/me`).catch(() => null))?.status === 401, "the gateway", 60_000);
+		const rc = fs.readFileSync(path.join(shared.DATA_DIR, "zuliprc"), "utf8");
+		const auth = `Basic ${Buffer.from(`${/email=(.*)/.exec(rc)![1]}:${/key=(.*)/.exec(rc)![1]}`).toString("base64")}`;
+
+		// Warm both paths (JIT, caches, connections) before measuring.
+		await measure(`${base}/bench/noop`, {}, 2);
+		await measure(`${base}/users/me`, { authorization: auth }, 2);
+		const baseline = await measure(`${base}/bench/noop`, {}, SECONDS);
+		const me = await measure(`${base}/users/me`, { authorization: auth }, SECONDS);
+		return [
+			{ topology: name, endpoint: "no-op action (baseline)", ...baseline },
+			{ topology: name, endpoint: "GET /users/me", ...me },
+		];
+	} finally {
+		await Promise.all(procs.map((p) => p.stop()));
+	}
+}
+
+function table(figures: Figure[]): string {
+	const rows = [["topology", "endpoint", "req/s", "p50 ms", "p99 ms", "errors", "ratio to baseline"]];
+	const baselines = new Map(figures.filter((f) => f.endpoint.startsWith("no-op")).map((f) => [f.topology, f.rps]));
+	for (const f of figures) {
+		rows.push([f.topology, f.endpoint, f.rps.toFixed(0), String(f.p50), String(f.p99), String(f.errors), (f.rps / baselines.get(f.topology)!).toFixed(2)]);
+	}
+	const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+	return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ")).join("\n");
+}
+
+async function main() {
+	const work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-bench-"));
+	const store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
+	const nats = await startNats();
+	const figures: Figure[] = [];
+	try {
+		const common = {
+			MONGO_URL: process.env.MONGO_URL ?? store!.url,
+			BENCH_ROUTES: "1",
+			RATE_LIMIT: "0",
+			LOG_LEVEL: "warn",
+			HOST: "127.0.0.1",
+			EXTERNAL_URL: "http://bench.test",
+		};
+
+		const port1 = await freePort();
+		const one = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "one"), PORT: String(port1) };
+		figures.push(...(await runTopology("one process", [{}], one, port1)));
+
+		const port2 = await freePort();
+		const two = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "nats"), PORT: String(port2), TRANSPORTER: nats.url };
+		figures.push(...(await runTopology("api + users over NATS", [{ SERVICES: "users" }, { SERVICES: "api" }], two, port2)));
+	} finally {
+		await nats.proc.stop();
+		await store?.stop();
+		fs.rmSync(work, { recursive: true, force: true });
+	}
+	process.stdout.write(`\n${CONNECTIONS} connections, ${SECONDS} s per figure, ${os.cpus().length} cores\n\n${table(figures)}\n`);
+	const failing = figures.filter((f) => f.endpoint === "GET /users/me" && f.rps / figures.find((b) => b.topology === f.topology)!.rps < 0.8);
+	process.stdout.write(failing.length ? `\nBelow the 0.8 target: ${failing.map((f) => f.topology).join(", ")}\n` : "\nBoth topologies meet the 0.8 target.\n");
+}
+
+main().catch((err) => {
+	process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+	process.exit(1);
+});
