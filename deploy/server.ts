@@ -5,6 +5,7 @@ import { startNode } from "../services";
 async function main() {
 	const node = await startNode(loadConfig());
 	const log = node.broker.getLogger("server");
+	log.info(`Node.js ${process.version}, services: ${node.broker.services.map((s) => s.name).filter((n) => !n.startsWith("$")).join(", ")}`);
 	if (node.broker.getLocalService("api")) log.info(`Listening on http://${node.config.host}:${node.config.port}/api/v1`);
 	let stopping = false;
 	const stop = async (signal: string) => {

@@ -56,6 +56,26 @@ export function apiService(config: Config): ServiceSchema {
 	const limiter = new RateLimiter(config.rateLimit, config.rateLimitWindowSeconds * 1000, () => clock.nowMs());
 	const credentials = new CredentialCache(60_000, () => clock.nowMs());
 
+	async function authenticate(req: Req): Promise<Identity> {
+		const creds = parseBasicAuth(req.headers.authorization);
+		let user = credentials.get(creds);
+		if (!user) {
+			user = await call(req.$ctx, "users.authenticate", { email: creds.email, api_key: creds.apiKey });
+			credentials.set(creds, user);
+		}
+		return user;
+	}
+
+	/** Spends one request of `key`'s budget; throws RATE_LIMIT_HIT when it is spent. */
+	function checkRate(key: string, headers: Record<string, string | number>): void {
+		if (!limiter.enabled) return;
+		const state = limiter.hit(key);
+		headers["X-RateLimit-Limit"] = state.limit;
+		headers["X-RateLimit-Remaining"] = state.remaining;
+		headers["X-RateLimit-Reset"] = state.reset;
+		if (state.retryAfter !== undefined) throw rateLimited(state.retryAfter);
+	}
+
 	/** The whole pipeline for one request under /api/v1. */
 	async function handle(this: any, req: Req, res: ServerResponse): Promise<void> {
 		const rateHeaders: Record<string, string | number> = {};
@@ -73,21 +93,15 @@ export function apiService(config: Config): ServiceSchema {
 
 			let user: Identity | undefined;
 			if (route.auth !== false) {
-				const creds = parseBasicAuth(req.headers.authorization);
-				user = credentials.get(creds);
-				if (!user) {
-					user = await call(req.$ctx, "users.authenticate", { email: creds.email, api_key: creds.apiKey });
-					credentials.set(creds, user);
+				try {
+					user = await authenticate(req);
+				} catch (err) {
+					// Failed attempts count against the client's address, so keys cannot be guessed at speed.
+					checkRate(`addr:${clientAddress(req)}`, rateHeaders);
+					throw err;
 				}
 			}
-
-			if (limiter.enabled) {
-				const state = limiter.hit(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`);
-				rateHeaders["X-RateLimit-Limit"] = state.limit;
-				rateHeaders["X-RateLimit-Remaining"] = state.remaining;
-				rateHeaders["X-RateLimit-Reset"] = state.reset;
-				if (state.retryAfter !== undefined) throw rateLimited(state.retryAfter);
-			}
+			checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
 
 			const endpoint = this.broker.findNextActionEndpoint(route.action);
 			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
