@@ -43,6 +43,8 @@ export interface Config {
 	ownerEmail: string;
 	ownerName: string;
 	ownerPassword: string;
+	/** Where the file email backend writes outgoing messages. */
+	emailDir: string;
 	/** Exposes the no-op route that `npm run bench` uses as its baseline. */
 	benchRoutes: boolean;
 }
@@ -51,13 +53,15 @@ export interface Config {
 export function loadConfig(overrides: Partial<Config> = {}): Config {
 	const port = int("PORT", 9991);
 	const externalUrl = str("EXTERNAL_URL", `http://localhost:${port}`).replace(/\/+$/, "");
+	const dataDir = path.resolve(str("DATA_DIR", "data"));
 	return {
 		host: str("HOST", "0.0.0.0"),
 		port,
 		externalUrl,
 		mongoUrl: str("MONGO_URL", ""),
 		dbPrefix: str("DB_PREFIX", "chat"),
-		dataDir: path.resolve(str("DATA_DIR", "data")),
+		dataDir,
+		emailDir: path.resolve(str("EMAIL_DIR", path.join(dataDir, "emails"))),
 		storePort: int("STORE_PORT", 27117),
 		transporter: str("TRANSPORTER", ""),
 		services: str("SERVICES", "")

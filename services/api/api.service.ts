@@ -14,6 +14,7 @@ import { Router } from "./router";
 import { RateLimiter } from "./rate-limit";
 import { CredentialCache, parseBasicAuth } from "./auth";
 import { registerAction } from "./register";
+import { escapeHtml } from "../../shared/html";
 
 const PREFIX = "/api/v1";
 
@@ -111,7 +112,10 @@ export function apiService(config: Config): ServiceSchema {
 
 			const data = (await req.$ctx.call(endpoint, params, { meta: { user } })) as Record<string, unknown> | undefined;
 			const out: Record<string, unknown> = { result: "success", msg: "", ...(data ?? {}) };
-			if (ignored.length) out.ignored_parameters_unsupported = ignored;
+			// The action may report parameters it ignored too (PATCH /settings: unchanged values).
+			const alsoIgnored = Array.isArray(out.ignored_parameters_unsupported) ? (out.ignored_parameters_unsupported as string[]) : [];
+			delete out.ignored_parameters_unsupported;
+			if (ignored.length || alsoIgnored.length) out.ignored_parameters_unsupported = [...ignored, ...alsoIgnored];
 			send(res, 200, out, rateHeaders);
 		} catch (err) {
 			sendError(this, res, err, rateHeaders);
@@ -122,6 +126,23 @@ export function apiService(config: Config): ServiceSchema {
 		const r = renderError(err);
 		if (r.status >= 500) svc.logger.error({ err }, "request failed");
 		send(res, r.status, r.body, { ...extraHeaders, ...r.headers });
+	}
+
+	/** The confirmation link of an email change, opened in a browser: answers with a small page. */
+	async function confirmEmail(this: any, req: Req & { $params?: Record<string, string> }, res: ServerResponse) {
+		const page = (status: number, title: string, text: string) => {
+			const html = `<!doctype html><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>\n`;
+			res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Content-Length": Buffer.byteLength(html) });
+			res.end(html);
+		};
+		try {
+			const key = req.$params?.confirmation_key ?? "";
+			const { email } = await req.$ctx.call<{ email: string }, { confirmation_key: string }>("users.confirmEmailChange", { confirmation_key: key });
+			page(200, "Email address changed", `Your account's email address is now ${email}.`);
+		} catch (err) {
+			const r = renderError(err);
+			page(r.status, "Email address not changed", r.body.msg);
+		}
 	}
 
 	const dispatch = function (this: any, req: Req, res: ServerResponse) {
@@ -154,6 +175,17 @@ export function apiService(config: Config): ServiceSchema {
 						"PATCH /*path": dispatch,
 						"PUT /*path": dispatch,
 						"DELETE /*path": dispatch,
+					},
+				},
+				{
+					// Not part of the API: the page a confirmation email links to.
+					path: "/accounts",
+					mappingPolicy: "restrict",
+					bodyParsers: false,
+					aliases: {
+						"GET /confirm_new_email/:confirmation_key"(this: any, req: Req, res: ServerResponse) {
+							void confirmEmail.call(this, req, res);
+						},
 					},
 				},
 			],

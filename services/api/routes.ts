@@ -20,8 +20,23 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/users/me", action: "users.me" },
 	{ method: "GET", path: "/users/{user_id}", action: "users.get" },
 	{ method: "GET", path: "/users/{email}", action: "users.getByEmail" },
+	{ method: "PATCH", path: "/users/{user_id}", action: "users.update" },
+	{ method: "PATCH", path: "/users/{email}", action: "users.updateByEmail" },
 	{ method: "DELETE", path: "/users/{user_id}", action: "users.deactivate" },
 	{ method: "POST", path: "/users/{user_id}/reactivate", action: "users.reactivate" },
+	{ method: "PATCH", path: "/users/me/profile_data", action: "users.updateMyProfileData" },
+	{ method: "DELETE", path: "/users/me/profile_data", action: "users.deleteMyProfileData" },
+
+	// PATCH /settings/display and /settings/notifications are the older, deprecated names.
+	{ method: "PATCH", path: "/settings", action: "users.updateSettings" },
+	{ method: "PATCH", path: "/settings/display", action: "users.updateSettings" },
+	{ method: "PATCH", path: "/settings/notifications", action: "users.updateSettings" },
+
+	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
+	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField" },
+	{ method: "PATCH", path: "/realm/profile_fields", action: "users.reorderProfileFields" },
+	{ method: "PATCH", path: "/realm/profile_fields/{field_id}", action: "users.updateProfileField" },
+	{ method: "DELETE", path: "/realm/profile_fields/{field_id}", action: "users.deleteProfileField" },
 ];
 
 /** Only with BENCH_ROUTES=1: the do-nothing baseline `npm run bench` compares against. */

@@ -75,6 +75,8 @@ export async function createUser(User: Model<UserDoc>, nextId: (entity: string) 
 		avatar_version: 1,
 		email_address_visibility: input.email_address_visibility ?? Visibility.EVERYONE,
 		settings: {},
+		profile_data: {},
+		can_change_user_emails: false,
 	};
 	try {
 		await User.create(doc);

@@ -127,7 +127,6 @@ export function realmState(realm: RealmDoc): Record<string, unknown> {
 			disabled: { name: "None", id: 0 },
 			jitsi_meet: { name: "Jitsi Meet", id: 1 },
 		},
-		realm_default_external_accounts: {},
 		jitsi_server_url: null,
 		zulip_plan_is_not_limited: true,
 		upgrade_text_for_wide_organization_logo: "",

@@ -3,6 +3,8 @@ import type { RegisterState, RegisterStateParams } from "../../shared/actions";
 import { isAdmin, isGuest, isModerator, isOwner } from "../../shared/roles";
 import type { RealmDoc } from "./models/realm";
 import type { UserDoc } from "./models/user";
+import type { ProfileFieldDoc } from "./models/profile-field";
+import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPES, fieldView } from "./profile-fields";
 import { realmHost, realmState } from "./realm-settings";
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTINGS, userSettings } from "./user-settings";
 import { gravatarUrl, toApiUser } from "./user-view";
@@ -28,17 +30,22 @@ const LEGACY_NOTIFICATIONS = Object.keys(USER_SETTINGS).filter(
 	(k) => k.startsWith("enable_") || k.endsWith("_notifications") || k === "notification_sound" || k === "wildcard_mentions_notify",
 );
 
-export function registerState(input: { realm: RealmDoc; user: UserDoc; all: UserDoc[]; params: RegisterStateParams }): RegisterState {
-	const { realm, user, all, params } = input;
+export function registerState(input: { realm: RealmDoc; user: UserDoc; all: UserDoc[]; fields: ProfileFieldDoc[]; params: RegisterStateParams }): RegisterState {
+	const { realm, user, all, fields, params } = input;
 	const wants = (type: string) => params.event_types === null || params.event_types.includes(type);
 	const viewer = { user_id: user._id, role: user.role };
 	const host = realmHost(realm);
 	const out: RegisterState = {};
 
-	if (wants("realm")) Object.assign(out, realmState(realm));
+	if (wants("realm")) Object.assign(out, realmState(realm), { realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS });
 
 	if (wants("realm_user")) {
-		const opts = { clientGravatar: params.client_gravatar, includeCustomProfileFields: true, realmHost: host };
+		const opts = {
+			clientGravatar: params.client_gravatar,
+			includeCustomProfileFields: true,
+			realmHost: host,
+			fields: new Map(fields.map((f) => [f._id, f])),
+		};
 		const view = (u: UserDoc) => {
 			const v: Record<string, unknown> = { ...toApiUser(u, viewer, opts) };
 			if (params.user_avatar_url_field_optional) delete v.avatar_url;
@@ -107,9 +114,13 @@ export function registerState(input: { realm: RealmDoc; user: UserDoc; all: User
 		}));
 	}
 
+	if (wants("custom_profile_fields")) {
+		out.custom_profile_fields = fields.map(fieldView);
+		out.custom_profile_field_types = FIELD_TYPES;
+	}
+
 	// State the users service owns but whose features come later: present, and empty.
 	const empty: Record<string, () => unknown> = {
-		custom_profile_fields: () => ({ custom_profile_fields: [], custom_profile_field_types: {} }),
 		realm_emoji: () => ({ realm_emoji: {} }),
 		realm_domains: () => ({ realm_domains: [] }),
 		realm_linkifiers: () => ({ realm_linkifiers: [] }),

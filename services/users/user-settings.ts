@@ -1,6 +1,7 @@
 // Personal settings: every setting a user has, its type, allowed values and default. The user
 // document stores only the values that differ from these defaults.
 import type { UserDoc } from "./models/user";
+import { LANGUAGE_CODES } from "./languages";
 
 export type SettingType = "bool" | "int" | "string";
 
@@ -9,11 +10,28 @@ export interface SettingDef {
 	default: boolean | number | string;
 	/** Allowed values, where the setting is an enumeration. */
 	values?: readonly (number | string)[];
+	/** Allowed range, for integers that are not enumerations. */
+	min?: number;
+	max?: number;
+	/** A check beyond type and values (time zones, languages); returns false to refuse. */
+	check?: (value: string) => boolean;
 }
 
 const bool = (d: boolean): SettingDef => ({ type: "bool", default: d });
 const int = (d: number, values?: number[]): SettingDef => ({ type: "int", default: d, values });
+const range = (d: number, min: number, max: number): SettingDef => ({ type: "int", default: d, min, max });
 const str = (d: string, values?: string[]): SettingDef => ({ type: "string", default: d, values });
+
+/** Whether `tz` is an IANA time zone name this runtime knows ("" means unset). */
+export function isTimeZone(tz: string): boolean {
+	if (tz === "") return true;
+	try {
+		new Intl.DateTimeFormat("en", { timeZone: tz });
+		return true;
+	} catch {
+		return false;
+	}
+}
 
 export const USER_SETTINGS: Record<string, SettingDef> = {
 	// Display
@@ -28,13 +46,13 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
 	web_suggest_update_timezone: bool(true),
 	fluid_layout_width: bool(false),
 	high_contrast_mode: bool(false),
-	web_font_size_px: int(16),
-	web_line_height_percent: int(140),
+	web_font_size_px: range(16, 12, 20),
+	web_line_height_percent: range(140, 122, 158),
 	color_scheme: int(1, [1, 2, 3]),
 	enable_drafts_synchronization: bool(true),
 	translate_emoticons: bool(false),
 	display_emoji_reaction_users: bool(true),
-	default_language: str("en"),
+	default_language: { type: "string", default: "en", check: (v) => LANGUAGE_CODES.has(v) },
 	web_home_view: str("inbox", ["recent_topics", "inbox", "all_messages"]),
 	web_escape_navigates_to_home_view: bool(true),
 	left_side_userlist: bool(false),
@@ -46,17 +64,17 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
 	hide_ai_features: bool(false),
 	web_left_sidebar_show_channel_folders: bool(true),
 	web_left_sidebar_unreads_count_summary: bool(true),
-	timezone: str(""),
+	timezone: { type: "string", default: "", check: isTimeZone },
 	enter_sends: bool(false),
 	// Notifications
 	enable_stream_desktop_notifications: bool(false),
 	enable_stream_email_notifications: bool(false),
 	enable_stream_push_notifications: bool(false),
 	enable_stream_audible_notifications: bool(false),
-	notification_sound: str("zulip"),
+	notification_sound: str("zulip", ["chime", "ding", "zulip", "none"]),
 	enable_desktop_notifications: bool(true),
 	enable_sounds: bool(true),
-	email_notifications_batching_period_seconds: int(120),
+	email_notifications_batching_period_seconds: range(120, 120, 7 * 24 * 3600),
 	enable_offline_email_notifications: bool(true),
 	enable_offline_push_notifications: bool(true),
 	enable_online_push_notifications: bool(true),

@@ -3,6 +3,8 @@ import { createHash } from "node:crypto";
 import type { ApiUser, Identity } from "../../shared/actions";
 import { Role, isAdmin, isGuest, isModerator, isOwner } from "../../shared/roles";
 import type { UserDoc } from "./models/user";
+import type { ProfileFieldDoc } from "./models/profile-field";
+import { profileDataView } from "./profile-fields";
 
 export const Visibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
 
@@ -39,6 +41,8 @@ export interface ViewOptions {
 	clientGravatar: boolean;
 	includeCustomProfileFields: boolean;
 	realmHost: string;
+	/** The realm's custom profile fields, needed when includeCustomProfileFields is set. */
+	fields?: Map<number, ProfileFieldDoc>;
 }
 
 /** Zulip's date_joined format: ISO 8601 with microseconds and a +00:00 offset. */
@@ -69,6 +73,6 @@ export function toApiUser(target: UserDoc, viewer: Pick<Identity, "user_id" | "r
 		avatar_version: target.avatar_version,
 	};
 	if (target.is_bot) out.bot_owner_id = target.bot_owner_id;
-	else if (opts.includeCustomProfileFields) out.profile_data = {};
+	else if (opts.includeCustomProfileFields) out.profile_data = profileDataView(target.profile_data, opts.fields ?? new Map());
 	return out;
 }

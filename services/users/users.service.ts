@@ -1,5 +1,7 @@
-// The users service: the organization, users and bots, roles, authentication and API keys.
-import type { Connection, Model } from "mongoose";
+// The users service: the organization, users and bots, roles, authentication and API keys,
+// personal settings and custom profile fields. Handlers are thin; the rules live in the modules
+// beside this file.
+import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import type { ApiUser, Identity, Meta, RegisterStateParams } from "../../shared/actions";
@@ -14,17 +16,27 @@ import {
 	realmDeactivated,
 	userDeactivated,
 } from "../../shared/errors";
+import { escapeHtml } from "../../shared/html";
 import { p, params } from "../../shared/params";
 import { API_KEY_PATTERN, verifyPassword } from "../../shared/passwords";
 import { isAdmin, isOwner, Role, ROLES } from "../../shared/roles";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../../shared/version";
-import { realmModel, type RealmDoc } from "./models/realm";
+import { realmModel } from "./models/realm";
 import { userModel, type UserDoc } from "./models/user";
+import { profileFieldModel } from "./models/profile-field";
+import { emailChangeModel } from "./models/email-change";
+import type { UsersDb } from "./db";
 import { apiEmail, canSeeDeliveryEmail, toApiUser, type ViewOptions } from "./user-view";
 import { createUser } from "./accounts";
 import { ensureOwner, ensureRealm } from "./bootstrap";
 import { realmHost } from "./realm-settings";
 import { registerState } from "./register-state";
+import { updateUser, applyUpdate, type UserChanges } from "./user-admin";
+import { SETTINGS_PARAMS, updateSettings } from "./settings-update";
+import { confirmEmailChange } from "./email-change";
+import { createField, deleteField, fieldMap, listFields, reorderFields, updateField, type FieldInput } from "./profile-field-store";
+import { fieldView } from "./profile-fields";
+import { profileDataUpdate } from "./profile-data";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -35,12 +47,25 @@ const viewParams = {
 
 type ViewParams = { client_gravatar: boolean; include_custom_profile_fields: boolean };
 
+const userChangeParams = {
+	full_name: p.string({ optional: true }),
+	role: p.oneOf(ROLES, { optional: true }),
+	profile_data: p.list(p.object({ id: p.int(), value: { type: "any" } }), { optional: true }),
+	new_email: p.string({ optional: true }),
+};
+
+const fieldParams = {
+	name: p.string({ optional: true }),
+	hint: p.string({ optional: true }),
+	field_data: p.either([p.object({}, { optional: true }), p.string()], { optional: true }),
+	display_in_profile_summary: p.bool({ optional: true }),
+	required: p.bool({ optional: true }),
+	editable_by_user: p.bool({ optional: true }),
+};
+
 export function usersService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
-	let User: Model<UserDoc>;
-	let Realm: Model<RealmDoc>;
-	let nextId: (entity: string) => Promise<number>;
-	let realm: RealmDoc;
+	const db = {} as UsersDb;
 
 	const me = (ctx: Ctx<any>): Identity => {
 		const user = ctx.meta.user;
@@ -54,16 +79,22 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 		return user;
 	};
 
-	const view = (p: Partial<ViewParams>): ViewOptions => ({
-		clientGravatar: p.client_gravatar ?? true,
-		includeCustomProfileFields: p.include_custom_profile_fields ?? false,
-		realmHost: realmHost(realm),
-	});
+	const host = () => realmHost(db.realm);
+
+	async function view(p: Partial<ViewParams>): Promise<ViewOptions> {
+		const include = p.include_custom_profile_fields ?? false;
+		return {
+			clientGravatar: p.client_gravatar ?? true,
+			includeCustomProfileFields: include,
+			realmHost: host(),
+			fields: include ? await fieldMap(db) : undefined,
+		};
+	}
 
 	const identity = (u: UserDoc): Identity => ({
 		user_id: u._id,
 		realm_id: u.realm_id,
-		email: apiEmail(u, realmHost(realm)),
+		email: apiEmail(u, host()),
 		delivery_email: u.delivery_email,
 		full_name: u.full_name,
 		role: u.role,
@@ -73,14 +104,42 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 	const noSuchUser = () => badRequest("No such user");
 
 	async function findUser(userId: number): Promise<UserDoc> {
-		const u = await User.findOne({ _id: userId, realm_id: realm._id }).lean();
+		const u = await db.User.findOne({ _id: userId, realm_id: db.realm._id }).lean();
 		if (!u) throw noSuchUser();
 		return u;
 	}
 
-	/** Tells every node that these users changed: gateways drop cached credentials, caches clean. */
-	function changed(ctx: Ctx<any>, userIds: number[]) {
-		return ctx.broadcast("users.changed", { user_ids: userIds });
+	/** GET /users/{email}: the real address where the caller may see it, else the placeholder. */
+	async function userByEmail(viewer: Identity, email: string): Promise<UserDoc> {
+		const key = email.trim().toLowerCase();
+		const byReal = await db.User.findOne({ realm_id: db.realm._id, email_key: key }).lean();
+		if (byReal && canSeeDeliveryEmail(viewer, byReal)) return byReal;
+		const m = /^user(\d+)@(.+)$/.exec(key);
+		if (m && m[2] === host().toLowerCase()) {
+			const byId = await db.User.findOne({ _id: Number(m[1]), realm_id: db.realm._id }).lean();
+			if (byId && apiEmail(byId, host()).toLowerCase() === key) return byId;
+		}
+		throw noSuchUser();
+	}
+
+	/**
+	 * Tells every node that these users changed: gateways drop cached credentials, caches are
+	 * cleaned, and (later) event queues tell clients what changed.
+	 */
+	function changed(ctx: Ctx<any>, userIds: number[], changes?: Record<string, unknown>) {
+		return ctx.broadcast("users.changed", { user_ids: userIds, changes });
+	}
+
+	async function adminUpdate(ctx: Ctx<UserChanges>, target: UserDoc) {
+		const actor = requireAdmin(ctx);
+		const { full_name, role, new_email, profile_data } = ctx.params;
+		const changes = await updateUser(db, actor, target, { full_name, role, new_email, profile_data });
+		if (Object.keys(changes).length) await changed(ctx, [target._id], changes);
+		return {};
+	}
+
+	async function fieldsChanged(ctx: Ctx<any>) {
+		await ctx.broadcast("users.profileFieldsChanged", { realm_id: db.realm._id });
 	}
 
 	return {
@@ -92,12 +151,12 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				async handler(ctx: Ctx<{ email: string; api_key: string }>): Promise<Identity> {
 					const key = ctx.params.api_key.trim();
 					if (!API_KEY_PATTERN.test(key)) throw malformedApiKey();
-					const user = await User.findOne({ api_key: key }).lean();
+					const user = await db.User.findOne({ api_key: key }).lean();
 					if (!user) throw invalidApiKey();
 					const email = ctx.params.email.toLowerCase();
-					if (email !== user.email_key && email !== apiEmail(user, realmHost(realm)).toLowerCase()) throw invalidApiKey();
+					if (email !== user.email_key && email !== apiEmail(user, host()).toLowerCase()) throw invalidApiKey();
 					if (!user.is_active) throw userDeactivated();
-					if (realm.deactivated) throw realmDeactivated();
+					if (db.realm.deactivated) throw realmDeactivated();
 					return identity(user);
 				},
 			},
@@ -105,11 +164,11 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			fetchApiKey: {
 				params: params({ username: p.string(), password: p.string() }),
 				async handler(ctx: Ctx<{ username: string; password: string }>) {
-					const user = await User.findOne({ realm_id: realm._id, email_key: ctx.params.username.trim().toLowerCase() }).lean();
-					// Verify even for unknown users? No: but answer the same error, so addresses are not revealed.
+					const user = await db.User.findOne({ realm_id: db.realm._id, email_key: ctx.params.username.trim().toLowerCase() }).lean();
+					// Unknown address and wrong password answer alike, so addresses are not revealed.
 					if (!user || !(await verifyPassword(ctx.params.password, user.password_hash))) throw authenticationFailed();
 					if (!user.is_active) throw userDeactivated();
-					if (realm.deactivated) throw realmDeactivated();
+					if (db.realm.deactivated) throw realmDeactivated();
 					return { api_key: user.api_key, email: user.delivery_email, user_id: user._id };
 				},
 			},
@@ -117,6 +176,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			serverSettings: {
 				params: params({}),
 				handler() {
+					const realm = db.realm;
 					return {
 						authentication_methods: {
 							password: true,
@@ -156,8 +216,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				async handler(ctx: Ctx) {
 					const self = me(ctx);
 					const user = await findUser(self.user_id);
+					const opts = await view({ client_gravatar: false, include_custom_profile_fields: true });
 					return {
-						...toApiUser(user, self, { ...view({ client_gravatar: false }), includeCustomProfileFields: true }),
+						...toApiUser(user, self, opts),
 						// Deprecated; the messages service will answer this once it exists.
 						max_message_id: -1,
 					};
@@ -168,8 +229,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				params: params(viewParams),
 				async handler(ctx: Ctx<ViewParams>) {
 					const self = me(ctx);
-					const users = await User.find({ realm_id: realm._id }).sort({ _id: 1 }).lean();
-					return { members: users.map((u) => toApiUser(u, self, view(ctx.params))) };
+					const [users, opts] = await Promise.all([db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), view(ctx.params)]);
+					return { members: users.map((u) => toApiUser(u, self, opts)) };
 				},
 			},
 
@@ -177,8 +238,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				visibility: "public",
 				params: params({ user_ids: p.intList(), ...viewParams }),
 				async handler(ctx: Ctx<ViewParams & { user_ids: number[] }>): Promise<{ users: ApiUser[] }> {
-					const users = await User.find({ _id: { $in: ctx.params.user_ids }, realm_id: realm._id }).lean();
-					return { users: users.map((u) => toApiUser(u, ctx.meta.user ?? null, view(ctx.params))) };
+					const [users, opts] = await Promise.all([db.User.find({ _id: { $in: ctx.params.user_ids }, realm_id: db.realm._id }).lean(), view(ctx.params)]);
+					return { users: users.map((u) => toApiUser(u, ctx.meta.user ?? null, opts)) };
 				},
 			},
 
@@ -186,7 +247,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				params: params({ user_id: p.int(), ...viewParams }),
 				async handler(ctx: Ctx<ViewParams & { user_id: number }>) {
 					const self = me(ctx);
-					return { user: toApiUser(await findUser(ctx.params.user_id), self, view(ctx.params)) };
+					return { user: toApiUser(await findUser(ctx.params.user_id), self, await view(ctx.params)) };
 				},
 			},
 
@@ -194,8 +255,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				params: params({ email: p.string(), ...viewParams }),
 				async handler(ctx: Ctx<ViewParams & { email: string }>) {
 					const self = me(ctx);
-					const target = await userByEmail(self, ctx.params.email);
-					return { user: toApiUser(target, self, view(ctx.params)) };
+					return { user: toApiUser(await userByEmail(self, ctx.params.email), self, await view(ctx.params)) };
 				},
 			},
 
@@ -203,9 +263,120 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				params: params({ email: p.string(), password: p.string(), full_name: p.string() }),
 				async handler(ctx: Ctx<{ email: string; password: string; full_name: string }>) {
 					requireAdmin(ctx);
-					const user = await createUser(User, nextId, { realm_id: realm._id, ...ctx.params });
+					const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params });
 					await changed(ctx, [user._id]);
 					return { user_id: user._id };
+				},
+			},
+
+			update: {
+				params: params({ user_id: p.int(), ...userChangeParams }),
+				async handler(ctx: Ctx<UserChanges & { user_id: number }>) {
+					requireAdmin(ctx);
+					return adminUpdate(ctx, await findUser(ctx.params.user_id));
+				},
+			},
+
+			updateByEmail: {
+				params: params({ email: p.string(), ...userChangeParams }),
+				async handler(ctx: Ctx<UserChanges & { email: string }>) {
+					const actor = requireAdmin(ctx);
+					return adminUpdate(ctx, await userByEmail(actor, ctx.params.email));
+				},
+			},
+
+			updateSettings: {
+				params: params(SETTINGS_PARAMS),
+				async handler(ctx: Ctx<Record<string, unknown>>) {
+					const actor = me(ctx);
+					const result = await updateSettings(db, actor, await findUser(actor.user_id), ctx.params);
+					const { changes } = result;
+					if (Object.keys(changes).length) {
+						await ctx.broadcast("users.settingsChanged", { user_id: actor.user_id, changes });
+						await changed(ctx, [actor.user_id], changes);
+					}
+					return result.unchanged.length ? { ignored_parameters_unsupported: result.unchanged } : {};
+				},
+			},
+
+			confirmEmailChange: {
+				params: params({ confirmation_key: p.string({ max: 64 }) }),
+				async handler(ctx: Ctx<{ confirmation_key: string }>) {
+					const { user_id, email } = await confirmEmailChange(db, ctx.params.confirmation_key);
+					await changed(ctx, [user_id], { delivery_email: email });
+					return { email };
+				},
+			},
+
+			updateMyProfileData: {
+				params: params({ data: p.list(p.object({ id: p.int(), value: { type: "any" } })) }),
+				async handler(ctx: Ctx<{ data: Array<{ id: number; value: unknown }> }>) {
+					const actor = me(ctx);
+					const update = await profileDataUpdate(db, ctx.params.data, !isAdmin(actor.role));
+					await applyUpdate(db, actor.user_id, update.set, update.unset);
+					if (update.changed) await changed(ctx, [actor.user_id], { profile_data: ctx.params.data });
+					return {};
+				},
+			},
+
+			deleteMyProfileData: {
+				params: params({ data: p.intList() }),
+				async handler(ctx: Ctx<{ data: number[] }>) {
+					const actor = me(ctx);
+					const update = await profileDataUpdate(db, ctx.params.data.map((id) => ({ id, value: null })), !isAdmin(actor.role));
+					await applyUpdate(db, actor.user_id, update.set, update.unset);
+					if (update.changed) await changed(ctx, [actor.user_id], { profile_data: ctx.params.data.map((id) => ({ id, value: null })) });
+					return {};
+				},
+			},
+
+			listProfileFields: {
+				params: params({}),
+				async handler(ctx: Ctx) {
+					me(ctx);
+					return { custom_fields: (await listFields(db)).map(fieldView) };
+				},
+			},
+
+			createProfileField: {
+				params: params({ ...fieldParams, name: p.string(), field_type: p.int() }),
+				async handler(ctx: Ctx<FieldInput & { name: string; field_type: number }>) {
+					requireAdmin(ctx);
+					const id = await createField(db, ctx.params);
+					await fieldsChanged(ctx);
+					return { id };
+				},
+			},
+
+			updateProfileField: {
+				params: params({ field_id: p.int(), ...fieldParams }),
+				async handler(ctx: Ctx<FieldInput & { field_id: number }>) {
+					requireAdmin(ctx);
+					const { field_id, ...input } = ctx.params;
+					await updateField(db, field_id, input);
+					await fieldsChanged(ctx);
+					return {};
+				},
+			},
+
+			deleteProfileField: {
+				params: params({ field_id: p.int() }),
+				async handler(ctx: Ctx<{ field_id: number }>) {
+					requireAdmin(ctx);
+					await deleteField(db, ctx.params.field_id);
+					await fieldsChanged(ctx);
+					await ctx.broadcast("users.changed", { user_ids: [] });
+					return {};
+				},
+			},
+
+			reorderProfileFields: {
+				params: params({ order: p.intList() }),
+				async handler(ctx: Ctx<{ order: number[] }>) {
+					requireAdmin(ctx);
+					await reorderFields(db, ctx.params.order);
+					await fieldsChanged(ctx);
+					return {};
 				},
 			},
 
@@ -222,9 +393,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					email_address_visibility: p.oneOf([1, 2, 3, 4, 5], { optional: true }),
 				}),
 				async handler(ctx: Ctx<any>) {
-					const user = await createUser(User, nextId, { realm_id: realm._id, ...ctx.params, password: ctx.params.password ?? null });
+					const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params, password: ctx.params.password ?? null });
 					await changed(ctx, [user._id]);
-					return { user_id: user._id, email: user.delivery_email, api_key: user.api_key, site: realm.url };
+					return { user_id: user._id, email: user.delivery_email, api_key: user.api_key, site: db.realm.url };
 				},
 			},
 
@@ -233,9 +404,22 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				visibility: "public",
 				params: params({ email: p.string() }),
 				async handler(ctx: Ctx<{ email: string }>) {
-					const user = await User.findOne({ realm_id: realm._id, email_key: ctx.params.email.trim().toLowerCase() }).lean();
+					const user = await db.User.findOne({ realm_id: db.realm._id, email_key: ctx.params.email.trim().toLowerCase() }).lean();
 					if (!user) throw noSuchUser();
-					return { user_id: user._id, email: user.delivery_email, api_key: user.api_key, site: realm.url };
+					return { user_id: user._id, email: user.delivery_email, api_key: user.api_key, site: db.realm.url };
+				},
+			},
+
+			/** For the management CLI: grant or revoke a special permission. */
+			setPermission: {
+				visibility: "public",
+				params: params({ email: p.string(), permission: p.oneOf(["can_change_user_emails"]), value: p.bool() }),
+				async handler(ctx: Ctx<{ email: string; permission: "can_change_user_emails"; value: boolean }>) {
+					const user = await db.User.findOne({ realm_id: db.realm._id, email_key: ctx.params.email.trim().toLowerCase() }).lean();
+					if (!user) throw noSuchUser();
+					await applyUpdate(db, user._id, { [ctx.params.permission]: ctx.params.value });
+					await changed(ctx, [user._id]);
+					return {};
 				},
 			},
 
@@ -247,11 +431,11 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					if (!target.is_active || target.is_bot) throw noSuchUser();
 					if (isOwner(target.role)) {
 						if (!isOwner(actor.role)) throw ownerRequired();
-						const owners = await User.countDocuments({ realm_id: realm._id, role: Role.OWNER, is_active: true });
+						const owners = await db.User.countDocuments({ realm_id: db.realm._id, role: Role.OWNER, is_active: true });
 						if (owners <= 1) throw badRequest("Cannot deactivate the only organization owner");
 					}
-					await User.updateOne({ _id: target._id }, { $set: { is_active: false } });
-					await changed(ctx, [target._id]);
+					await applyUpdate(db, target._id, { is_active: false });
+					await changed(ctx, [target._id], { is_active: false });
 					return {};
 				},
 			},
@@ -262,8 +446,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					requireAdmin(ctx);
 					const target = await findUser(ctx.params.user_id);
 					if (target.is_active) throw badRequest("User is already active");
-					await User.updateOne({ _id: target._id }, { $set: { is_active: true } });
-					await changed(ctx, [target._id]);
+					await applyUpdate(db, target._id, { is_active: true });
+					await changed(ctx, [target._id], { is_active: true });
 					return {};
 				},
 			},
@@ -272,8 +456,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				visibility: "public",
 				async handler(ctx: Ctx<RegisterStateParams>) {
 					const self = me(ctx);
-					const [user, all] = await Promise.all([findUser(self.user_id), User.find({ realm_id: realm._id }).sort({ _id: 1 }).lean()]);
-					return registerState({ realm, user, all, params: ctx.params });
+					const [user, all, fields] = await Promise.all([findUser(self.user_id), db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), listFields(db)]);
+					return registerState({ realm: db.realm, user, all, fields, params: ctx.params });
 				},
 			},
 
@@ -290,37 +474,28 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			async "users.changed"(this: any) {
 				await this.broker.cacher?.clean("users.**");
 			},
+			async "users.profileFieldsChanged"(this: any) {
+				await this.broker.cacher?.clean("users.**");
+			},
 		},
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "users");
-			User = userModel(conn);
-			Realm = realmModel(conn);
-			nextId = counters(conn);
+			Object.assign(db, {
+				config,
+				User: userModel(conn),
+				Realm: realmModel(conn),
+				ProfileField: profileFieldModel(conn),
+				EmailChange: emailChangeModel(conn),
+				nextId: counters(conn),
+			});
 			await ensureIndexes(conn);
-			realm = await ensureRealm(Realm, config);
-			await ensureOwner(User, nextId, realm, config, this.logger);
+			db.realm = await ensureRealm(db.Realm, config);
+			await ensureOwner(db.User, db.nextId, db.realm, config, this.logger);
 		},
 
 		async stopped() {
 			await conn?.close();
 		},
 	} as ServiceSchema;
-
-	/** GET /users/{email}: the real address where the caller may see it, else the placeholder. */
-	async function userByEmail(viewer: Identity, email: string): Promise<UserDoc> {
-		const key = email.trim().toLowerCase();
-		const byReal = await User.findOne({ realm_id: realm._id, email_key: key }).lean();
-		if (byReal && canSeeDeliveryEmail(viewer, byReal)) return byReal;
-		const m = /^user(\d+)@(.+)$/.exec(key);
-		if (m && m[2] === realmHost(realm).toLowerCase()) {
-			const byId = await User.findOne({ _id: Number(m[1]), realm_id: realm._id }).lean();
-			if (byId && apiEmail(byId, realmHost(realm)).toLowerCase() === key) return byId;
-		}
-		throw noSuchUser();
-	}
-}
-
-function escapeHtml(s: string): string {
-	return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
 }

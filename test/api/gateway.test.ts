@@ -23,9 +23,12 @@ describe("routing", () => {
 	});
 
 	test("a known path with the wrong method is a 405 naming the allowed ones", async () => {
-		const res = await owner.patch("/users/me");
+		const res = await owner.delete("/server_settings");
 		expectError(res, 405, "METHOD_NOT_ALLOWED");
 		expect(res.headers.get("allow")).toBe("GET");
+		const many = await owner.request("PUT", "/users/me");
+		expect(many.status).toBe(405);
+		expect(many.headers.get("allow")).toBe("GET, PATCH");
 	});
 
 	test("path parameters named *_id take digits only", async () => {

@@ -34,6 +34,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
 		mongoUrl,
 		dbPrefix: `t${randomBytes(4).toString("hex")}`,
 		dataDir,
+		emailDir: path.join(dataDir, "emails"),
 		host: "127.0.0.1",
 		port: 0,
 		externalUrl: "http://chat.test",

@@ -32,6 +32,10 @@ export interface UserDoc {
 	email_address_visibility: number;
 	/** Personal settings that differ from the defaults in user-settings.ts. */
 	settings: Record<string, unknown>;
+	/** Custom profile field values, keyed by field ID, as the API shows them (strings). */
+	profile_data: Record<string, string>;
+	/** Special permission: may change other users' email addresses (owners only). */
+	can_change_user_emails: boolean;
 }
 
 const schema = new Schema<UserDoc>(
@@ -55,6 +59,8 @@ const schema = new Schema<UserDoc>(
 		avatar_version: { type: Number, default: 1 },
 		email_address_visibility: { type: Number, default: 1 },
 		settings: { type: Schema.Types.Mixed, default: {} },
+		profile_data: { type: Schema.Types.Mixed, default: {} },
+		can_change_user_emails: { type: Boolean, default: false },
 	},
 	{ versionKey: false, minimize: false },
 );

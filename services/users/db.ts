@@ -1,0 +1,18 @@
+// The users service's database handles, shared by its modules.
+import type { Model } from "mongoose";
+import type { Config } from "../../shared/config";
+import type { RealmDoc } from "./models/realm";
+import type { UserDoc } from "./models/user";
+import type { ProfileFieldDoc } from "./models/profile-field";
+import type { EmailChangeDoc } from "./models/email-change";
+
+export interface UsersDb {
+	config: Config;
+	User: Model<UserDoc>;
+	Realm: Model<RealmDoc>;
+	ProfileField: Model<ProfileFieldDoc>;
+	EmailChange: Model<EmailChangeDoc>;
+	nextId: (entity: string) => Promise<number>;
+	/** The organization (one per server), loaded at start. */
+	realm: RealmDoc;
+}
