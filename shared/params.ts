@@ -21,7 +21,8 @@ export const p = {
 		...o,
 	}),
 	/** One of fixed values; numeric values are decoded as integers. */
-	oneOf: (values: readonly (string | number)[], o: Opt = {}): Rule => ({ type: "enum", values: [...values], ...o }),
+	oneOf: (values: readonly (string | number)[], o: Opt = {}): Rule =>
+		values.every((v) => typeof v === "string") ? { type: "string", enum: [...values], ...o } : { type: "enum", values: [...values], ...o },
 	intList: (o: Opt & { min?: number; max?: number } = {}): Rule => ({
 		type: "array",
 		items: { type: "number", integer: true },
