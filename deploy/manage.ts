@@ -5,6 +5,8 @@
 //       creates a user and prints their zuliprc
 //   zuliprc --email E
 //       prints an existing user's zuliprc
+//   grant --email E --permission can_change_user_emails   (and `revoke`)
+//       grants or revokes a special permission
 //
 // It runs the users service in-process against the same database as the server (MONGO_URL, or
 // the embedded store of DATA_DIR, joining it when the server is running).
@@ -26,6 +28,7 @@ const ROLE_NAMES: Record<string, number> = {
 const USAGE = `usage:
   npm run manage -- create-user --email E --name "Full Name" [--role member] [--password P] [--bot --owner-id ID] [--email-visibility 1..5]
   npm run manage -- zuliprc --email E
+  npm run manage -- grant|revoke --email E --permission can_change_user_emails
 `;
 
 function parseRole(raw: string | undefined): number {
@@ -47,9 +50,12 @@ async function main(): Promise<number> {
 			bot: { type: "boolean" },
 			"owner-id": { type: "string" },
 			"email-visibility": { type: "string" },
+			permission: { type: "string" },
 		},
 	});
-	if ((command !== "create-user" && command !== "zuliprc") || !values.email || (command === "create-user" && !values.name)) {
+	const known = ["create-user", "zuliprc", "grant", "revoke"];
+	const incomplete = (command === "create-user" && !values.name) || ((command === "grant" || command === "revoke") && !values.permission);
+	if (!known.includes(command) || !values.email || incomplete) {
 		process.stderr.write(USAGE);
 		return 2;
 	}
@@ -58,6 +64,11 @@ async function main(): Promise<number> {
 	const config = loadConfig({ services: ["users"], transporter: "", logLevel: process.env.LOG_LEVEL ?? "warn" });
 	const node = await startNode(config, "manage");
 	try {
+		if (command === "grant" || command === "revoke") {
+			await node.broker.call("users.setPermission", { email: values.email, permission: values.permission, value: command === "grant" });
+			process.stdout.write(`${command === "grant" ? "Granted" : "Revoked"} ${values.permission} for ${values.email}\n`);
+			return 0;
+		}
 		const creds =
 			command === "create-user"
 				? await node.broker.call<{ email: string; api_key: string; site: string }, Record<string, unknown>>("users.createAccount", {

@@ -63,6 +63,17 @@ describe("npm run manage", () => {
 		expect(again.stdout).toBe(stdout);
 	}, 60_000);
 
+	test("grant and revoke a special permission", async () => {
+		const { stdout } = await manage(["grant", "--email", app.owner.email, "--permission", "can_change_user_emails"]);
+		expect(stdout).toContain("Granted can_change_user_emails");
+		const target = await app.createUser({});
+		const owner = client(app.baseUrl, app.owner);
+		expectSuccess(await owner.patch(`/users/${target.user_id}`, { new_email: "granted@chat.test" }));
+		await manage(["revoke", "--email", app.owner.email, "--permission", "can_change_user_emails"]);
+		expectError(await owner.patch(`/users/${target.user_id}`, { new_email: "revoked@chat.test" }), 400, "BAD_REQUEST", "Insufficient permission");
+		await expect(manage(["grant", "--email", app.owner.email, "--permission", "fly"])).rejects.toMatchObject({ code: 1 });
+	}, 60_000);
+
 	test("refuses a duplicate address, an unknown role and missing arguments", async () => {
 		await expect(manage(["create-user", "--email", "cli@chat.test", "--name", "Again"])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("already in use") });
 		await expect(manage(["create-user", "--email", "x@chat.test", "--name", "X", "--role", "emperor"])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("Unknown role") });
