@@ -365,7 +365,6 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					requireAdmin(ctx);
 					await deleteField(db, ctx.params.field_id);
 					await fieldsChanged(ctx);
-					await ctx.broadcast("users.changed", { user_ids: [] });
 					return {};
 				},
 			},
