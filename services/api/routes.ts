@@ -32,6 +32,18 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/settings/display", action: "users.updateSettings" },
 	{ method: "PATCH", path: "/settings/notifications", action: "users.updateSettings" },
 
+	{ method: "GET", path: "/user_groups", action: "users.listGroups" },
+	{ method: "POST", path: "/user_groups/create", action: "users.createGroup" },
+	{ method: "PATCH", path: "/user_groups/{user_group_id}", action: "users.updateGroup" },
+	// Zulip deactivates rather than deletes groups; DELETE is kept for older clients.
+	{ method: "DELETE", path: "/user_groups/{user_group_id}", action: "users.deactivateGroup" },
+	{ method: "POST", path: "/user_groups/{user_group_id}/deactivate", action: "users.deactivateGroup" },
+	{ method: "GET", path: "/user_groups/{user_group_id}/members", action: "users.groupMembers" },
+	{ method: "POST", path: "/user_groups/{user_group_id}/members", action: "users.updateGroupMembers" },
+	{ method: "GET", path: "/user_groups/{user_group_id}/members/{user_id}", action: "users.isGroupMember" },
+	{ method: "GET", path: "/user_groups/{user_group_id}/subgroups", action: "users.groupSubgroups" },
+	{ method: "POST", path: "/user_groups/{user_group_id}/subgroups", action: "users.updateGroupSubgroups" },
+
 	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
 	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField" },
 	{ method: "PATCH", path: "/realm/profile_fields", action: "users.reorderProfileFields" },

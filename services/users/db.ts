@@ -5,6 +5,7 @@ import type { RealmDoc } from "./models/realm";
 import type { UserDoc } from "./models/user";
 import type { ProfileFieldDoc } from "./models/profile-field";
 import type { EmailChangeDoc } from "./models/email-change";
+import type { UserGroupDoc } from "./models/user-group";
 
 export interface UsersDb {
 	config: Config;
@@ -12,6 +13,7 @@ export interface UsersDb {
 	Realm: Model<RealmDoc>;
 	ProfileField: Model<ProfileFieldDoc>;
 	EmailChange: Model<EmailChangeDoc>;
+	UserGroup: Model<UserGroupDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;

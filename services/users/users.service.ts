@@ -37,6 +37,20 @@ import { confirmEmailChange } from "./email-change";
 import { createField, deleteField, fieldMap, listFields, reorderFields, updateField, type FieldInput } from "./profile-field-store";
 import { fieldView } from "./profile-fields";
 import { profileDataUpdate } from "./profile-data";
+import { userGroupModel, GROUP_SETTINGS, type GroupSettingName } from "./models/user-group";
+import { ensureSystemGroups } from "./system-groups";
+import {
+	createGroup,
+	deactivateGroup,
+	findGroup,
+	graphData,
+	groupView,
+	loadGroups,
+	updateGroup,
+	updateMembers,
+	updateSubgroups,
+} from "./user-groups";
+import { GroupGraphCache, type GroupGraphData } from "../../shared/group-settings";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -63,9 +77,14 @@ const fieldParams = {
 	editable_by_user: p.bool({ optional: true }),
 };
 
+const groupSettingParams = Object.fromEntries(GROUP_SETTINGS.map((k) => [k, p.json({ optional: true })]));
+
+type GroupSettingsInput = Partial<Record<GroupSettingName, unknown>>;
+
 export function usersService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
 	const db = {} as UsersDb;
+	const graphs = new GroupGraphCache(() => graphData(db));
 
 	const me = (ctx: Ctx<any>): Identity => {
 		const user = ctx.meta.user;
@@ -136,6 +155,25 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 		const changes = await updateUser(db, actor, target, { full_name, role, new_email, profile_data });
 		if (Object.keys(changes).length) await changed(ctx, [target._id], changes);
 		return {};
+	}
+
+	/** Group membership or settings changed: every node drops its group graph. */
+	async function groupsChanged(ctx: Ctx<any>) {
+		graphs.invalidate();
+		await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id });
+	}
+
+	const pickSettings = (params: Record<string, unknown>): GroupSettingsInput =>
+		Object.fromEntries(GROUP_SETTINGS.filter((k) => params[k] !== undefined).map((k) => [k, params[k]]));
+
+	async function groupsView(includeDeactivated: boolean) {
+		const [groups, graph, active] = await Promise.all([
+			loadGroups(db),
+			graphs.get(),
+			db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean(),
+		]);
+		const activeIds = new Set(active.map((u) => u._id));
+		return groups.filter((g) => includeDeactivated || !g.deactivated).map((g) => groupView(g, graph, activeIds));
 	}
 
 	async function fieldsChanged(ctx: Ctx<any>) {
@@ -379,6 +417,131 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				},
 			},
 
+			listGroups: {
+				params: params({ include_deactivated_groups: p.bool({ optional: true }) }),
+				async handler(ctx: Ctx<{ include_deactivated_groups?: boolean }>) {
+					me(ctx);
+					return { user_groups: await groupsView(ctx.params.include_deactivated_groups ?? false) };
+				},
+			},
+
+			createGroup: {
+				params: params({
+					name: p.string(),
+					description: p.string(),
+					members: p.intList(),
+					subgroups: p.intList({ optional: true }),
+					...groupSettingParams,
+				}),
+				async handler(ctx: Ctx<{ name: string; description: string; members: number[]; subgroups?: number[] } & GroupSettingsInput>) {
+					const actor = me(ctx);
+					const id = await createGroup(db, await graphs.get(), actor, { ...ctx.params, settings: pickSettings(ctx.params) });
+					await groupsChanged(ctx);
+					return { group_id: id };
+				},
+			},
+
+			updateGroup: {
+				params: params({ user_group_id: p.int(), name: p.string({ optional: true }), description: p.string({ optional: true }), ...groupSettingParams }),
+				async handler(ctx: Ctx<{ user_group_id: number; name?: string; description?: string } & GroupSettingsInput>) {
+					const actor = me(ctx);
+					const group = await findGroup(db, ctx.params.user_group_id);
+					await updateGroup(db, await graphs.get(), actor, group, { ...ctx.params, settings: pickSettings(ctx.params) });
+					await groupsChanged(ctx);
+					return {};
+				},
+			},
+
+			updateGroupMembers: {
+				params: params({
+					user_group_id: p.int(),
+					add: p.intList({ optional: true }),
+					delete: p.intList({ optional: true }),
+					add_subgroups: p.intList({ optional: true }),
+					delete_subgroups: p.intList({ optional: true }),
+				}),
+				async handler(ctx: Ctx<{ user_group_id: number; add?: number[]; delete?: number[]; add_subgroups?: number[]; delete_subgroups?: number[] }>) {
+					const actor = me(ctx);
+					const q = ctx.params;
+					const group = await findGroup(db, q.user_group_id);
+					const graph = await graphs.get();
+					if (q.add?.length || q.delete?.length) await updateMembers(db, graph, actor, group, q.add ?? [], q.delete ?? []);
+					if (q.add_subgroups?.length || q.delete_subgroups?.length) {
+						await updateSubgroups(db, graph, actor, await findGroup(db, q.user_group_id), q.add_subgroups ?? [], q.delete_subgroups ?? []);
+					}
+					await groupsChanged(ctx);
+					return {};
+				},
+			},
+
+			updateGroupSubgroups: {
+				params: params({ user_group_id: p.int(), add: p.intList({ optional: true }), delete: p.intList({ optional: true }) }),
+				async handler(ctx: Ctx<{ user_group_id: number; add?: number[]; delete?: number[] }>) {
+					const actor = me(ctx);
+					const group = await findGroup(db, ctx.params.user_group_id);
+					await updateSubgroups(db, await graphs.get(), actor, group, ctx.params.add ?? [], ctx.params.delete ?? []);
+					await groupsChanged(ctx);
+					return {};
+				},
+			},
+
+			deactivateGroup: {
+				params: params({ user_group_id: p.int() }),
+				async handler(ctx: Ctx<{ user_group_id: number }>) {
+					const actor = me(ctx);
+					const group = await findGroup(db, ctx.params.user_group_id);
+					await deactivateGroup(db, await graphs.get(), actor, group);
+					await groupsChanged(ctx);
+					return {};
+				},
+			},
+
+			groupMembers: {
+				params: params({ user_group_id: p.int(), direct_member_only: p.bool({ optional: true }) }),
+				async handler(ctx: Ctx<{ user_group_id: number; direct_member_only?: boolean }>) {
+					me(ctx);
+					await findGroup(db, ctx.params.user_group_id);
+					const graph = await graphs.get();
+					const direct = graph.get(ctx.params.user_group_id)!.members.filter((u) => graph.members(ctx.params.user_group_id).has(u));
+					const members = ctx.params.direct_member_only ? direct : [...graph.members(ctx.params.user_group_id)];
+					return { members: members.sort((a, b) => a - b) };
+				},
+			},
+
+			groupSubgroups: {
+				params: params({ user_group_id: p.int(), direct_subgroup_only: p.bool({ optional: true }) }),
+				async handler(ctx: Ctx<{ user_group_id: number; direct_subgroup_only?: boolean }>) {
+					me(ctx);
+					await findGroup(db, ctx.params.user_group_id);
+					const graph = await graphs.get();
+					const id = ctx.params.user_group_id;
+					const all = [...graph.descendants(id)].filter((g) => g !== id);
+					return { subgroups: (ctx.params.direct_subgroup_only ? graph.get(id)!.subgroups : all).sort((a, b) => a - b) };
+				},
+			},
+
+			isGroupMember: {
+				params: params({ user_group_id: p.int(), user_id: p.int(), direct_member_only: p.bool({ optional: true }) }),
+				async handler(ctx: Ctx<{ user_group_id: number; user_id: number; direct_member_only?: boolean }>) {
+					me(ctx);
+					await findGroup(db, ctx.params.user_group_id);
+					await findUser(ctx.params.user_id);
+					const graph = await graphs.get();
+					const { user_group_id: g, user_id: u } = ctx.params;
+					const member = ctx.params.direct_member_only ? graph.get(g)!.members.includes(u) && graph.members(g).has(u) : graph.members(g).has(u);
+					return { is_user_group_member: member };
+				},
+			},
+
+			/** Other services' permission checks evaluate group settings against this snapshot. */
+			groupGraph: {
+				visibility: "public",
+				params: params({}),
+				async handler(): Promise<GroupGraphData> {
+					return graphData(db);
+				},
+			},
+
 			/** For the management CLI and tests: any role, bots, email visibility; no permission check. */
 			createAccount: {
 				visibility: "public",
@@ -456,7 +619,10 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				async handler(ctx: Ctx<RegisterStateParams>) {
 					const self = me(ctx);
 					const [user, all, fields] = await Promise.all([findUser(self.user_id), db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), listFields(db)]);
-					return registerState({ realm: db.realm, user, all, fields, params: ctx.params });
+					const state = registerState({ realm: db.realm, user, all, fields, params: ctx.params });
+					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
+					if (wants("realm_user_groups")) state.realm_user_groups = await groupsView(false);
+					return state;
 				},
 			},
 
@@ -471,7 +637,11 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 
 		events: {
 			async "users.changed"(this: any) {
+				graphs.invalidate();
 				await this.broker.cacher?.clean("users.**");
+			},
+			"users.groupsChanged"() {
+				graphs.invalidate();
 			},
 			async "users.profileFieldsChanged"(this: any) {
 				await this.broker.cacher?.clean("users.**");
@@ -486,10 +656,12 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				Realm: realmModel(conn),
 				ProfileField: profileFieldModel(conn),
 				EmailChange: emailChangeModel(conn),
+				UserGroup: userGroupModel(conn),
 				nextId: counters(conn),
 			});
 			await ensureIndexes(conn);
 			db.realm = await ensureRealm(db.Realm, config);
+			await ensureSystemGroups(db);
 			await ensureOwner(db.User, db.nextId, db.realm, config, this.logger);
 		},
 

@@ -1,0 +1,249 @@
+// User groups: creating and editing them, their members and subgroups, who may do so, and the
+// group graph every permission check evaluates (shared/group-settings.ts).
+import type { Identity } from "../../shared/actions";
+import { badRequest, insufficientPermission } from "../../shared/errors";
+import { GroupGraph, isGroupSettingValue, type GroupGraphData, type GroupSettingValue } from "../../shared/group-settings";
+import { clock } from "../../shared/clock";
+import { isAdmin, isGuest } from "../../shared/roles";
+import type { UsersDb } from "./db";
+import { GROUP_SETTINGS, type GroupSettingName, type UserGroupDoc } from "./models/user-group";
+import { withSystemMembers } from "./system-groups";
+
+export const NAME_MAX = 100;
+export const DESCRIPTION_MAX = 1024;
+
+/** Every group of the realm, system groups with their role-derived members. */
+export async function loadGroups(db: UsersDb): Promise<UserGroupDoc[]> {
+	const [groups, users] = await Promise.all([
+		db.UserGroup.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(),
+		db.User.find({ realm_id: db.realm._id }, { _id: 1, role: 1, date_joined: 1, is_active: 1 }).lean(),
+	]);
+	return withSystemMembers(groups, users, db);
+}
+
+export async function graphData(db: UsersDb): Promise<GroupGraphData> {
+	const [groups, active] = await Promise.all([loadGroups(db), db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()]);
+	return {
+		groups: groups.map((g) => ({ id: g._id, name: g.name, members: g.members, subgroups: g.direct_subgroup_ids, deactivated: g.deactivated })),
+		active_user_ids: active.map((u) => u._id),
+	};
+}
+
+function systemGroupId(graph: GroupGraph, name: string): number {
+	const g = graph.byName(name);
+	if (!g) throw new Error(`system group ${name} is missing`);
+	return g.id;
+}
+
+/** A group's settings with defaults filled in (creator manages; everyone mentions; ...). */
+export function groupSettings(g: UserGroupDoc, graph: GroupGraph): Record<GroupSettingName, GroupSettingValue> {
+	const nobody = systemGroupId(graph, "role:nobody");
+	const everyone = systemGroupId(graph, "role:everyone");
+	const defaults: Record<GroupSettingName, GroupSettingValue> = {
+		can_add_members_group: nobody,
+		can_join_group: nobody,
+		can_leave_group: everyone,
+		can_manage_group: g.creator_id && !g.is_system_group ? { direct_members: [g.creator_id], direct_subgroups: [] } : nobody,
+		can_mention_group: everyone,
+		can_remove_members_group: nobody,
+	};
+	return { ...defaults, ...(g.settings ?? {}) };
+}
+
+export function groupView(g: UserGroupDoc, graph: GroupGraph, activeUsers: Set<number>): Record<string, unknown> {
+	return {
+		id: g._id,
+		name: g.name,
+		description: g.description,
+		members: g.members.filter((u) => activeUsers.has(u)),
+		direct_subgroup_ids: g.direct_subgroup_ids,
+		creator_id: g.creator_id,
+		date_created: g.date_created,
+		is_system_group: g.is_system_group,
+		deactivated: g.deactivated,
+		...groupSettings(g, graph),
+	};
+}
+
+export async function findGroup(db: UsersDb, id: number): Promise<UserGroupDoc> {
+	const g = await db.UserGroup.findOne({ _id: id, realm_id: db.realm._id }).lean();
+	if (!g) throw badRequest("Invalid user group");
+	return g;
+}
+
+function checkName(name: string): string {
+	const n = name.trim();
+	if (!n) throw badRequest("User group name cannot be empty.");
+	if (n.length > NAME_MAX) throw badRequest(`User group name cannot exceed ${NAME_MAX} characters.`);
+	if (n.startsWith("role:")) throw badRequest("User group name cannot start with 'role:'.");
+	return n;
+}
+
+async function checkNameFree(db: UsersDb, name: string, selfId?: number): Promise<void> {
+	const clash = await db.UserGroup.findOne({ realm_id: db.realm._id, name }).lean();
+	if (clash && clash._id !== selfId) throw badRequest(`User group '${name}' already exists.`);
+}
+
+function checkDescription(description: string): string {
+	if (description.length > DESCRIPTION_MAX) throw badRequest(`description is too long (limit: ${DESCRIPTION_MAX} characters)`);
+	return description;
+}
+
+async function checkUsers(db: UsersDb, ids: number[]): Promise<void> {
+	const found = new Set((await db.User.find({ realm_id: db.realm._id, _id: { $in: ids }, is_active: true }, { _id: 1 }).lean()).map((u) => u._id));
+	const bad = ids.find((id) => !found.has(id));
+	if (bad !== undefined) throw badRequest(`Invalid user ID: ${bad}`);
+}
+
+function checkSubgroups(graph: GroupGraph, ids: number[]): void {
+	const bad = ids.find((id) => !graph.has(id) || graph.get(id)!.deactivated);
+	if (bad !== undefined) throw badRequest(`Invalid user group ID: ${bad}`);
+}
+
+/** Checks a group-setting value: its shape, and that its groups and users exist. */
+export async function checkSettingValue(db: UsersDb, graph: GroupGraph, name: string, value: unknown): Promise<GroupSettingValue> {
+	if (!isGroupSettingValue(value)) throw badRequest(`Invalid ${name}`);
+	if (typeof value === "number") checkSubgroups(graph, [value]);
+	else {
+		checkSubgroups(graph, value.direct_subgroups);
+		await checkUsers(db, value.direct_members);
+	}
+	return value;
+}
+
+/** Settings arrive as a bare value or, as for channels, as `{new, old}`; `old` must match. */
+async function checkSettingChange(db: UsersDb, graph: GroupGraph, name: GroupSettingName, raw: unknown, current: GroupSettingValue): Promise<GroupSettingValue> {
+	if (raw && typeof raw === "object" && !Array.isArray(raw) && "new" in raw) {
+		const { new: next, old } = raw as { new: unknown; old?: unknown };
+		if (old !== undefined && JSON.stringify(normalize(old)) !== JSON.stringify(normalize(current))) throw badRequest(`'old' value for ${name} does not match expected value.`);
+		return checkSettingValue(db, graph, name, next);
+	}
+	return checkSettingValue(db, graph, name, raw);
+}
+
+function normalize(v: unknown): unknown {
+	if (v && typeof v === "object" && !Array.isArray(v)) {
+		const o = v as { direct_members?: number[]; direct_subgroups?: number[] };
+		return { direct_members: [...(o.direct_members ?? [])].sort((a, b) => a - b), direct_subgroups: [...(o.direct_subgroups ?? [])].sort((a, b) => a - b) };
+	}
+	return v;
+}
+
+export function canManage(graph: GroupGraph, g: UserGroupDoc, actor: Identity): boolean {
+	if (g.is_system_group) return false;
+	if (isAdmin(actor.role)) return true;
+	return graph.allows(groupSettings(g, graph).can_manage_group, actor.user_id);
+}
+
+function requireManage(graph: GroupGraph, g: UserGroupDoc, actor: Identity): void {
+	if (g.deactivated || !canManage(graph, g, actor)) throw insufficientPermission();
+}
+
+export interface NewGroup {
+	name: string;
+	description: string;
+	members: number[];
+	subgroups?: number[];
+	settings: Partial<Record<GroupSettingName, unknown>>;
+}
+
+export async function createGroup(db: UsersDb, graph: GroupGraph, actor: Identity, input: NewGroup): Promise<number> {
+	if (isGuest(actor.role)) throw insufficientPermission();
+	const name = checkName(input.name);
+	checkDescription(input.description);
+	await checkNameFree(db, name);
+	const members = [...new Set(input.members)];
+	await checkUsers(db, members);
+	const subgroups = [...new Set(input.subgroups ?? [])];
+	checkSubgroups(graph, subgroups);
+	const settings: Partial<Record<GroupSettingName, GroupSettingValue>> = {};
+	for (const key of GROUP_SETTINGS) if (input.settings[key] !== undefined) settings[key] = await checkSettingValue(db, graph, key, input.settings[key]);
+	const id = await db.nextId("user_group");
+	try {
+		await db.UserGroup.create({
+			_id: id,
+			realm_id: db.realm._id,
+			name,
+			description: input.description,
+			is_system_group: false,
+			members,
+			direct_subgroup_ids: subgroups,
+			deactivated: false,
+			creator_id: actor.user_id,
+			date_created: clock.now(),
+			settings,
+		});
+	} catch (err) {
+		if ((err as { code?: number }).code === 11000) throw badRequest(`User group '${name}' already exists.`);
+		throw err;
+	}
+	return id;
+}
+
+export async function updateGroup(
+	db: UsersDb,
+	graph: GroupGraph,
+	actor: Identity,
+	g: UserGroupDoc,
+	input: { name?: string; description?: string; settings: Partial<Record<GroupSettingName, unknown>> },
+): Promise<void> {
+	requireManage(graph, g, actor);
+	const set: Record<string, unknown> = {};
+	if (input.name !== undefined) {
+		const name = checkName(input.name);
+		await checkNameFree(db, name, g._id);
+		set.name = name;
+	}
+	if (input.description !== undefined) set.description = checkDescription(input.description);
+	const current = groupSettings(g, graph);
+	for (const key of GROUP_SETTINGS) {
+		if (input.settings[key] !== undefined) set[`settings.${key}`] = await checkSettingChange(db, graph, key, input.settings[key], current[key]);
+	}
+	if (!Object.keys(set).length) throw badRequest("No new data supplied");
+	try {
+		await db.UserGroup.updateOne({ _id: g._id }, { $set: set });
+	} catch (err) {
+		if ((err as { code?: number }).code === 11000) throw badRequest(`User group '${String(set.name)}' already exists.`);
+		throw err;
+	}
+}
+
+export async function updateMembers(db: UsersDb, graph: GroupGraph, actor: Identity, g: UserGroupDoc, add: number[], remove: number[]): Promise<void> {
+	if (g.is_system_group || g.deactivated) throw insufficientPermission();
+	const settings = groupSettings(g, graph);
+	const manage = canManage(graph, g, actor);
+	const self = (ids: number[]) => ids.length === 1 && ids[0] === actor.user_id;
+	if (add.length && !(manage || graph.allows(settings.can_add_members_group, actor.user_id) || (self(add) && graph.allows(settings.can_join_group, actor.user_id)))) {
+		throw insufficientPermission();
+	}
+	if (remove.length && !(manage || graph.allows(settings.can_remove_members_group, actor.user_id) || (self(remove) && graph.allows(settings.can_leave_group, actor.user_id)))) {
+		throw insufficientPermission();
+	}
+	const current = new Set(g.members);
+	await checkUsers(db, add);
+	for (const id of add) if (current.has(id)) throw badRequest(`User ${id} is already a member of this group`);
+	for (const id of remove) if (!current.has(id)) throw badRequest(`There is no member '${id}' in this user group`);
+	const next = [...g.members.filter((u) => !remove.includes(u)), ...new Set(add)];
+	await db.UserGroup.updateOne({ _id: g._id }, { $set: { members: next } });
+}
+
+export async function updateSubgroups(db: UsersDb, graph: GroupGraph, actor: Identity, g: UserGroupDoc, add: number[], remove: number[]): Promise<void> {
+	requireManage(graph, g, actor);
+	checkSubgroups(graph, add);
+	const current = new Set(g.direct_subgroup_ids);
+	for (const id of add) {
+		if (current.has(id)) throw badRequest(`User group ${id} is already a subgroup of this group.`);
+		// g must not be reachable from the new subgroup, or the graph would have a cycle.
+		if (id === g._id || graph.descendants(id).has(g._id)) throw badRequest("User group cannot be a subgroup of itself or of its subgroups.");
+	}
+	for (const id of remove) if (!current.has(id)) throw badRequest(`User group ${id} is not a subgroup of this group.`);
+	const next = [...g.direct_subgroup_ids.filter((s) => !remove.includes(s)), ...new Set(add)];
+	await db.UserGroup.updateOne({ _id: g._id }, { $set: { direct_subgroup_ids: next } });
+}
+
+export async function deactivateGroup(db: UsersDb, graph: GroupGraph, actor: Identity, g: UserGroupDoc): Promise<void> {
+	requireManage(graph, g, actor);
+	const usedBy = await db.UserGroup.findOne({ realm_id: db.realm._id, deactivated: false, direct_subgroup_ids: g._id }).lean();
+	if (usedBy) throw badRequest("Cannot deactivate user group in use.");
+	await db.UserGroup.updateOne({ _id: g._id }, { $set: { deactivated: true } });
+}

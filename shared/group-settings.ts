@@ -1,0 +1,129 @@
+// Group-setting values and the one evaluator every permission check uses.
+//
+// A group-setting value names who holds a permission: either a user group's ID, or an anonymous
+// group `{direct_members, direct_subgroups}`. Membership is recursive through subgroups, and
+// deactivated users never hold a permission (as Zulip does from feature level 303).
+//
+// Each node keeps a snapshot of the organization's group graph (GroupGraphCache), loaded from
+// the users service and dropped when it announces a change to groups or users.
+
+export type AnonymousGroup = { direct_members: number[]; direct_subgroups: number[] };
+export type GroupSettingValue = number | AnonymousGroup;
+
+export interface GraphGroup {
+	id: number;
+	name: string;
+	members: number[];
+	subgroups: number[];
+	deactivated: boolean;
+}
+
+/** What the users service sends: every group, and which users are active. */
+export interface GroupGraphData {
+	groups: GraphGroup[];
+	active_user_ids: number[];
+}
+
+export class GroupGraph {
+	private groups: Map<number, GraphGroup>;
+	private active: Set<number>;
+	private memo = new Map<number, Set<number>>();
+
+	constructor(data: GroupGraphData) {
+		this.groups = new Map(data.groups.map((g) => [g.id, g]));
+		this.active = new Set(data.active_user_ids);
+	}
+
+	has(groupId: number): boolean {
+		return this.groups.has(groupId);
+	}
+
+	get(groupId: number): GraphGroup | undefined {
+		return this.groups.get(groupId);
+	}
+
+	byName(name: string): GraphGroup | undefined {
+		for (const g of this.groups.values()) if (g.name === name) return g;
+		return undefined;
+	}
+
+	/** Every active user in the group, directly or through subgroups (cycles are harmless). */
+	members(groupId: number): Set<number> {
+		const cached = this.memo.get(groupId);
+		if (cached) return cached;
+		const out = new Set<number>();
+		const seen = new Set<number>();
+		const stack = [groupId];
+		while (stack.length) {
+			const id = stack.pop()!;
+			if (seen.has(id)) continue;
+			seen.add(id);
+			const g = this.groups.get(id);
+			if (!g) continue;
+			for (const u of g.members) if (this.active.has(u)) out.add(u);
+			stack.push(...g.subgroups);
+		}
+		this.memo.set(groupId, out);
+		return out;
+	}
+
+	/** Every group reachable from `groupId` through subgroups, itself included. */
+	descendants(groupId: number): Set<number> {
+		const seen = new Set<number>();
+		const stack = [groupId];
+		while (stack.length) {
+			const id = stack.pop()!;
+			if (seen.has(id)) continue;
+			seen.add(id);
+			stack.push(...(this.groups.get(id)?.subgroups ?? []));
+		}
+		return seen;
+	}
+
+	settingMembers(value: GroupSettingValue): Set<number> {
+		if (typeof value === "number") return this.members(value);
+		const out = new Set<number>();
+		for (const u of value.direct_members) if (this.active.has(u)) out.add(u);
+		for (const g of value.direct_subgroups) for (const u of this.members(g)) out.add(u);
+		return out;
+	}
+
+	/** The question every permission check asks. */
+	allows(value: GroupSettingValue, userId: number): boolean {
+		if (typeof value === "number") return this.members(value).has(userId);
+		if (value.direct_members.includes(userId) && this.active.has(userId)) return true;
+		return value.direct_subgroups.some((g) => this.members(g).has(userId));
+	}
+}
+
+/** A per-node cache of the group graph; `invalidate` on `users.groupsChanged` and `users.changed`. */
+export class GroupGraphCache {
+	private current: Promise<GroupGraph> | undefined;
+
+	constructor(private load: () => Promise<GroupGraphData>) {}
+
+	get(): Promise<GroupGraph> {
+		if (!this.current) {
+			const p = this.load().then((d) => new GroupGraph(d));
+			// A failed load is not cached.
+			p.catch(() => {
+				if (this.current === p) this.current = undefined;
+			});
+			this.current = p;
+		}
+		return this.current;
+	}
+
+	invalidate(): void {
+		this.current = undefined;
+	}
+}
+
+/** Checks the shape of a group-setting value and that every group and user in it exists. */
+export function isGroupSettingValue(v: unknown): v is GroupSettingValue {
+	if (Number.isInteger(v)) return true;
+	if (!v || typeof v !== "object" || Array.isArray(v)) return false;
+	const o = v as Record<string, unknown>;
+	const ints = (a: unknown) => Array.isArray(a) && a.every((x) => Number.isInteger(x));
+	return Object.keys(o).every((k) => k === "direct_members" || k === "direct_subgroups") && ints(o.direct_members) && ints(o.direct_subgroups);
+}
