@@ -18,20 +18,37 @@ export interface GraphGroup {
 	deactivated: boolean;
 }
 
-/** What the users service sends: every group, and which users are active. */
+/** What the users service sends: every group, which users are active, the realm's group settings. */
 export interface GroupGraphData {
 	groups: GraphGroup[];
 	active_user_ids: number[];
+	/** Organization-level permissions (can_create_public_channel_group, ...). */
+	realm: Record<string, GroupSettingValue>;
 }
 
 export class GroupGraph {
 	private groups: Map<number, GraphGroup>;
 	private active: Set<number>;
 	private memo = new Map<number, Set<number>>();
+	readonly realm: Record<string, GroupSettingValue>;
 
 	constructor(data: GroupGraphData) {
 		this.groups = new Map(data.groups.map((g) => [g.id, g]));
 		this.active = new Set(data.active_user_ids);
+		this.realm = data.realm ?? {};
+	}
+
+	/** Whether the user holds an organization-level permission. */
+	realmAllows(setting: string, userId: number): boolean {
+		const value = this.realm[setting];
+		return value !== undefined && this.allows(value, userId);
+	}
+
+	/** The ID of a system group, e.g. "role:everyone". */
+	system(name: string): number {
+		const g = this.byName(name);
+		if (!g) throw new Error(`system group ${name} is missing`);
+		return g.id;
 	}
 
 	has(groupId: number): boolean {

@@ -50,6 +50,24 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
 	realm_upload_quota_mib: null,
 };
 
+/**
+ * Organization-level permissions, as group settings. Defaults name system groups; the realm
+ * document may store another value (a group ID or an anonymous group).
+ */
+export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
+	can_create_public_channel_group: "role:members",
+	can_create_private_channel_group: "role:members",
+	can_create_web_public_channel_group: "role:owners",
+	can_add_subscribers_group: "role:members",
+	can_delete_any_message_group: "role:administrators",
+	can_delete_own_message_group: "role:everyone",
+	can_move_messages_between_channels_group: "role:members",
+	can_move_messages_between_topics_group: "role:everyone",
+	can_manage_all_groups: "role:administrators",
+	can_create_groups: "role:members",
+	can_mention_many_users_group: "role:administrators",
+};
+
 export function realmSetting<T = unknown>(realm: RealmDoc, key: string): T {
 	return (realm.settings?.[key] ?? REALM_SETTING_DEFAULTS[key]) as T;
 }

@@ -4,10 +4,10 @@ import type { Identity } from "../../shared/actions";
 import { badRequest, insufficientPermission } from "../../shared/errors";
 import { GroupGraph, isGroupSettingValue, type GroupGraphData, type GroupSettingValue } from "../../shared/group-settings";
 import { clock } from "../../shared/clock";
-import { isAdmin, isGuest } from "../../shared/roles";
 import type { UsersDb } from "./db";
 import { GROUP_SETTINGS, type GroupSettingName, type UserGroupDoc } from "./models/user-group";
 import { withSystemMembers } from "./system-groups";
+import { REALM_GROUP_SETTING_DEFAULTS } from "./realm-settings";
 
 export const NAME_MAX = 100;
 export const DESCRIPTION_MAX = 1024;
@@ -23,22 +23,22 @@ export async function loadGroups(db: UsersDb): Promise<UserGroupDoc[]> {
 
 export async function graphData(db: UsersDb): Promise<GroupGraphData> {
 	const [groups, active] = await Promise.all([loadGroups(db), db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()]);
+	const idOf = new Map(groups.map((g) => [g.name, g._id]));
+	const realm: Record<string, GroupSettingValue> = {};
+	for (const [key, systemName] of Object.entries(REALM_GROUP_SETTING_DEFAULTS)) {
+		realm[key] = (db.realm.settings?.[`realm_${key}`] as GroupSettingValue | undefined) ?? idOf.get(systemName)!;
+	}
 	return {
 		groups: groups.map((g) => ({ id: g._id, name: g.name, members: g.members, subgroups: g.direct_subgroup_ids, deactivated: g.deactivated })),
 		active_user_ids: active.map((u) => u._id),
+		realm,
 	};
-}
-
-function systemGroupId(graph: GroupGraph, name: string): number {
-	const g = graph.byName(name);
-	if (!g) throw new Error(`system group ${name} is missing`);
-	return g.id;
 }
 
 /** A group's settings with defaults filled in (creator manages; everyone mentions; ...). */
 export function groupSettings(g: UserGroupDoc, graph: GroupGraph): Record<GroupSettingName, GroupSettingValue> {
-	const nobody = systemGroupId(graph, "role:nobody");
-	const everyone = systemGroupId(graph, "role:everyone");
+	const nobody = graph.system("role:nobody");
+	const everyone = graph.system("role:everyone");
 	const defaults: Record<GroupSettingName, GroupSettingValue> = {
 		can_add_members_group: nobody,
 		can_join_group: nobody,
@@ -131,7 +131,7 @@ function normalize(v: unknown): unknown {
 
 export function canManage(graph: GroupGraph, g: UserGroupDoc, actor: Identity): boolean {
 	if (g.is_system_group) return false;
-	if (isAdmin(actor.role)) return true;
+	if (graph.realmAllows("can_manage_all_groups", actor.user_id)) return true;
 	return graph.allows(groupSettings(g, graph).can_manage_group, actor.user_id);
 }
 
@@ -148,7 +148,7 @@ export interface NewGroup {
 }
 
 export async function createGroup(db: UsersDb, graph: GroupGraph, actor: Identity, input: NewGroup): Promise<number> {
-	if (isGuest(actor.role)) throw insufficientPermission();
+	if (!graph.realmAllows("can_create_groups", actor.user_id)) throw insufficientPermission();
 	const name = checkName(input.name);
 	checkDescription(input.description);
 	await checkNameFree(db, name);

@@ -622,6 +622,11 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					const state = registerState({ realm: db.realm, user, all, fields, params: ctx.params });
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
 					if (wants("realm_user_groups")) state.realm_user_groups = await groupsView(false);
+					if (wants("realm")) {
+						// Organization-level permissions, as group-setting values.
+						const graph = await graphs.get();
+						for (const [key, value] of Object.entries(graph.realm)) state[`realm_${key}`] = value;
+					}
 					return state;
 				},
 			},
