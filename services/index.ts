@@ -6,12 +6,14 @@ import type { Config } from "../shared/config";
 import { startEmbeddedStore, type RunningStore } from "../shared/store";
 import { apiService } from "./api/api.service";
 import { usersService } from "./users/users.service";
+import { channelsService } from "./channels/channels.service";
 
 type Factory = (config: Config & { mongoUrl: string }) => ServiceSchema;
 
 export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = {
 	api: { factory: apiService, needsDb: false },
 	users: { factory: usersService, needsDb: true },
+	channels: { factory: channelsService, needsDb: true },
 };
 
 export interface RunningNode {

@@ -1,6 +1,7 @@
 // The bus contract: every action one service calls on another, with its parameters and result,
 // declared once here so a call across the bus is type-checked like a local one.
 import type { Context } from "moleculer";
+import type { GroupGraphData } from "./group-settings";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
 export interface Identity {
@@ -52,10 +53,20 @@ export interface RegisterStateParams {
 /** Each service answers `<service>.registerState` with its own part of the POST /register state. */
 export type RegisterState = Record<string, unknown>;
 
+/** A user as permission checks need them. */
+export interface Principal {
+	user_id: number;
+	role: number;
+	is_bot: boolean;
+	bot_owner_id: number | null;
+}
+
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
 	"users.getMany": { params: { user_ids: number[] }; result: { users: ApiUser[] } };
 	"users.registerState": { params: RegisterStateParams; result: RegisterState };
+	"users.resolvePrincipals": { params: { principals: Array<number | string> }; result: { users: Principal[] } };
+	"users.groupGraph": { params: Record<string, never>; result: GroupGraphData };
 }
 
 export type ActionName = keyof ActionMap;

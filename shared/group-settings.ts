@@ -38,6 +38,10 @@ export class GroupGraph {
 		this.realm = data.realm ?? {};
 	}
 
+	isActive(userId: number): boolean {
+		return this.active.has(userId);
+	}
+
 	/** Whether the user holds an organization-level permission. */
 	realmAllows(setting: string, userId: number): boolean {
 		const value = this.realm[setting];

@@ -44,6 +44,15 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/user_groups/{user_group_id}/subgroups", action: "users.groupSubgroups" },
 	{ method: "POST", path: "/user_groups/{user_group_id}/subgroups", action: "users.updateGroupSubgroups" },
 
+	{ method: "GET", path: "/users/me/subscriptions", action: "channels.listSubscriptions" },
+	{ method: "POST", path: "/users/me/subscriptions", action: "channels.subscribe" },
+	{ method: "DELETE", path: "/users/me/subscriptions", action: "channels.unsubscribe" },
+	{ method: "GET", path: "/streams", action: "channels.list" },
+	{ method: "GET", path: "/streams/{stream_id}", action: "channels.get" },
+	{ method: "DELETE", path: "/streams/{stream_id}", action: "channels.archive" },
+	{ method: "GET", path: "/streams/{stream_id}/members", action: "channels.members" },
+	{ method: "GET", path: "/get_stream_id", action: "channels.getId" },
+
 	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
 	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField" },
 	{ method: "PATCH", path: "/realm/profile_fields", action: "users.reorderProfileFields" },

@@ -533,6 +533,28 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				},
 			},
 
+			/**
+			 * Principals (user IDs or emails) as the users they name; unknown or deactivated users
+			 * are an error, as the subscription endpoints require.
+			 */
+			resolvePrincipals: {
+				visibility: "public",
+				params: params({ principals: p.list({ type: "multi", rules: [{ type: "number", integer: true }, { type: "string" }] }) }),
+				async handler(ctx: Ctx<{ principals: Array<number | string> }>) {
+					const ids = ctx.params.principals.filter((x): x is number => typeof x === "number");
+					const emails = ctx.params.principals.filter((x): x is string => typeof x === "string").map((e) => e.trim().toLowerCase());
+					const found = await db.User.find({ realm_id: db.realm._id, $or: [{ _id: { $in: ids } }, { email_key: { $in: emails } }] }).lean();
+					const byId = new Map(found.map((u) => [u._id, u]));
+					const byEmail = new Map(found.map((u) => [u.email_key, u]));
+					const users = ctx.params.principals.map((x) => (typeof x === "number" ? byId.get(x) : byEmail.get(x.trim().toLowerCase())));
+					if (users.some((u) => !u || !u.is_active)) throw noSuchUser();
+					const unique = new Map(users.map((u) => [u!._id, u!]));
+					return {
+						users: [...unique.values()].map((u) => ({ user_id: u._id, role: u.role, is_bot: u.is_bot, bot_owner_id: u.bot_owner_id })),
+					};
+				},
+			},
+
 			/** Other services' permission checks evaluate group settings against this snapshot. */
 			groupGraph: {
 				visibility: "public",

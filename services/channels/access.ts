@@ -1,0 +1,58 @@
+// Who may see and do what with a channel: the one model every channel action uses.
+//
+// - Content access (read its messages, add subscribers, delete or move messages): web-public
+//   channels; channels the user is subscribed to; public channels for anyone but guests; private
+//   channels for users in its can_add_subscribers_group.
+// - Metadata access (know it exists, its name, description and subscribers): content access, or
+//   administering it (organization administrators administer every channel).
+import type { GroupGraph } from "../../shared/group-settings";
+import type { Identity } from "../../shared/actions";
+import { isAdmin, isGuest } from "../../shared/roles";
+import type { ChannelDoc } from "./models/channel";
+
+export type Actor = Pick<Identity, "user_id" | "role">;
+
+export function isChannelAdmin(graph: GroupGraph, actor: Actor, channel: ChannelDoc): boolean {
+	return isAdmin(actor.role) || graph.allows(channel.settings.can_administer_channel_group, actor.user_id);
+}
+
+export function hasContentAccess(graph: GroupGraph, actor: Actor, channel: ChannelDoc, subscribed: boolean): boolean {
+	if (channel.is_web_public || subscribed) return true;
+	if (isGuest(actor.role)) return false;
+	if (!channel.invite_only) return true;
+	return graph.allows(channel.settings.can_add_subscribers_group, actor.user_id);
+}
+
+export function hasMetadataAccess(graph: GroupGraph, actor: Actor, channel: ChannelDoc, subscribed: boolean): boolean {
+	return hasContentAccess(graph, actor, channel, subscribed) || isChannelAdmin(graph, actor, channel);
+}
+
+/** Adding other users: content access, and the organization's or channel's permission. */
+export function canAddSubscribers(graph: GroupGraph, actor: Actor, channel: ChannelDoc, subscribed: boolean): boolean {
+	if (!hasContentAccess(graph, actor, channel, subscribed)) return false;
+	return (
+		isChannelAdmin(graph, actor, channel) ||
+		graph.realmAllows("can_add_subscribers_group", actor.user_id) ||
+		graph.allows(channel.settings.can_add_subscribers_group, actor.user_id)
+	);
+}
+
+/** Unsubscribing someone else (the spec's three rules; removing oneself is always allowed). */
+export function canRemoveSubscriber(
+	graph: GroupGraph,
+	actor: Actor,
+	channel: ChannelDoc,
+	actorSubscribed: boolean,
+	target: { user_id: number; is_bot: boolean; bot_owner_id: number | null },
+): boolean {
+	if (isAdmin(actor.role)) return true;
+	const access = hasContentAccess(graph, actor, channel, actorSubscribed);
+	if (access && target.is_bot && target.bot_owner_id === actor.user_id) return true;
+	return access && graph.allows(channel.settings.can_remove_subscribers_group, actor.user_id);
+}
+
+/** Which creation permission a new channel needs. */
+export function creationSetting(channel: { invite_only: boolean; is_web_public: boolean }): string {
+	if (channel.is_web_public) return "can_create_web_public_channel_group";
+	return channel.invite_only ? "can_create_private_channel_group" : "can_create_public_channel_group";
+}

@@ -1,0 +1,271 @@
+// The channels service: channels, subscriptions, channel permissions and the access model.
+// Handlers are thin; the rules live in the modules beside this file.
+import type { Connection } from "mongoose";
+import type { Context, ServiceSchema } from "moleculer";
+import type { Config } from "../../shared/config";
+import { call, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
+import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
+import { badRequest } from "../../shared/errors";
+import { GroupGraphCache, type GroupGraph } from "../../shared/group-settings";
+import { p, params } from "../../shared/params";
+import { isAdmin, isGuest } from "../../shared/roles";
+import type { ChannelsDb } from "./db";
+import { channelModel, CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelDoc } from "./models/channel";
+import { subscriptionModel, type SubscriptionDoc } from "./models/subscription";
+import { hasContentAccess, hasMetadataAccess, isChannelAdmin } from "./access";
+import { channelView, subscriptionView } from "./channel-view";
+import { subscribe, type SubscribeParams } from "./subscribe";
+import { unsubscribe } from "./unsubscribe";
+
+type Ctx<P = Record<string, never>> = Context<P, Meta>;
+
+const groupSettingParams = Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((k) => [k, p.json({ optional: true })]));
+
+const principalsParam = p.either([p.intList(), p.stringList()], { optional: true });
+
+interface StreamFilters {
+	include_public?: boolean;
+	include_web_public?: boolean;
+	include_subscribed?: boolean;
+	exclude_archived?: boolean;
+	include_all?: boolean;
+	include_default?: boolean;
+	include_owner_subscribed?: boolean;
+	include_can_access_content?: boolean;
+	include_all_active?: boolean;
+}
+
+export function channelsService(config: Config & { mongoUrl: string }): ServiceSchema {
+	let conn: Connection;
+	const db = { realmId: 1 } as ChannelsDb;
+
+	const me = (ctx: Ctx<any>): Identity => {
+		const user = ctx.meta.user;
+		if (!user) throw badRequest("Not logged in");
+		return user;
+	};
+
+	const invalidChannel = () => badRequest("Invalid channel ID");
+
+	async function activeSubs(userId: number): Promise<Set<number>> {
+		return new Set((await db.Subscription.find({ user_id: userId, active: true }, { channel_id: 1 }).lean()).map((s) => s.channel_id));
+	}
+
+	/** A channel the actor may know about, or "Invalid channel ID". */
+	async function visibleChannel(graph: GroupGraph, actor: Identity, channelId: number): Promise<{ channel: ChannelDoc; subscribed: boolean }> {
+		const channel = await db.Channel.findOne({ _id: channelId, realm_id: db.realmId }).lean();
+		if (!channel) throw invalidChannel();
+		const subscribed = !!(await db.Subscription.exists({ _id: `${actor.user_id}:${channelId}`, active: true }));
+		if (!hasMetadataAccess(graph, actor, channel, subscribed)) throw invalidChannel();
+		return { channel, subscribed };
+	}
+
+	/** Active subscribers of each channel (deactivated users left out). */
+	async function subscribersOf(graph: GroupGraph, channelIds: number[]): Promise<Map<number, number[]>> {
+		const out = new Map<number, number[]>(channelIds.map((id) => [id, []]));
+		const subs = await db.Subscription.find({ channel_id: { $in: channelIds }, active: true }, { user_id: 1, channel_id: 1 }).lean();
+		for (const s of subs) if (graph.isActive(s.user_id)) out.get(s.channel_id)!.push(s.user_id);
+		for (const list of out.values()) list.sort((a, b) => a - b);
+		return out;
+	}
+
+	async function allChannels(): Promise<ChannelDoc[]> {
+		return db.Channel.find({ realm_id: db.realmId }).sort({ name_key: 1 }).lean();
+	}
+
+	return {
+		name: "channels",
+		actions: {
+			subscribe: {
+				params: params({
+					subscriptions: p.list(p.object({ name: p.string(), description: p.string({ optional: true }) }, {}), { min: 1 }),
+					principals: principalsParam,
+					authorization_errors_fatal: p.bool({ optional: true }),
+					announce: p.bool({ optional: true }),
+					invite_only: p.bool({ optional: true }),
+					is_web_public: p.bool({ optional: true }),
+					is_default_stream: p.bool({ optional: true }),
+					history_public_to_subscribers: p.bool({ optional: true }),
+					message_retention_days: p.either([p.string(), p.int()], { optional: true }),
+					topics_policy: p.oneOf(TOPICS_POLICIES, { optional: true }),
+					...groupSettingParams,
+				}),
+				async handler(ctx: Ctx<SubscribeParams & { principals?: Array<number | string> }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const principals = ctx.params.principals?.length ? (await call(ctx, "users.resolvePrincipals", { principals: ctx.params.principals })).users : [];
+					const { created, ...result } = await subscribe(db, graph, actor, principals, ctx.params);
+					if (created.length) await ctx.broadcast("channels.created", { channel_ids: created });
+					await ctx.broadcast("channels.subscriptionsChanged", { user_ids: principals.length ? principals.map((u) => u.user_id) : [actor.user_id] });
+					return result;
+				},
+			},
+
+			unsubscribe: {
+				params: params({ subscriptions: p.stringList({ min: 1 }), principals: principalsParam }),
+				async handler(ctx: Ctx<{ subscriptions: string[]; principals?: Array<number | string> }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const principals = ctx.params.principals?.length ? (await call(ctx, "users.resolvePrincipals", { principals: ctx.params.principals })).users : null;
+					const { removed, not_removed, userIds } = await unsubscribe(db, graph, actor, ctx.params.subscriptions, principals);
+					if (removed.length) await ctx.broadcast("channels.subscriptionsChanged", { user_ids: userIds });
+					return { removed, not_removed };
+				},
+			},
+
+			listSubscriptions: {
+				params: params({ include_subscribers: p.bool({ optional: true }) }),
+				async handler(ctx: Ctx<{ include_subscribers?: boolean }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const subs = await db.Subscription.find({ user_id: actor.user_id, active: true }).lean();
+					const channels = new Map((await db.Channel.find({ _id: { $in: subs.map((s) => s.channel_id) } }).lean()).map((c) => [c._id, c]));
+					const subscribers = ctx.params.include_subscribers ? await subscribersOf(graph, [...channels.keys()]) : undefined;
+					const list = subs
+						.filter((s) => channels.has(s.channel_id))
+						.map((s) => subscriptionView(graph, channels.get(s.channel_id)!, s, subscribers?.get(s.channel_id)))
+						.sort((a, b) => String(a.name).toLowerCase().localeCompare(String(b.name).toLowerCase()));
+					return { subscriptions: list };
+				},
+			},
+
+			list: {
+				params: params({
+					include_public: p.bool({ optional: true }),
+					include_web_public: p.bool({ optional: true }),
+					include_subscribed: p.bool({ optional: true }),
+					exclude_archived: p.bool({ optional: true }),
+					include_all: p.bool({ optional: true }),
+					include_default: p.bool({ optional: true }),
+					include_owner_subscribed: p.bool({ optional: true }),
+					include_can_access_content: p.bool({ optional: true }),
+					include_all_active: p.bool({ optional: true }),
+				}),
+				async handler(ctx: Ctx<StreamFilters>) {
+					const actor = me(ctx);
+					const q = ctx.params;
+					if (q.include_all_active && !isAdmin(actor.role)) throw badRequest("User not authorized for this query");
+					const graph = await db.graphs.get();
+					const [channels, subs] = await Promise.all([allChannels(), activeSubs(actor.user_id)]);
+					let ownerSubs = new Set<number>();
+					if (q.include_owner_subscribed && actor.is_bot) {
+						const [bot] = (await call(ctx, "users.resolvePrincipals", { principals: [actor.user_id] })).users;
+						if (bot?.bot_owner_id) ownerSubs = await activeSubs(bot.bot_owner_id);
+					}
+					const includeAll = q.include_all || q.include_all_active;
+					const picked = channels.filter((c) => {
+						if ((q.exclude_archived ?? true) && c.is_archived) return false;
+						const subscribed = subs.has(c._id);
+						if (!hasMetadataAccess(graph, actor, c, subscribed) && !(q.include_owner_subscribed && ownerSubs.has(c._id))) return false;
+						return (
+							!!includeAll ||
+							((q.include_public ?? true) && !c.invite_only && !isGuest(actor.role)) ||
+							(!!q.include_web_public && c.is_web_public) ||
+							((q.include_subscribed ?? true) && subscribed) ||
+							(!!q.include_default && c.is_default) ||
+							(!!q.include_can_access_content && hasContentAccess(graph, actor, c, subscribed)) ||
+							(!!q.include_owner_subscribed && ownerSubs.has(c._id))
+						);
+					});
+					return { streams: picked.map((c) => channelView(graph, c)) };
+				},
+			},
+
+			get: {
+				params: params({ stream_id: p.int() }),
+				async handler(ctx: Ctx<{ stream_id: number }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					return { stream: channelView(graph, channel) };
+				},
+			},
+
+			getId: {
+				params: params({ stream: p.string() }),
+				async handler(ctx: Ctx<{ stream: string }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const channel = await db.Channel.findOne({ realm_id: db.realmId, name_key: ctx.params.stream.trim().toLowerCase() }).lean();
+					const subscribed = !!channel && !!(await db.Subscription.exists({ _id: `${actor.user_id}:${channel._id}`, active: true }));
+					if (!channel || !hasMetadataAccess(graph, actor, channel, subscribed)) throw badRequest(`Invalid channel name '${ctx.params.stream}'`);
+					return { stream_id: channel._id };
+				},
+			},
+
+			members: {
+				params: params({ stream_id: p.int() }),
+				async handler(ctx: Ctx<{ stream_id: number }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					return { subscribers: (await subscribersOf(graph, [channel._id])).get(channel._id) };
+				},
+			},
+
+			archive: {
+				params: params({ stream_id: p.int() }),
+				async handler(ctx: Ctx<{ stream_id: number }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					if (!isChannelAdmin(graph, actor, channel)) throw badRequest("You do not have permission to administer this channel.");
+					if (channel.is_archived) throw badRequest("Channel is already archived");
+					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_archived: true, is_default: false } });
+					await ctx.broadcast("channels.archived", { channel_ids: [channel._id] });
+					return {};
+				},
+			},
+
+			registerState: {
+				visibility: "public",
+				async handler(ctx: Ctx<RegisterStateParams>) {
+					const actor = me(ctx);
+					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
+					if (!["subscription", "stream", "default_streams"].some(wants)) return {};
+					const graph = await db.graphs.get();
+					const [channels, subs] = await Promise.all([allChannels(), db.Subscription.find({ user_id: actor.user_id }).lean()]);
+					const mine = new Map<number, SubscriptionDoc>(subs.map((s) => [s.channel_id, s]));
+					const visible = channels.filter((c) => hasMetadataAccess(graph, actor, c, !!mine.get(c._id)?.active));
+					const out: Record<string, unknown> = {};
+					if (wants("subscription")) {
+						const subscribers = ctx.params.include_subscribers ? await subscribersOf(graph, visible.map((c) => c._id)) : undefined;
+						const withSubs = (c: ChannelDoc, v: Record<string, unknown>) => (subscribers ? { ...v, subscribers: subscribers.get(c._id) } : v);
+						out.subscriptions = visible.filter((c) => mine.get(c._id)?.active).map((c) => subscriptionView(graph, c, mine.get(c._id)!, subscribers?.get(c._id)));
+						out.unsubscribed = visible.filter((c) => mine.has(c._id) && !mine.get(c._id)!.active).map((c) => subscriptionView(graph, c, mine.get(c._id)!, subscribers?.get(c._id)));
+						out.never_subscribed = visible.filter((c) => !mine.has(c._id) && !c.is_archived).map((c) => withSubs(c, channelView(graph, c)));
+					}
+					if (wants("stream")) out.streams = visible.filter((c) => !c.is_archived).map((c) => channelView(graph, c));
+					if (wants("default_streams")) {
+						out.realm_default_streams = isGuest(actor.role) ? [] : channels.filter((c) => c.is_default && !c.is_archived).map((c) => channelView(graph, c));
+					}
+					return out;
+				},
+			},
+		},
+
+		events: {
+			"users.groupsChanged"() {
+				db.graphs?.invalidate();
+			},
+			"users.changed"() {
+				db.graphs?.invalidate();
+			},
+		},
+
+		async started(this: any) {
+			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "channels");
+			Object.assign(db, {
+				Channel: channelModel(conn),
+				Subscription: subscriptionModel(conn),
+				nextId: counters(conn),
+				graphs: new GroupGraphCache(() => this.broker.call("users.groupGraph", {})),
+			});
+			await ensureIndexes(conn);
+		},
+
+		async stopped() {
+			await conn?.close();
+		},
+	} as ServiceSchema;
+}

@@ -1,0 +1,14 @@
+// The channels service's database handles and per-node state, shared by its modules.
+import type { Model } from "mongoose";
+import type { GroupGraphCache } from "../../shared/group-settings";
+import type { ChannelDoc } from "./models/channel";
+import type { SubscriptionDoc } from "./models/subscription";
+
+export interface ChannelsDb {
+	Channel: Model<ChannelDoc>;
+	Subscription: Model<SubscriptionDoc>;
+	nextId: (entity: string) => Promise<number>;
+	/** The organization's group graph, from the users service, cleaned by its events. */
+	graphs: GroupGraphCache;
+	realmId: number;
+}
