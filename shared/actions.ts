@@ -18,6 +18,13 @@ export interface Meta {
 	user?: Identity;
 }
 
+/** The authenticated caller of an action the gateway routed (every route but a few requires one). */
+export function requireUser(ctx: Context<unknown, Meta>): Identity {
+	const user = ctx.meta.user;
+	if (!user) throw new Error("action called without an authenticated user");
+	return user;
+}
+
 /** A user as the API shows it (GET /users, GET /users/me, realm_users in POST /register). */
 export interface ApiUser {
 	user_id: number;

@@ -38,3 +38,8 @@ export function counters(conn: Connection): (entity: string, count?: number) => 
 export async function ensureIndexes(conn: Connection): Promise<void> {
 	for (const model of Object.values(conn.models)) await model.createIndexes();
 }
+
+/** Whether a write failed on a unique index: two requests raced to create the same thing. */
+export function isDuplicateKey(err: unknown): boolean {
+	return (err as { code?: number } | null)?.code === 11000;
+}

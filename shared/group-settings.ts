@@ -73,17 +73,7 @@ export class GroupGraph {
 		const cached = this.memo.get(groupId);
 		if (cached) return cached;
 		const out = new Set<number>();
-		const seen = new Set<number>();
-		const stack = [groupId];
-		while (stack.length) {
-			const id = stack.pop()!;
-			if (seen.has(id)) continue;
-			seen.add(id);
-			const g = this.groups.get(id);
-			if (!g) continue;
-			for (const u of g.members) if (this.active.has(u)) out.add(u);
-			stack.push(...g.subgroups);
-		}
+		for (const id of this.descendants(groupId)) for (const u of this.groups.get(id)?.members ?? []) if (this.active.has(u)) out.add(u);
 		this.memo.set(groupId, out);
 		return out;
 	}

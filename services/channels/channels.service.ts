@@ -3,7 +3,7 @@
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
-import { call, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
+import { call, requireUser, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { badRequest } from "../../shared/errors";
 import { GroupGraphCache, type GroupGraph } from "../../shared/group-settings";
@@ -39,11 +39,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 	let conn: Connection;
 	const db = { realmId: 1 } as ChannelsDb;
 
-	const me = (ctx: Ctx<any>): Identity => {
-		const user = ctx.meta.user;
-		if (!user) throw badRequest("Not logged in");
-		return user;
-	};
+	const me = (ctx: Ctx<any>): Identity => requireUser(ctx);
 
 	const invalidChannel = () => badRequest("Invalid channel ID");
 

@@ -1,5 +1,6 @@
 // POST /users/me/subscriptions: create channels that do not exist yet and subscribe users to
 // them, with every permission rule checked before anything is written.
+import { isDuplicateKey } from "../../shared/db";
 import type { Identity, Principal } from "../../shared/actions";
 import { badRequest, insufficientPermission, ownerRequired, adminRequired } from "../../shared/errors";
 import { isAdmin, isOwner } from "../../shared/roles";
@@ -131,7 +132,7 @@ export async function subscribe(db: ChannelsDb, graph: GroupGraph, actor: Identi
 			targets.push(doc);
 		} catch (err) {
 			// Created by a concurrent request a moment ago: subscribe to that one.
-			if ((err as { code?: number }).code !== 11000) throw err;
+			if (!isDuplicateKey(err)) throw err;
 			const other = await db.Channel.findOne({ realm_id: db.realmId, name_key: doc.name_key }).lean();
 			if (other) targets.push(other);
 		}

@@ -1,5 +1,6 @@
 // Creating accounts: the checks every path that makes a user goes through (POST /users, the
 // management CLI, the first owner at bootstrap).
+import { isDuplicateKey } from "../../shared/db";
 import type { Model } from "mongoose";
 import { badRequest } from "../../shared/errors";
 import { clock } from "../../shared/clock";
@@ -82,7 +83,7 @@ export async function createUser(User: Model<UserDoc>, nextId: (entity: string) 
 		await User.create(doc);
 	} catch (err) {
 		// Two requests for the same address at once: the unique index lets only one in.
-		if ((err as { code?: number }).code === 11000) throw taken();
+		if (isDuplicateKey(err)) throw taken();
 		throw err;
 	}
 	return doc;

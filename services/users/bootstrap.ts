@@ -1,6 +1,7 @@
 // First start on an empty database: one organization and its owner, and a zuliprc for the owner.
 // Safe to run on every start and from several replicas at once: each step checks what exists,
 // and unique indexes settle races.
+import { isDuplicateKey } from "../../shared/db";
 import fs from "node:fs";
 import path from "node:path";
 import type { Model } from "mongoose";
@@ -32,7 +33,7 @@ export async function ensureRealm(Realm: Model<RealmDoc>, config: Config): Promi
 		await Realm.create(realm);
 		return realm;
 	} catch (err) {
-		if ((err as { code?: number }).code !== 11000) throw err;
+		if (!isDuplicateKey(err)) throw err;
 		return (await Realm.findById(REALM_ID).lean()) as RealmDoc;
 	}
 }

@@ -1,4 +1,5 @@
 // The system groups every organization has, and their members, derived from users' roles.
+import { isDuplicateKey } from "../../shared/db";
 import type { UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
 import type { UserGroupDoc } from "./models/user-group";
@@ -62,7 +63,7 @@ export async function ensureSystemGroups(db: UsersDb): Promise<void> {
 				settings: {},
 			});
 		} catch (err) {
-			if ((err as { code?: number }).code !== 11000) throw err;
+			if (!isDuplicateKey(err)) throw err;
 		}
 	}
 	// Subgroup links are fixed once every group has its ID.

@@ -1,6 +1,7 @@
 // PATCH /users/{user_id} and PATCH /users/{email}: an administrator changes another user's name,
 // role, email or custom profile data. Every change is checked before anything is written, and
 // all of them are written in one update.
+import { isDuplicateKey } from "../../shared/db";
 import { badRequest, insufficientPermission, ownerRequired } from "../../shared/errors";
 import type { Identity } from "../../shared/actions";
 import { isAdmin, isOwner, Role } from "../../shared/roles";
@@ -72,7 +73,7 @@ export async function applyUpdate(db: UsersDb, userId: number, set: Record<strin
 		await db.User.updateOne({ _id: userId }, update);
 	} catch (err) {
 		// Two changes to the same address at once: the unique index lets one through.
-		if ((err as { code?: number }).code === 11000) throw badRequest(`Email '${String(set.delivery_email)}' already in use`);
+		if (isDuplicateKey(err)) throw badRequest(`Email '${String(set.delivery_email)}' already in use`);
 		throw err;
 	}
 }

@@ -1,5 +1,6 @@
 // User groups: creating and editing them, their members and subgroups, who may do so, and the
 // group graph every permission check evaluates (shared/group-settings.ts).
+import { isDuplicateKey } from "../../shared/db";
 import type { Identity } from "../../shared/actions";
 import { badRequest, insufficientPermission } from "../../shared/errors";
 import { GroupGraph, isGroupSettingValue, type GroupGraphData, type GroupSettingValue } from "../../shared/group-settings";
@@ -174,7 +175,7 @@ export async function createGroup(db: UsersDb, graph: GroupGraph, actor: Identit
 			settings,
 		});
 	} catch (err) {
-		if ((err as { code?: number }).code === 11000) throw badRequest(`User group '${name}' already exists.`);
+		if (isDuplicateKey(err)) throw badRequest(`User group '${name}' already exists.`);
 		throw err;
 	}
 	return id;
@@ -203,7 +204,7 @@ export async function updateGroup(
 	try {
 		await db.UserGroup.updateOne({ _id: g._id }, { $set: set });
 	} catch (err) {
-		if ((err as { code?: number }).code === 11000) throw badRequest(`User group '${String(set.name)}' already exists.`);
+		if (isDuplicateKey(err)) throw badRequest(`User group '${String(set.name)}' already exists.`);
 		throw err;
 	}
 }

@@ -4,7 +4,7 @@
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
-import type { ApiUser, Identity, Meta, RegisterStateParams } from "../../shared/actions";
+import { requireUser, type ApiUser, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import {
 	adminRequired,
@@ -86,11 +86,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 	const db = {} as UsersDb;
 	const graphs = new GroupGraphCache(() => graphData(db));
 
-	const me = (ctx: Ctx<any>): Identity => {
-		const user = ctx.meta.user;
-		if (!user) throw badRequest("Not logged in");
-		return user;
-	};
+	const me = (ctx: Ctx<any>): Identity => requireUser(ctx);
 
 	const requireAdmin = (ctx: Ctx<any>): Identity => {
 		const user = me(ctx);
