@@ -24,6 +24,8 @@ export interface GroupGraphData {
 	active_user_ids: number[];
 	/** Organization-level permissions (can_create_public_channel_group, ...). */
 	realm: Record<string, GroupSettingValue>;
+	/** The organization's name for the empty topic (realm_empty_topic_display_name). */
+	empty_topic_display_name?: string;
 }
 
 export class GroupGraph {
@@ -31,11 +33,13 @@ export class GroupGraph {
 	private active: Set<number>;
 	private memo = new Map<number, Set<number>>();
 	readonly realm: Record<string, GroupSettingValue>;
+	readonly emptyTopicDisplayName: string;
 
 	constructor(data: GroupGraphData) {
 		this.groups = new Map(data.groups.map((g) => [g.id, g]));
 		this.active = new Set(data.active_user_ids);
 		this.realm = data.realm ?? {};
+		this.emptyTopicDisplayName = data.empty_topic_display_name ?? "general chat";
 	}
 
 	isActive(userId: number): boolean {

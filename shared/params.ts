@@ -53,6 +53,8 @@ function parseJson(name: string, raw: string): unknown {
 }
 
 function decode(name: string, rule: Rule, raw: string): unknown {
+	// A nullable parameter takes JSON's null.
+	if (rule.nullable && raw.trim() === "null") return null;
 	switch (rule.type) {
 		case "string":
 			return raw;

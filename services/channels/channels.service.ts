@@ -15,7 +15,14 @@ import { subscriptionModel, type SubscriptionDoc } from "./models/subscription";
 import { hasContentAccess, hasMetadataAccess, isChannelAdmin } from "./access";
 import { channelView, subscriptionView } from "./channel-view";
 import { subscribe, type SubscribeParams } from "./subscribe";
-import { unsubscribe } from "./unsubscribe";
+import { unsubscribe, channelDoesNotExist } from "./unsubscribe";
+import { updateStream, type StreamChanges } from "./stream-update";
+import { updateProperties, type PropertyChange } from "./subscription-properties";
+import { createFolder, folderView, updateFolder } from "./folders";
+import { setVisibility, topicForClient, topicFromClient } from "./topics";
+import { channelFolderModel } from "./models/channel-folder";
+import { userTopicModel, VisibilityPolicy } from "./models/user-topic";
+import { adminRequired } from "../../shared/errors";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -213,12 +220,147 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 				},
 			},
 
+			update: {
+				params: params({
+					stream_id: p.int(),
+					description: p.string({ optional: true }),
+					new_name: p.string({ optional: true }),
+					is_private: p.bool({ optional: true }),
+					is_web_public: p.bool({ optional: true }),
+					history_public_to_subscribers: p.bool({ optional: true }),
+					is_default_stream: p.bool({ optional: true }),
+					message_retention_days: p.either([p.string(), p.int()], { optional: true }),
+					is_archived: p.bool({ optional: true }),
+					folder_id: { ...p.int({ optional: true }), nullable: true },
+					topics_policy: p.string({ optional: true }),
+					...groupSettingParams,
+				}),
+				async handler(ctx: Ctx<StreamChanges & { stream_id: number }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const { stream_id, ...changes } = ctx.params;
+					const { channel, subscribed } = await visibleChannel(graph, actor, stream_id);
+					const set = await updateStream(db, graph, actor, channel, subscribed, changes);
+					if (Object.keys(set).length) await ctx.broadcast("channels.updated", { channel_id: channel._id, changes: set });
+					return {};
+				},
+			},
+
+			updateProperties: {
+				params: params({
+					subscription_data: p.list(p.object({ stream_id: p.int(), property: p.string(), value: { type: "any" } }), { min: 1 }),
+				}),
+				async handler(ctx: Ctx<{ subscription_data: PropertyChange[] }>) {
+					const actor = me(ctx);
+					await updateProperties(db, actor.user_id, ctx.params.subscription_data);
+					return { subscription_data: ctx.params.subscription_data };
+				},
+			},
+
+			addDefault: {
+				params: params({ stream_id: p.int() }),
+				async handler(ctx: Ctx<{ stream_id: number }>) {
+					const actor = me(ctx);
+					if (!isAdmin(actor.role)) throw adminRequired();
+					const graph = await db.graphs.get();
+					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					if (channel.invite_only) throw badRequest("Private channels cannot be made default.");
+					if (channel.is_archived) throw invalidChannel();
+					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_default: true } });
+					return {};
+				},
+			},
+
+			removeDefault: {
+				params: params({ stream_id: p.int() }),
+				async handler(ctx: Ctx<{ stream_id: number }>) {
+					const actor = me(ctx);
+					if (!isAdmin(actor.role)) throw adminRequired();
+					const graph = await db.graphs.get();
+					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					if (!channel.is_default) throw badRequest("Channel is not a default channel.");
+					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_default: false } });
+					return {};
+				},
+			},
+
+			listFolders: {
+				params: params({ include_archived: p.bool({ optional: true }) }),
+				async handler(ctx: Ctx<{ include_archived?: boolean }>) {
+					me(ctx);
+					const filter = ctx.params.include_archived ? { realm_id: db.realmId } : { realm_id: db.realmId, is_archived: false };
+					return { channel_folders: (await db.ChannelFolder.find(filter).sort({ order: 1 }).lean()).map(folderView) };
+				},
+			},
+
+			createFolder: {
+				params: params({ name: p.string(), description: p.string({ optional: true }) }),
+				async handler(ctx: Ctx<{ name: string; description?: string }>) {
+					const actor = me(ctx);
+					if (!isAdmin(actor.role)) throw adminRequired();
+					return { channel_folder_id: await createFolder(db, actor.user_id, ctx.params.name, ctx.params.description ?? "") };
+				},
+			},
+
+			updateFolder: {
+				params: params({ channel_folder_id: p.int(), name: p.string({ optional: true }), description: p.string({ optional: true }), is_archived: p.bool({ optional: true }) }),
+				async handler(ctx: Ctx<{ channel_folder_id: number; name?: string; description?: string; is_archived?: boolean }>) {
+					const actor = me(ctx);
+					if (!isAdmin(actor.role)) throw adminRequired();
+					const { channel_folder_id, ...changes } = ctx.params;
+					await updateFolder(db, channel_folder_id, changes);
+					return {};
+				},
+			},
+
+			/** Deprecated: mute (add) or unmute (remove) a topic, naming the channel by ID or by name. */
+			muteTopic: {
+				params: params({
+					stream_id: p.int({ optional: true }),
+					stream: p.string({ optional: true }),
+					topic: p.string(),
+					op: p.oneOf(["add", "remove"]),
+				}),
+				async handler(ctx: Ctx<{ stream_id?: number; stream?: string; topic: string; op: "add" | "remove" }>) {
+					const actor = me(ctx);
+					const q = ctx.params;
+					if ((q.stream_id === undefined) === (q.stream === undefined)) throw badRequest("Please choose one: 'stream' or 'stream_id'.");
+					const graph = await db.graphs.get();
+					let channelId = q.stream_id;
+					if (q.stream !== undefined) {
+						const c = await db.Channel.findOne({ realm_id: db.realmId, name_key: q.stream.trim().toLowerCase() }).lean();
+						if (!c) throw channelDoesNotExist(q.stream);
+						channelId = c._id;
+					}
+					const { channel, subscribed } = await visibleChannel(graph, actor, channelId!);
+					if (!hasContentAccess(graph, actor, channel, subscribed)) throw invalidChannel();
+					const topic = topicFromClient(graph, q.topic);
+					await setVisibility(db, actor.user_id, channel._id, topic, q.op === "add" ? VisibilityPolicy.MUTED : VisibilityPolicy.NONE);
+					await ctx.broadcast("channels.userTopicChanged", { user_id: actor.user_id, channel_id: channel._id, topic });
+					return {};
+				},
+			},
+
+			setTopicVisibility: {
+				params: params({ stream_id: p.int(), topic: p.string(), visibility_policy: p.oneOf([0, 1, 2, 3]) }),
+				async handler(ctx: Ctx<{ stream_id: number; topic: string; visibility_policy: number }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const { channel, subscribed } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					if (!hasContentAccess(graph, actor, channel, subscribed)) throw invalidChannel();
+					const topic = topicFromClient(graph, ctx.params.topic);
+					await setVisibility(db, actor.user_id, channel._id, topic, ctx.params.visibility_policy);
+					await ctx.broadcast("channels.userTopicChanged", { user_id: actor.user_id, channel_id: channel._id, topic });
+					return {};
+				},
+			},
+
 			registerState: {
 				visibility: "public",
 				async handler(ctx: Ctx<RegisterStateParams>) {
 					const actor = me(ctx);
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
-					if (!["subscription", "stream", "default_streams"].some(wants)) return {};
+					if (!["subscription", "stream", "default_streams", "user_topic", "muted_topics", "channel_folders"].some(wants)) return {};
 					const graph = await db.graphs.get();
 					const [channels, subs] = await Promise.all([allChannels(), db.Subscription.find({ user_id: actor.user_id }).lean()]);
 					const mine = new Map<number, SubscriptionDoc>(subs.map((s) => [s.channel_id, s]));
@@ -235,6 +377,28 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					if (wants("default_streams")) {
 						out.realm_default_streams = isGuest(actor.role) ? [] : channels.filter((c) => c.is_default && !c.is_archived).map((c) => channelView(graph, c));
 					}
+					if (wants("user_topic") || wants("muted_topics")) {
+						const allowEmpty = !!ctx.params.client_capabilities.empty_topic_name;
+						const topics = await db.UserTopic.find({ user_id: actor.user_id }).lean();
+						const names = new Map(channels.map((c) => [c._id, c.name]));
+						if (wants("user_topic")) {
+							out.user_topics = topics.map((t) => ({
+								stream_id: t.channel_id,
+								topic_name: topicForClient(graph, t.topic, allowEmpty),
+								last_updated: t.last_updated,
+								visibility_policy: t.visibility_policy,
+							}));
+						}
+						// The deprecated list is left out when the modern one is asked for by name.
+						if (wants("muted_topics") && !(ctx.params.event_types ?? []).includes("user_topic")) {
+							out.muted_topics = topics
+								.filter((t) => t.visibility_policy === VisibilityPolicy.MUTED && names.has(t.channel_id))
+								.map((t) => [names.get(t.channel_id), topicForClient(graph, t.topic, allowEmpty), t.last_updated]);
+						}
+					}
+					if (wants("channel_folders")) {
+						out.channel_folders = (await db.ChannelFolder.find({ realm_id: db.realmId }).sort({ order: 1 }).lean()).map(folderView);
+					}
 					return out;
 				},
 			},
@@ -247,6 +411,15 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			"users.changed"() {
 				db.graphs?.invalidate();
 			},
+			/** Derived state the channel objects show: first message, recent activity, named topics. */
+			async "message.sent"(ctx: Context<{ channel_id?: number; message_id: number; timestamp: number; topic?: string }>) {
+				const { channel_id, message_id, timestamp, topic } = ctx.params;
+				if (!channel_id) return;
+				await db.Channel.updateOne({ _id: channel_id, first_message_id: null }, { $set: { first_message_id: message_id } });
+				const set: Record<string, unknown> = { last_message_at: timestamp };
+				if (topic) set.has_named_topics = true;
+				await db.Channel.updateOne({ _id: channel_id }, { $set: set });
+			},
 		},
 
 		async started(this: any) {
@@ -254,6 +427,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			Object.assign(db, {
 				Channel: channelModel(conn),
 				Subscription: subscriptionModel(conn),
+				ChannelFolder: channelFolderModel(conn),
+				UserTopic: userTopicModel(conn),
 				nextId: counters(conn),
 				graphs: new GroupGraphCache(() => this.broker.call("users.groupGraph", {})),
 			});

@@ -3,10 +3,14 @@ import type { Model } from "mongoose";
 import type { GroupGraphCache } from "../../shared/group-settings";
 import type { ChannelDoc } from "./models/channel";
 import type { SubscriptionDoc } from "./models/subscription";
+import type { ChannelFolderDoc } from "./models/channel-folder";
+import type { UserTopicDoc } from "./models/user-topic";
 
 export interface ChannelsDb {
 	Channel: Model<ChannelDoc>;
 	Subscription: Model<SubscriptionDoc>;
+	ChannelFolder: Model<ChannelFolderDoc>;
+	UserTopic: Model<UserTopicDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization's group graph, from the users service, cleaned by its events. */
 	graphs: GroupGraphCache;

@@ -123,6 +123,7 @@ export async function subscribe(db: ChannelsDb, graph: GroupGraph, actor: Identi
 			topics_policy: topicsPolicy,
 			first_message_id: null,
 			last_message_at: null,
+			has_named_topics: false,
 			folder_id: null,
 			settings: { ...defaultSettings(graph, actor.user_id), ...chosenSettings },
 		};

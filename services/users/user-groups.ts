@@ -8,7 +8,7 @@ import { clock } from "../../shared/clock";
 import type { UsersDb } from "./db";
 import { GROUP_SETTINGS, type GroupSettingName, type UserGroupDoc } from "./models/user-group";
 import { withSystemMembers } from "./system-groups";
-import { REALM_GROUP_SETTING_DEFAULTS } from "./realm-settings";
+import { REALM_GROUP_SETTING_DEFAULTS, realmSetting } from "./realm-settings";
 
 export const NAME_MAX = 100;
 export const DESCRIPTION_MAX = 1024;
@@ -33,6 +33,7 @@ export async function graphData(db: UsersDb): Promise<GroupGraphData> {
 		groups: groups.map((g) => ({ id: g._id, name: g.name, members: g.members, subgroups: g.direct_subgroup_ids, deactivated: g.deactivated })),
 		active_user_ids: active.map((u) => u._id),
 		realm,
+		empty_topic_display_name: realmSetting<string>(db.realm, "realm_empty_topic_display_name"),
 	};
 }
 

@@ -41,6 +41,8 @@ export interface ChannelDoc {
 	first_message_id: number | null;
 	/** UNIX seconds of the newest message, kept from the messages service's events. */
 	last_message_at: number | null;
+	/** Whether any message was sent to a non-empty topic (for topics_policy empty_topic_only). */
+	has_named_topics: boolean;
 	folder_id: number | null;
 	settings: Record<ChannelGroupSetting, GroupSettingValue>;
 }
@@ -64,6 +66,7 @@ const schema = new Schema<ChannelDoc>(
 		topics_policy: { type: String, default: "inherit" },
 		first_message_id: { type: Number, default: null },
 		last_message_at: { type: Number, default: null },
+		has_named_topics: { type: Boolean, default: false },
 		folder_id: { type: Number, default: null },
 		settings: { type: Schema.Types.Mixed, default: {} },
 	},

@@ -1,0 +1,35 @@
+// Per-user topic visibility (mute, unmute, follow): POST /user_topics and the older
+// PATCH /users/me/subscriptions/muted_topics, with the empty-topic naming rules.
+import { badRequest } from "../../shared/errors";
+import type { GroupGraph } from "../../shared/group-settings";
+import { clock } from "../../shared/clock";
+import { LIMITS } from "../../shared/version";
+import type { ChannelsDb } from "./db";
+import { userTopicKey } from "./models/user-topic";
+
+/** "(no topic)" and the organization's display name for the empty topic both mean "". */
+export function topicFromClient(graph: GroupGraph, raw: string): string {
+	const t = raw.trim();
+	if (t === "(no topic)" || t === graph.emptyTopicDisplayName) return "";
+	if (t.length > LIMITS.max_topic_length) throw badRequest(`Topic too long (limit: ${LIMITS.max_topic_length} characters)`);
+	return t;
+}
+
+/** What a client that does not handle the empty topic sees in its place. */
+export function topicForClient(graph: GroupGraph, topic: string, allowEmpty: boolean): string {
+	return topic === "" && !allowEmpty ? graph.emptyTopicDisplayName : topic;
+}
+
+/** Sets a policy; 0 (none) removes the row. Idempotent: setting the same policy again succeeds. */
+export async function setVisibility(db: ChannelsDb, userId: number, channelId: number, topic: string, policy: number): Promise<void> {
+	const _id = userTopicKey(userId, channelId, topic);
+	if (policy === 0) {
+		await db.UserTopic.deleteOne({ _id });
+		return;
+	}
+	await db.UserTopic.updateOne(
+		{ _id },
+		{ $set: { user_id: userId, channel_id: channelId, topic, visibility_policy: policy, last_updated: clock.now() } },
+		{ upsert: true },
+	);
+}
