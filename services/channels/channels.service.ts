@@ -248,7 +248,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 
 			updateProperties: {
 				params: params({
-					subscription_data: p.list(p.object({ stream_id: p.int(), property: p.string(), value: { type: "any" } }), { min: 1 }),
+					subscription_data: p.list(p.object({ stream_id: p.int(), property: p.string(), value: { type: "any", nullable: true } }), { min: 1 }),
 				}),
 				async handler(ctx: Ctx<{ subscription_data: PropertyChange[] }>) {
 					const actor = me(ctx);

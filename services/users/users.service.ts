@@ -64,7 +64,7 @@ type ViewParams = { client_gravatar: boolean; include_custom_profile_fields: boo
 const userChangeParams = {
 	full_name: p.string({ optional: true }),
 	role: p.oneOf(ROLES, { optional: true }),
-	profile_data: p.list(p.object({ id: p.int(), value: { type: "any" } }), { optional: true }),
+	profile_data: p.list(p.object({ id: p.int(), value: { type: "any", nullable: true } }), { optional: true }),
 	new_email: p.string({ optional: true }),
 };
 
@@ -343,7 +343,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			},
 
 			updateMyProfileData: {
-				params: params({ data: p.list(p.object({ id: p.int(), value: { type: "any" } })) }),
+				params: params({ data: p.list(p.object({ id: p.int(), value: { type: "any", nullable: true } })) }),
 				async handler(ctx: Ctx<{ data: Array<{ id: number; value: unknown }> }>) {
 					const actor = me(ctx);
 					const update = await profileDataUpdate(db, ctx.params.data, !isAdmin(actor.role));

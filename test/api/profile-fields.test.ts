@@ -159,6 +159,9 @@ describe("values", () => {
 		expectSuccess(await owner.patch(`/users/${target.user_id}`, { profile_data: [{ id: field.id, value: "she/her" }] }));
 		expectSuccess(await owner.patch(`/users/${target.user_id}`, { profile_data: [{ id: field.id, value: "" }] }));
 		expect(await profileOf(target.user_id)).not.toHaveProperty(String(field.id));
+		expectSuccess(await owner.patch(`/users/${target.user_id}`, { profile_data: [{ id: field.id, value: "they/them" }] }));
+		expectSuccess(await owner.patch(`/users/${target.user_id}`, { profile_data: [{ id: field.id, value: null }] }));
+		expect(await profileOf(target.user_id)).not.toHaveProperty(String(field.id));
 	});
 
 	test("users edit their own values unless the field is not editable by users", async () => {
