@@ -7,6 +7,8 @@
 //       prints an existing user's zuliprc
 //   grant --email E --permission can_change_user_emails   (and `revoke`)
 //       grants or revokes a special permission
+//   realm-setting --name realm_enable_spectator_access --value true
+//       changes an organization setting (the value is read as JSON, else as a string)
 //
 // It runs the users service in-process against the same database as the server (MONGO_URL, or
 // the embedded store of DATA_DIR, joining it when the server is running).
@@ -29,6 +31,7 @@ const USAGE = `usage:
   npm run manage -- create-user --email E --name "Full Name" [--role member] [--password P] [--bot --owner-id ID] [--email-visibility 1..5]
   npm run manage -- zuliprc --email E
   npm run manage -- grant|revoke --email E --permission can_change_user_emails
+  npm run manage -- realm-setting --name NAME --value VALUE
 `;
 
 function parseRole(raw: string | undefined): number {
@@ -51,11 +54,15 @@ async function main(): Promise<number> {
 			"owner-id": { type: "string" },
 			"email-visibility": { type: "string" },
 			permission: { type: "string" },
+			value: { type: "string" },
 		},
 	});
-	const known = ["create-user", "zuliprc", "grant", "revoke"];
-	const incomplete = (command === "create-user" && !values.name) || ((command === "grant" || command === "revoke") && !values.permission);
-	if (!known.includes(command) || !values.email || incomplete) {
+	const known = ["create-user", "zuliprc", "grant", "revoke", "realm-setting"];
+	const incomplete =
+		command === "realm-setting"
+			? !values.name || values.value === undefined
+			: !values.email || (command === "create-user" && !values.name) || ((command === "grant" || command === "revoke") && !values.permission);
+	if (!known.includes(command) || incomplete) {
 		process.stderr.write(USAGE);
 		return 2;
 	}
@@ -64,6 +71,17 @@ async function main(): Promise<number> {
 	const config = loadConfig({ services: ["users"], transporter: "", logLevel: process.env.LOG_LEVEL ?? "warn" });
 	const node = await startNode(config, "manage");
 	try {
+		if (command === "realm-setting") {
+			let value: unknown = values.value;
+			try {
+				value = JSON.parse(values.value!);
+			} catch {
+				/* a plain string */
+			}
+			await node.broker.call("users.setRealmSetting", { name: values.name, value });
+			process.stdout.write(`Set ${values.name} to ${JSON.stringify(value)}\n`);
+			return 0;
+		}
 		if (command === "grant" || command === "revoke") {
 			await node.broker.call("users.setPermission", { email: values.email, permission: values.permission, value: command === "grant" });
 			process.stdout.write(`${command === "grant" ? "Granted" : "Revoked"} ${values.permission} for ${values.email}\n`);

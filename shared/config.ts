@@ -47,6 +47,8 @@ export interface Config {
 	emailDir: string;
 	/** Exposes the no-op route that `npm run bench` uses as its baseline. */
 	benchRoutes: boolean;
+	/** Server setting WEB_PUBLIC_STREAMS_ENABLED: whether channels may be web-public at all. */
+	webPublicStreams: boolean;
 }
 
 /** Reads the environment; `overrides` win (tests use them for a fresh database per file). */
@@ -77,6 +79,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		ownerName: str("OWNER_NAME", "Organization owner"),
 		ownerPassword: str("OWNER_PASSWORD", ""),
 		benchRoutes: str("BENCH_ROUTES", "") === "1",
+		webPublicStreams: ["1", "true"].includes(str("WEB_PUBLIC_STREAMS_ENABLED", "").toLowerCase()),
 		...overrides,
 	};
 }

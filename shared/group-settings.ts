@@ -26,6 +26,8 @@ export interface GroupGraphData {
 	realm: Record<string, GroupSettingValue>;
 	/** The organization's name for the empty topic (realm_empty_topic_display_name). */
 	empty_topic_display_name?: string;
+	/** The organization setting enable_spectator_access. */
+	spectator_access?: boolean;
 }
 
 export class GroupGraph {
@@ -34,12 +36,14 @@ export class GroupGraph {
 	private memo = new Map<number, Set<number>>();
 	readonly realm: Record<string, GroupSettingValue>;
 	readonly emptyTopicDisplayName: string;
+	readonly spectatorAccess: boolean;
 
 	constructor(data: GroupGraphData) {
 		this.groups = new Map(data.groups.map((g) => [g.id, g]));
 		this.active = new Set(data.active_user_ids);
 		this.realm = data.realm ?? {};
 		this.emptyTopicDisplayName = data.empty_topic_display_name ?? "general chat";
+		this.spectatorAccess = data.spectator_access ?? false;
 	}
 
 	isActive(userId: number): boolean {

@@ -1,5 +1,5 @@
 // What a channel's name, description and settings may be, and their defaults.
-import { badRequest } from "../../shared/errors";
+import { badRequest, insufficientPermission } from "../../shared/errors";
 import { escapeHtml } from "../../shared/html";
 import { isGroupSettingValue, type GroupGraph, type GroupSettingValue } from "../../shared/group-settings";
 import { LIMITS } from "../../shared/version";
@@ -72,4 +72,13 @@ export function pickGroupSettings(graph: GroupGraph, params: Record<string, unkn
 	const out: Partial<Record<ChannelGroupSetting, GroupSettingValue>> = {};
 	for (const key of CHANNEL_GROUP_SETTINGS) if (params[key] !== undefined) out[key] = checkGroupSetting(graph, key, params[key]);
 	return out;
+}
+
+/**
+ * Making a channel web-public needs the server setting, the organization's spectator access,
+ * and the user in can_create_web_public_channel_group.
+ */
+export function checkWebPublicAllowed(serverEnabled: boolean, graph: GroupGraph, userId: number): void {
+	if (!serverEnabled || !graph.spectatorAccess) throw badRequest("Web-public channels are not enabled.");
+	if (!graph.realmAllows("can_create_web_public_channel_group", userId)) throw insufficientPermission();
 }

@@ -44,7 +44,7 @@ interface StreamFilters {
 
 export function channelsService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
-	const db = { realmId: 1 } as ChannelsDb;
+	const db = { realmId: 1, webPublicStreams: config.webPublicStreams } as ChannelsDb;
 
 	const me = (ctx: Ctx<any>): Identity => requireUser(ctx);
 

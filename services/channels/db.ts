@@ -15,4 +15,6 @@ export interface ChannelsDb {
 	/** The organization's group graph, from the users service, cleaned by its events. */
 	graphs: GroupGraphCache;
 	realmId: number;
+	/** Server setting WEB_PUBLIC_STREAMS_ENABLED. */
+	webPublicStreams: boolean;
 }

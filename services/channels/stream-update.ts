@@ -7,8 +7,7 @@ import { isAdmin, isOwner } from "../../shared/roles";
 import type { ChannelsDb } from "./db";
 import { CHANNEL_GROUP_SETTINGS, type ChannelDoc, type ChannelGroupSetting } from "./models/channel";
 import { hasContentAccess, hasMetadataAccess, isChannelAdmin } from "./access";
-import { checkChannelName, checkDescription, checkGroupSetting, checkRetention, checkTopicsPolicy, renderDescription } from "./channel-rules";
-import { WEB_PUBLIC_STREAMS_ENABLED } from "./subscribe";
+import { checkWebPublicAllowed, checkChannelName, checkDescription, checkGroupSetting, checkRetention, checkTopicsPolicy, renderDescription } from "./channel-rules";
 
 export interface StreamChanges {
 	description?: string;
@@ -96,10 +95,7 @@ export async function updateStream(db: ChannelsDb, graph: GroupGraph, actor: Ide
 		if (!admin || (channel.invite_only && !content)) throw cannotAdminister();
 		const inviteOnly = q.is_private ?? channel.invite_only;
 		const webPublic = q.is_web_public ?? (inviteOnly ? false : channel.is_web_public);
-		if (webPublic && !channel.is_web_public) {
-			if (!WEB_PUBLIC_STREAMS_ENABLED) throw badRequest("Web-public channels are not enabled.");
-			if (!graph.realmAllows("can_create_web_public_channel_group", actor.user_id)) throw insufficientPermission();
-		}
+		if (webPublic && !channel.is_web_public) checkWebPublicAllowed(db.webPublicStreams, graph, actor.user_id);
 		if (webPublic && inviteOnly) throw badRequest("Invalid parameters");
 		const history = q.history_public_to_subscribers ?? (inviteOnly ? channel.history_public_to_subscribers : true);
 		if (!history && (!inviteOnly || webPublic)) throw badRequest("Invalid parameters");

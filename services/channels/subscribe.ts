@@ -10,7 +10,7 @@ import type { ChannelsDb } from "./db";
 import type { ChannelDoc } from "./models/channel";
 import { subscriptionKey } from "./models/subscription";
 import { canAddSubscribers, creationSetting, hasContentAccess } from "./access";
-import { checkChannelName, checkDescription, checkRetention, checkTopicsPolicy, defaultSettings, pickGroupSettings, renderDescription } from "./channel-rules";
+import { checkWebPublicAllowed, checkChannelName, checkDescription, checkRetention, checkTopicsPolicy, defaultSettings, pickGroupSettings, renderDescription } from "./channel-rules";
 import { COLORS } from "./channel-view";
 
 export interface SubscribeParams {
@@ -44,9 +44,6 @@ const NEW_SUBSCRIPTION = {
 	wildcard_mentions_notify: null,
 };
 
-/** Whether server-wide web-public channels are on (off here, as on a self-hosted server by default). */
-export const WEB_PUBLIC_STREAMS_ENABLED = false;
-
 export async function subscribe(db: ChannelsDb, graph: GroupGraph, actor: Identity, principals: Principal[], q: SubscribeParams): Promise<SubscribeResult> {
 	const fatal = q.authorization_errors_fatal ?? true;
 	const others = principals.filter((u) => u.user_id !== actor.user_id);
@@ -54,7 +51,7 @@ export async function subscribe(db: ChannelsDb, graph: GroupGraph, actor: Identi
 	const webPublic = q.is_web_public ?? false;
 
 	// Settings for channels this request creates; checked even if none is created, as Zulip does.
-	if (webPublic && !WEB_PUBLIC_STREAMS_ENABLED) throw badRequest("Web-public channels are not enabled.");
+	if (webPublic) checkWebPublicAllowed(db.webPublicStreams, graph, actor.user_id);
 	if (webPublic && inviteOnly) throw badRequest("A web-public channel cannot be private.");
 	const history = q.history_public_to_subscribers ?? !inviteOnly;
 	if (!inviteOnly && !history) throw badRequest("Invalid parameters");

@@ -34,6 +34,7 @@ export async function graphData(db: UsersDb): Promise<GroupGraphData> {
 		active_user_ids: active.map((u) => u._id),
 		realm,
 		empty_topic_display_name: realmSetting<string>(db.realm, "realm_empty_topic_display_name"),
+		spectator_access: realmSetting<boolean>(db.realm, "realm_enable_spectator_access"),
 	};
 }
 

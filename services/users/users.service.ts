@@ -29,7 +29,7 @@ import type { UsersDb } from "./db";
 import { apiEmail, canSeeDeliveryEmail, toApiUser, type ViewOptions } from "./user-view";
 import { createUser } from "./accounts";
 import { ensureOwner, ensureRealm } from "./bootstrap";
-import { realmHost } from "./realm-settings";
+import { realmHost, REALM_SETTING_DEFAULTS } from "./realm-settings";
 import { registerState } from "./register-state";
 import { updateUser, applyUpdate, type UserChanges } from "./user-admin";
 import { SETTINGS_PARAMS, updateSettings } from "./settings-update";
@@ -77,6 +77,8 @@ const fieldParams = {
 	editable_by_user: p.bool({ optional: true }),
 };
 
+const REALM_POLL_MS = 5_000;
+
 const groupSettingParams = Object.fromEntries(GROUP_SETTINGS.map((k) => [k, p.json({ optional: true })]));
 
 type GroupSettingsInput = Partial<Record<GroupSettingName, unknown>>;
@@ -85,6 +87,20 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 	let conn: Connection;
 	const db = {} as UsersDb;
 	const graphs = new GroupGraphCache(() => graphData(db));
+	let realmPoll: NodeJS.Timeout | undefined;
+
+	/** Re-reads the organization; if it changed, tells every node. */
+	async function reloadRealm(broker: { broadcast(event: string, payload: unknown): Promise<void> | void }) {
+		try {
+			const fresh = await db.Realm.findById(db.realm._id).lean();
+			if (!fresh || JSON.stringify(fresh) === JSON.stringify(db.realm)) return;
+			db.realm = fresh;
+			graphs.invalidate();
+			await broker.broadcast("users.groupsChanged", { realm_id: db.realm._id });
+		} catch {
+			/* the store is briefly unreachable: try again at the next tick */
+		}
+	}
 
 	const me = (ctx: Ctx<any>): Identity => requireUser(ctx);
 
@@ -590,6 +606,24 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				},
 			},
 
+			/**
+			 * For the management CLI (and tests): change an organization setting, e.g.
+			 * realm_enable_spectator_access. The value must have the type of the setting's default.
+			 */
+			setRealmSetting: {
+				visibility: "public",
+				params: params({ name: p.oneOf(Object.keys(REALM_SETTING_DEFAULTS)), value: { type: "any", nullable: true } }),
+				async handler(ctx: Ctx<{ name: string; value: unknown }>) {
+					const fallback = REALM_SETTING_DEFAULTS[ctx.params.name];
+					if (fallback !== null && typeof ctx.params.value !== typeof fallback) throw badRequest(`Invalid value for ${ctx.params.name}`);
+					await db.Realm.updateOne({ _id: db.realm._id }, { $set: { [`settings.${ctx.params.name}`]: ctx.params.value } });
+					db.realm = (await db.Realm.findById(db.realm._id).lean())!;
+					await ctx.broadcast("users.realmChanged", { realm_id: db.realm._id });
+					await groupsChanged(ctx);
+					return {};
+				},
+			},
+
 			/** For the management CLI: grant or revoke a special permission. */
 			setPermission: {
 				visibility: "public",
@@ -666,6 +700,10 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			"users.groupsChanged"() {
 				graphs.invalidate();
 			},
+			async "users.realmChanged"() {
+				db.realm = (await db.Realm.findById(db.realm._id).lean()) ?? db.realm;
+				graphs.invalidate();
+			},
 			async "users.profileFieldsChanged"(this: any) {
 				await this.broker.cacher?.clean("users.**");
 			},
@@ -686,9 +724,15 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			db.realm = await ensureRealm(db.Realm, config);
 			await ensureSystemGroups(db);
 			await ensureOwner(db.User, db.nextId, db.realm, config, this.logger);
+			// Settings changed by another process (the management CLI) are picked up within seconds.
+			realmPoll = setInterval(() => {
+				void reloadRealm(this.broker);
+			}, REALM_POLL_MS);
+			realmPoll.unref();
 		},
 
 		async stopped() {
+			if (realmPoll) clearInterval(realmPoll);
 			await conn?.close();
 		},
 	} as ServiceSchema;
