@@ -54,6 +54,7 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/get_stream_id", action: "channels.getId" },
 	{ method: "PATCH", path: "/streams/{stream_id}", action: "channels.update" },
 	{ method: "POST", path: "/users/me/subscriptions/properties", action: "channels.updateProperties" },
+	{ method: "GET", path: "/default_streams", action: "channels.listDefaults" },
 	{ method: "POST", path: "/default_streams", action: "channels.addDefault" },
 	{ method: "DELETE", path: "/default_streams", action: "channels.removeDefault" },
 	{ method: "GET", path: "/channel_folders", action: "channels.listFolders" },

@@ -257,6 +257,17 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 				},
 			},
 
+			listDefaults: {
+				params: params({}),
+				async handler(ctx: Ctx) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					if (isGuest(actor.role)) return { default_streams: [] };
+					const defaults = await db.Channel.find({ realm_id: db.realmId, is_default: true, is_archived: false }).sort({ name_key: 1 }).lean();
+					return { default_streams: defaults.map((c) => channelView(graph, c)) };
+				},
+			},
+
 			addDefault: {
 				params: params({ stream_id: p.int() }),
 				async handler(ctx: Ctx<{ stream_id: number }>) {

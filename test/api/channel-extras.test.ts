@@ -74,6 +74,7 @@ describe("default channels", () => {
 		expectSuccess(await as(admin).post("/default_streams", { stream_id: general }));
 		const reg = await mc.post("/register", { fetch_event_types: ["default_streams"] });
 		expect(reg.body.realm_default_streams.map((s: { name: string }) => s.name)).toEqual(["general"]);
+		expect((await mc.get("/default_streams")).body.default_streams.map((s: { name: string }) => s.name)).toEqual(["general"]);
 		expectSuccess(await as(admin).delete("/default_streams", { stream_id: general }));
 		expectError(await as(admin).delete("/default_streams", { stream_id: general }), 400, "BAD_REQUEST", "Channel is not a default channel.");
 		expect((await mc.post("/register", { fetch_event_types: ["default_streams"] })).body.realm_default_streams).toEqual([]);

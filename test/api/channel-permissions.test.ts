@@ -172,3 +172,20 @@ describe("GET /streams by role", () => {
 		}
 	});
 });
+
+describe("making a channel web-public", () => {
+	test("needs can_create_web_public_channel_group (owners) and administering the channel", async () => {
+		const ch = await makeChannel("public", "member");
+		for (const role of ["administrator", "moderator", "member"] as Role[]) {
+			const res = await client(app.baseUrl, actors[role]).patch(`/streams/${ch.id}`, { is_web_public: true });
+			expect(res.body.result).toBe("error");
+		}
+		expect((await channelOf(ch.id)).is_web_public).toBe(false);
+		expect((await owner.patch(`/streams/${ch.id}`, { is_web_public: true })).body.result).toBe("success");
+		expect((await channelOf(ch.id)).is_web_public).toBe(true);
+		// A guest can now see it.
+		expect((await client(app.baseUrl, actors.guest).get(`/streams/${ch.id}`)).status).toBe(200);
+		expect((await owner.patch(`/streams/${ch.id}`, { is_private: true })).body).toMatchObject({ result: "success" });
+		expect(await channelOf(ch.id)).toMatchObject({ invite_only: true, is_web_public: false });
+	});
+});
