@@ -11,7 +11,7 @@ import { p, params } from "../../shared/params";
 import { isAdmin, isGuest } from "../../shared/roles";
 import type { ChannelsDb } from "./db";
 import { channelModel, CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelDoc } from "./models/channel";
-import { subscriptionModel, type SubscriptionDoc } from "./models/subscription";
+import { subscriptionKey, subscriptionModel, type SubscriptionDoc } from "./models/subscription";
 import { hasContentAccess, hasMetadataAccess, isChannelAdmin } from "./access";
 import { channelView, subscriptionView } from "./channel-view";
 import { subscribe, type SubscribeParams } from "./subscribe";
@@ -29,6 +29,16 @@ type Ctx<P = Record<string, never>> = Context<P, Meta>;
 const groupSettingParams = Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((k) => [k, p.json({ optional: true })]));
 
 const principalsParam = p.either([p.intList(), p.stringList()], { optional: true });
+
+/** Channel settings that both creating (POST /users/me/subscriptions) and editing accept. */
+const channelSettingParams = {
+	is_web_public: p.bool({ optional: true }),
+	is_default_stream: p.bool({ optional: true }),
+	history_public_to_subscribers: p.bool({ optional: true }),
+	message_retention_days: p.either([p.string(), p.int()], { optional: true }),
+	topics_policy: p.oneOf(TOPICS_POLICIES, { optional: true }),
+	...groupSettingParams,
+};
 
 interface StreamFilters {
 	include_public?: boolean;
@@ -54,13 +64,15 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 		return new Set((await db.Subscription.find({ user_id: userId, active: true }, { channel_id: 1 }).lean()).map((s) => s.channel_id));
 	}
 
-	/** A channel the actor may know about, or "Invalid channel ID". */
-	async function visibleChannel(graph: GroupGraph, actor: Identity, channelId: number): Promise<{ channel: ChannelDoc; subscribed: boolean }> {
+	/** The caller, the group graph, and a channel the caller may know about (else "Invalid channel ID"). */
+	async function visibleChannel(ctx: Ctx<any>, channelId: number): Promise<{ actor: Identity; graph: GroupGraph; channel: ChannelDoc; subscribed: boolean }> {
+		const actor = me(ctx);
+		const graph = await db.graphs.get();
 		const channel = await db.Channel.findOne({ _id: channelId, realm_id: db.realmId }).lean();
 		if (!channel) throw invalidChannel();
-		const subscribed = !!(await db.Subscription.exists({ _id: `${actor.user_id}:${channelId}`, active: true }));
+		const subscribed = !!(await db.Subscription.exists({ _id: subscriptionKey(actor.user_id, channelId), active: true }));
 		if (!hasMetadataAccess(graph, actor, channel, subscribed)) throw invalidChannel();
-		return { channel, subscribed };
+		return { actor, graph, channel, subscribed };
 	}
 
 	/** Active subscribers of each channel (deactivated users left out). */
@@ -86,12 +98,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					authorization_errors_fatal: p.bool({ optional: true }),
 					announce: p.bool({ optional: true }),
 					invite_only: p.bool({ optional: true }),
-					is_web_public: p.bool({ optional: true }),
-					is_default_stream: p.bool({ optional: true }),
-					history_public_to_subscribers: p.bool({ optional: true }),
-					message_retention_days: p.either([p.string(), p.int()], { optional: true }),
-					topics_policy: p.oneOf(TOPICS_POLICIES, { optional: true }),
-					...groupSettingParams,
+					...channelSettingParams,
 				}),
 				async handler(ctx: Ctx<SubscribeParams & { principals?: Array<number | string> }>) {
 					const actor = me(ctx);
@@ -177,9 +184,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			get: {
 				params: params({ stream_id: p.int() }),
 				async handler(ctx: Ctx<{ stream_id: number }>) {
-					const actor = me(ctx);
-					const graph = await db.graphs.get();
-					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					const { graph, channel } = await visibleChannel(ctx, ctx.params.stream_id);
 					return { stream: channelView(graph, channel) };
 				},
 			},
@@ -199,9 +204,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			members: {
 				params: params({ stream_id: p.int() }),
 				async handler(ctx: Ctx<{ stream_id: number }>) {
-					const actor = me(ctx);
-					const graph = await db.graphs.get();
-					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					const { graph, channel } = await visibleChannel(ctx, ctx.params.stream_id);
 					return { subscribers: (await subscribersOf(graph, [channel._id])).get(channel._id) };
 				},
 			},
@@ -209,9 +212,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			archive: {
 				params: params({ stream_id: p.int() }),
 				async handler(ctx: Ctx<{ stream_id: number }>) {
-					const actor = me(ctx);
-					const graph = await db.graphs.get();
-					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					const { actor, graph, channel } = await visibleChannel(ctx, ctx.params.stream_id);
 					if (!isChannelAdmin(graph, actor, channel)) throw badRequest("You do not have permission to administer this channel.");
 					if (channel.is_archived) throw badRequest("Channel is already archived");
 					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_archived: true, is_default: false } });
@@ -226,20 +227,13 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					description: p.string({ optional: true }),
 					new_name: p.string({ optional: true }),
 					is_private: p.bool({ optional: true }),
-					is_web_public: p.bool({ optional: true }),
-					history_public_to_subscribers: p.bool({ optional: true }),
-					is_default_stream: p.bool({ optional: true }),
-					message_retention_days: p.either([p.string(), p.int()], { optional: true }),
 					is_archived: p.bool({ optional: true }),
 					folder_id: { ...p.int({ optional: true }), nullable: true },
-					topics_policy: p.string({ optional: true }),
-					...groupSettingParams,
+					...channelSettingParams,
 				}),
 				async handler(ctx: Ctx<StreamChanges & { stream_id: number }>) {
-					const actor = me(ctx);
-					const graph = await db.graphs.get();
 					const { stream_id, ...changes } = ctx.params;
-					const { channel, subscribed } = await visibleChannel(graph, actor, stream_id);
+					const { actor, graph, channel, subscribed } = await visibleChannel(ctx, stream_id);
 					const set = await updateStream(db, graph, actor, channel, subscribed, changes);
 					if (Object.keys(set).length) await ctx.broadcast("channels.updated", { channel_id: channel._id, changes: set });
 					return {};
@@ -271,10 +265,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			addDefault: {
 				params: params({ stream_id: p.int() }),
 				async handler(ctx: Ctx<{ stream_id: number }>) {
-					const actor = me(ctx);
-					if (!isAdmin(actor.role)) throw adminRequired();
-					const graph = await db.graphs.get();
-					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					if (!isAdmin(me(ctx).role)) throw adminRequired();
+					const { channel } = await visibleChannel(ctx, ctx.params.stream_id);
 					if (channel.invite_only) throw badRequest("Private channels cannot be made default.");
 					if (channel.is_archived) throw invalidChannel();
 					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_default: true } });
@@ -285,10 +277,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			removeDefault: {
 				params: params({ stream_id: p.int() }),
 				async handler(ctx: Ctx<{ stream_id: number }>) {
-					const actor = me(ctx);
-					if (!isAdmin(actor.role)) throw adminRequired();
-					const graph = await db.graphs.get();
-					const { channel } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					if (!isAdmin(me(ctx).role)) throw adminRequired();
+					const { channel } = await visibleChannel(ctx, ctx.params.stream_id);
 					if (!channel.is_default) throw badRequest("Channel is not a default channel.");
 					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_default: false } });
 					return {};
@@ -336,14 +326,13 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const actor = me(ctx);
 					const q = ctx.params;
 					if ((q.stream_id === undefined) === (q.stream === undefined)) throw badRequest("Please choose one: 'stream' or 'stream_id'.");
-					const graph = await db.graphs.get();
 					let channelId = q.stream_id;
 					if (q.stream !== undefined) {
 						const c = await db.Channel.findOne({ realm_id: db.realmId, name_key: q.stream.trim().toLowerCase() }).lean();
 						if (!c) throw channelDoesNotExist(q.stream);
 						channelId = c._id;
 					}
-					const { channel, subscribed } = await visibleChannel(graph, actor, channelId!);
+					const { graph, channel, subscribed } = await visibleChannel(ctx, channelId!);
 					if (!hasContentAccess(graph, actor, channel, subscribed)) throw invalidChannel();
 					const topic = topicFromClient(graph, q.topic);
 					await setVisibility(db, actor.user_id, channel._id, topic, q.op === "add" ? VisibilityPolicy.MUTED : VisibilityPolicy.NONE);
@@ -355,9 +344,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			setTopicVisibility: {
 				params: params({ stream_id: p.int(), topic: p.string(), visibility_policy: p.oneOf([0, 1, 2, 3]) }),
 				async handler(ctx: Ctx<{ stream_id: number; topic: string; visibility_policy: number }>) {
-					const actor = me(ctx);
-					const graph = await db.graphs.get();
-					const { channel, subscribed } = await visibleChannel(graph, actor, ctx.params.stream_id);
+					const { actor, graph, channel, subscribed } = await visibleChannel(ctx, ctx.params.stream_id);
 					if (!hasContentAccess(graph, actor, channel, subscribed)) throw invalidChannel();
 					const topic = topicFromClient(graph, ctx.params.topic);
 					await setVisibility(db, actor.user_id, channel._id, topic, ctx.params.visibility_policy);
