@@ -14,6 +14,7 @@ let nats: Awaited<ReturnType<typeof startNats>>;
 let api: Proc;
 let usersA: Proc;
 let usersB: Proc | undefined;
+let channels: Proc;
 let baseUrl: string;
 let owner: Client;
 let dataDir: string;
@@ -39,6 +40,7 @@ beforeAll(async () => {
 		RATE_LIMIT: "0",
 	};
 	usersA = startServerNode({ ...env, SERVICES: "users" });
+	channels = startServerNode({ ...env, SERVICES: "channels" });
 	api = startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" });
 	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
 	await waitFor(async () => (await fetch(`${baseUrl}/server_settings`).catch(() => null))?.status === 200, "the gateway to reach the users node");
@@ -46,7 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-	await Promise.all([api?.stop(), usersA?.stop(), usersB?.stop()]);
+	await Promise.all([api?.stop(), usersA?.stop(), usersB?.stop(), channels?.stop()]);
 	await nats?.proc.stop();
 	fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -70,6 +72,23 @@ test("a deactivation on one node reaches the gateway's credential cache over the
 	expectSuccess(await owner.delete(`/users/${made.body.user_id}`));
 	const after = await user.get("/users/me");
 	expect(after.body.code).toBe("USER_DEACTIVATED");
+});
+
+test("channels, on a node of its own, checks permissions against groups the users node changes", async () => {
+	await waitFor(async () => (await owner.get("/streams")).status === 200, "the channels node");
+	const member = await owner.post("/users", { email: "chan@cluster.test", password: "password1", full_name: "Chan" });
+	const key = (await client(baseUrl, null).post("/fetch_api_key", { username: "chan@cluster.test", password: "password1" })).body.api_key;
+	const mc = client(baseUrl, { email: "chan@cluster.test", api_key: key });
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "ops" }] }));
+	const id = (await owner.get("/get_stream_id", { stream: "ops" })).body.stream_id;
+	// Warm the channels node's cached group graph with the member as a member.
+	expect((await mc.patch(`/streams/${id}`, { description: "x" })).body.code).toBe("BAD_REQUEST");
+	// The role change happens on the users node; the channels node hears of it over NATS.
+	expectSuccess(await owner.patch(`/users/${member.body.user_id}`, { role: 200 }));
+	expectSuccess(await mc.patch(`/streams/${id}`, { description: "edited by a new administrator" }));
+	const reg = await mc.post("/register", { fetch_event_types: ["stream", "realm_user"] });
+	expect(reg.body.streams.map((s: { name: string }) => s.name)).toContain("ops");
+	expect(reg.body.is_admin).toBe(true);
 });
 
 test("with two users replicas, stopping one loses no request", async () => {
