@@ -7,6 +7,7 @@ import { startEmbeddedStore, type RunningStore } from "../shared/store";
 import { apiService } from "./api/api.service";
 import { usersService } from "./users/users.service";
 import { channelsService } from "./channels/channels.service";
+import { messagesService } from "./messages/messages.service";
 
 type Factory = (config: Config & { mongoUrl: string }) => ServiceSchema;
 
@@ -14,6 +15,7 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	api: { factory: apiService, needsDb: false },
 	users: { factory: usersService, needsDb: true },
 	channels: { factory: channelsService, needsDb: true },
+	messages: { factory: messagesService, needsDb: true },
 };
 
 export interface RunningNode {

@@ -70,7 +70,7 @@ export interface Principal {
 
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
-	"users.getMany": { params: { user_ids: number[] }; result: { users: ApiUser[] } };
+	"users.getMany": { params: { user_ids: number[]; client_gravatar?: boolean; include_custom_profile_fields?: boolean }; result: { users: ApiUser[] } };
 	"users.registerState": { params: RegisterStateParams; result: RegisterState };
 	"users.resolvePrincipals": { params: { principals: Array<number | string> }; result: { users: Principal[] } };
 	"users.groupGraph": { params: Record<string, never>; result: GroupGraphData };

@@ -63,6 +63,10 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/users/me/subscriptions/muted_topics", action: "channels.muteTopic" },
 	{ method: "POST", path: "/user_topics", action: "channels.setTopicVisibility" },
 
+	{ method: "POST", path: "/messages", action: "messages.send" },
+	{ method: "GET", path: "/messages", action: "messages.list" },
+	{ method: "GET", path: "/messages/{message_id}", action: "messages.get" },
+
 	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
 	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField" },
 	{ method: "PATCH", path: "/realm/profile_fields", action: "users.reorderProfileFields" },

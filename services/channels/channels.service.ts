@@ -22,7 +22,7 @@ import { createFolder, folderView, updateFolder } from "./folders";
 import { setVisibility, topicForClient, topicFromClient } from "./topics";
 import { channelFolderModel } from "./models/channel-folder";
 import { userTopicModel, VisibilityPolicy } from "./models/user-topic";
-import { adminRequired } from "../../shared/errors";
+import { adminRequired, apiError } from "../../shared/errors";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -350,6 +350,76 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					await setVisibility(db, actor.user_id, channel._id, topic, ctx.params.visibility_policy);
 					await ctx.broadcast("channels.userTopicChanged", { user_id: actor.user_id, channel_id: channel._id, topic });
 					return {};
+				},
+			},
+
+			/**
+			 * For the messages service: may the caller post to this channel (by ID or name), and
+			 * who receives the message. One call per message sent.
+			 */
+			sendTarget: {
+				visibility: "public",
+				params: params({ channel: p.either([p.int(), p.string()]) }),
+				async handler(ctx: Ctx<{ channel: number | string }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const ref = ctx.params.channel;
+					const channel = await db.Channel.findOne(typeof ref === "number" ? { _id: ref, realm_id: db.realmId } : { realm_id: db.realmId, name_key: ref.trim().toLowerCase() }).lean();
+					const subscribed = !!channel && !!(await db.Subscription.exists({ _id: subscriptionKey(actor.user_id, channel._id), active: true }));
+					if (!channel || !hasMetadataAccess(graph, actor, channel, subscribed)) {
+						throw typeof ref === "number"
+							? apiError(400, "STREAM_DOES_NOT_EXIST", `Channel with ID '${ref}' does not exist`, { stream_id: ref })
+							: channelDoesNotExist(ref);
+					}
+					if (channel.is_archived) throw badRequest(`Not authorized to send to channel '${channel.name}'`);
+					if (!hasContentAccess(graph, actor, channel, subscribed) || !graph.allows(channel.settings.can_send_message_group, actor.user_id)) {
+						throw badRequest(`You do not have permission to post in this channel.`);
+					}
+					const subscribers = (await subscribersOf(graph, [channel._id])).get(channel._id)!;
+					return {
+						channel_id: channel._id,
+						name: channel.name,
+						topics_policy: channel.topics_policy,
+						history_public_to_subscribers: channel.history_public_to_subscribers,
+						subscribers,
+					};
+				},
+			},
+
+			/** For the messages service: the channels whose history the caller may read. */
+			readableChannels: {
+				visibility: "public",
+				params: params({ channel_ids: p.intList() }),
+				async handler(ctx: Ctx<{ channel_ids: number[] }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const [channels, subs] = await Promise.all([db.Channel.find({ _id: { $in: ctx.params.channel_ids }, realm_id: db.realmId }).lean(), activeSubs(actor.user_id)]);
+					return {
+						channels: channels
+							.filter((c) => hasContentAccess(graph, actor, c, subs.has(c._id)))
+							.map((c) => ({ channel_id: c._id, name: c.name, history_public_to_subscribers: c.history_public_to_subscribers, subscribed: subs.has(c._id) })),
+					};
+				},
+			},
+
+			/** For the messages service: channel IDs by name (a narrow may name channels). */
+			idsByName: {
+				visibility: "public",
+				params: params({ names: p.stringList() }),
+				async handler(ctx: Ctx<{ names: string[] }>) {
+					const keys = ctx.params.names.map((n) => n.trim().toLowerCase());
+					const found = await db.Channel.find({ realm_id: db.realmId, name_key: { $in: keys } }, { _id: 1, name_key: 1 }).lean();
+					return { ids: Object.fromEntries(found.map((c) => [c.name_key, c._id])) };
+				},
+			},
+
+			/** For the messages service: names of channels, for display_recipient. */
+			names: {
+				visibility: "public",
+				params: params({ channel_ids: p.intList() }),
+				async handler(ctx: Ctx<{ channel_ids: number[] }>) {
+					const found = await db.Channel.find({ _id: { $in: ctx.params.channel_ids } }, { _id: 1, name: 1 }).lean();
+					return { names: Object.fromEntries(found.map((c) => [c._id, c.name])) };
 				},
 			},
 

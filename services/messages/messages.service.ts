@@ -1,0 +1,217 @@
+// The messages service: sending, storing and fetching messages, with every recipient's flags.
+// Handlers are thin; the rules live in the modules beside this file.
+import type { Connection } from "mongoose";
+import type { Context, ServiceSchema } from "moleculer";
+import type { Config } from "../../shared/config";
+import { call, requireUser, type ApiUser, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
+import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
+import { apiError, badRequest } from "../../shared/errors";
+import { p, params } from "../../shared/params";
+import { GroupGraphCache } from "../../shared/group-settings";
+import type { MessagesDb } from "./db";
+import { messageModel, type MessageDoc } from "./models/message";
+import { userMessageModel } from "./models/user-message";
+import { recipientModel } from "./models/recipient";
+import { channelRef, checkContent, checkTopic, directRefs, isChannelType, storeMessage, type ChannelTarget, type SendParams } from "./send";
+import { fetchMessages, MAX_MESSAGES, type FetchParams, type Resolvers } from "./fetch";
+import { parseNarrow } from "./narrow";
+import { messageView } from "./message-view";
+
+type Ctx<P = Record<string, never>> = Context<P, Meta>;
+
+interface GetParams extends FetchParams {
+	narrow?: unknown;
+	client_gravatar?: boolean;
+	apply_markdown?: boolean;
+	allow_empty_topic_name?: boolean;
+}
+
+export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
+	let conn: Connection;
+	const db = { realmId: 1 } as MessagesDb;
+	// The organization snapshot (empty-topic name) comes with the group graph.
+	let graphs: GroupGraphCache;
+
+	const emptyTopicName = async () => (await graphs.get()).emptyTopicDisplayName;
+
+	function resolvers(ctx: Ctx<any>): Resolvers {
+		return {
+			channelIds: async (names) => (await ctx.call<{ ids: Record<string, number> }, { names: string[] }>("channels.idsByName", { names })).ids,
+			userIds: async (refs) => (await call(ctx, "users.resolvePrincipals", { principals: refs })).users.map((u) => u.user_id),
+			readable: async (ids) =>
+				(await ctx.call<{ channels: Array<{ channel_id: number; history_public_to_subscribers: boolean }> }, { channel_ids: number[] }>("channels.readableChannels", { channel_ids: ids })).channels,
+			emptyTopicName,
+		};
+	}
+
+	/** Message objects for these messages: one call for the users, one for channel names. */
+	async function views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams) {
+		const userIds = [...new Set(messages.flatMap((m) => [m.sender_id, ...m.dm_user_ids]))];
+		const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
+		const [users, names, emptyName] = await Promise.all([
+			userIds.length ? call(ctx, "users.getMany", { user_ids: userIds, client_gravatar: q.client_gravatar ?? true, include_custom_profile_fields: false }) : { users: [] as ApiUser[] },
+			channelIds.length ? ctx.call<{ names: Record<string, string> }, { channel_ids: number[] }>("channels.names", { channel_ids: channelIds }) : { names: {} },
+			emptyTopicName(),
+		]);
+		const context = {
+			users: new Map(users.users.map((u) => [u.user_id, u])),
+			channelNames: new Map(Object.entries(names.names).map(([k, v]) => [Number(k), v])),
+			applyMarkdown: q.apply_markdown ?? true,
+			allowEmptyTopicName: q.allow_empty_topic_name ?? false,
+			emptyTopicName: emptyName,
+		};
+		return messages.map((m) => messageView(m, flags.get(m._id) ?? ["read", "historical"], context));
+	}
+
+	return {
+		name: "messages",
+		actions: {
+			send: {
+				params: params({
+					type: p.oneOf(["channel", "stream", "direct", "private"]),
+					to: p.either([p.int(), p.string(), p.list({ type: "any" })]),
+					topic: p.string({ optional: true }),
+					subject: p.string({ optional: true }),
+					content: p.string(),
+					read_by_sender: p.bool({ optional: true }),
+					queue_id: p.string({ optional: true }),
+					local_id: p.string({ optional: true }),
+				}),
+				async handler(ctx: Ctx<SendParams & { subject?: string }>) {
+					const actor: Identity = requireUser(ctx);
+					const q = ctx.params;
+					const content = checkContent(q.content);
+					let sent;
+					if (isChannelType(q.type)) {
+						const ref = channelRef(q.to);
+						const channel = await ctx.call<ChannelTarget & { history_public_to_subscribers: boolean }, { channel: number | string }>("channels.sendTarget", { channel: ref });
+						const graph = await graphs.get();
+						// "inherit" follows the organization, which allows the empty topic.
+						const policy = channel.topics_policy === "inherit" ? "allow_empty_topic" : channel.topics_policy;
+						const topic = checkTopic(q.topic ?? q.subject, graph.emptyTopicDisplayName, policy);
+						sent = await storeMessage(db, actor, { channel, topic }, content, q.read_by_sender ?? true, "API");
+					} else {
+						const refs = directRefs(q.to);
+						const { users } = await call(ctx, "users.resolvePrincipals", { principals: refs });
+						sent = await storeMessage(db, actor, { participants: users }, content, q.read_by_sender ?? true, "API");
+					}
+					const m = sent.message;
+					await ctx.broadcast("message.sent", {
+						message_id: m._id,
+						channel_id: m.channel_id ?? undefined,
+						topic: m.topic,
+						timestamp: m.timestamp,
+						sender_id: m.sender_id,
+						user_ids: sent.userIds,
+					});
+					return { id: m._id };
+				},
+			},
+
+			list: {
+				params: params({
+					anchor: p.either([p.int(), p.string()], { optional: true }),
+					num_before: p.int({ optional: true, min: 0 }),
+					num_after: p.int({ optional: true, min: 0 }),
+					include_anchor: p.bool({ optional: true }),
+					use_first_unread_anchor: p.bool({ optional: true }),
+					narrow: p.json({ optional: true }),
+					client_gravatar: p.bool({ optional: true }),
+					apply_markdown: p.bool({ optional: true }),
+					message_ids: p.intList({ optional: true }),
+					allow_empty_topic_name: p.bool({ optional: true }),
+				}),
+				async handler(ctx: Ctx<GetParams>) {
+					const actor = requireUser(ctx);
+					const q = ctx.params;
+					if (q.message_ids) {
+						const clash = (["anchor", "include_anchor", "use_first_unread_anchor", "num_before", "num_after"] as const).filter((k) => q[k] !== undefined);
+						if (clash.length) {
+							throw apiError(400, "BAD_REQUEST", `Unsupported parameter combination: message_ids, ${clash.join(", ")}`, { parameters: ["message_ids", ...clash] });
+						}
+					} else {
+						if (q.anchor === undefined && !q.use_first_unread_anchor) throw apiError(400, "REQUEST_VARIABLE_MISSING", "Missing 'anchor' argument", { var_name: "anchor" });
+						if (q.anchor !== undefined && q.use_first_unread_anchor) throw badRequest("Unsupported parameter combination: anchor, use_first_unread_anchor");
+						for (const k of ["num_before", "num_after"] as const) {
+							if (q[k] === undefined) throw apiError(400, "REQUEST_VARIABLE_MISSING", `Missing '${k}' argument`, { var_name: k });
+						}
+						if (q.num_before! + q.num_after! > MAX_MESSAGES) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES}).`);
+					}
+					const terms = parseNarrow(q.narrow);
+					const result = await fetchMessages(db, actor, terms, q, resolvers(ctx));
+					const docs = await db.Message.find({ _id: { $in: result.ids } }).sort({ _id: 1 }).lean();
+					const out: Record<string, unknown> = {
+						found_anchor: result.found_anchor,
+						found_oldest: result.found_oldest,
+						found_newest: result.found_newest,
+						history_limited: result.history_limited,
+						messages: await views(ctx, docs, result.flags, q),
+					};
+					if (!q.message_ids) out.anchor = result.anchor;
+					return out;
+				},
+			},
+
+			get: {
+				params: params({ message_id: p.int(), apply_markdown: p.bool({ optional: true }), allow_empty_topic_name: p.bool({ optional: true }) }),
+				async handler(ctx: Ctx<{ message_id: number; apply_markdown?: boolean; allow_empty_topic_name?: boolean }>) {
+					const actor = requireUser(ctx);
+					const result = await fetchMessages(db, actor, [], { message_ids: [ctx.params.message_id] }, resolvers(ctx));
+					let ids = result.ids;
+					let flags = result.flags;
+					if (!ids.length) {
+						// Not received: readable if its channel's history is open to the caller.
+						const m = await db.Message.findById(ctx.params.message_id).lean();
+						if (m?.channel_id) {
+							const [readable] = await resolvers(ctx).readable([m.channel_id]);
+							if (readable?.history_public_to_subscribers) {
+								ids = [m._id];
+								flags = new Map([[m._id, ["read", "historical"]]]);
+							}
+						}
+					}
+					if (!ids.length) throw badRequest("Invalid message(s)");
+					const docs = await db.Message.find({ _id: { $in: ids } }).lean();
+					const [message] = await views(ctx, docs, flags, { ...ctx.params, client_gravatar: false });
+					return { raw_content: docs[0].content, message };
+				},
+			},
+
+			registerState: {
+				visibility: "public",
+				async handler(ctx: Ctx<RegisterStateParams>) {
+					const actor = requireUser(ctx);
+					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
+					if (!wants("message")) return {};
+					const last = await db.UserMessage.findOne({ user_id: actor.user_id }, { message_id: 1 }).sort({ message_id: -1 }).lean();
+					return { max_message_id: last?.message_id ?? -1 };
+				},
+			},
+		},
+
+		events: {
+			"users.groupsChanged"() {
+				graphs?.invalidate();
+			},
+			"users.changed"() {
+				graphs?.invalidate();
+			},
+		},
+
+		async started(this: any) {
+			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "messages");
+			Object.assign(db, {
+				Message: messageModel(conn),
+				UserMessage: userMessageModel(conn),
+				Recipient: recipientModel(conn),
+				nextId: counters(conn),
+			});
+			graphs = new GroupGraphCache(() => this.broker.call("users.groupGraph", {}));
+			await ensureIndexes(conn);
+		},
+
+		async stopped() {
+			await conn?.close();
+		},
+	} as ServiceSchema;
+}

@@ -1,0 +1,54 @@
+// Messages. IDs come from one counter, so they increase in send order.
+// Query shapes and their indexes:
+//   by id                                   -> _id
+//   a channel's messages around an anchor   -> { channel_id, _id }
+//   a channel topic's messages              -> { channel_id, topic_key, _id }
+//   a conversation's messages               -> { recipient_id, _id }
+//   a sender's messages                     -> { sender_id, _id }
+import { Connection, Schema } from "mongoose";
+
+export interface MessageDoc {
+	_id: number;
+	realm_id: number;
+	sender_id: number;
+	/** "stream" (a channel message) or "private" (a direct message). */
+	type: "stream" | "private";
+	/** The conversation: a channel, or the set of users of a direct conversation. */
+	recipient_id: number;
+	channel_id: number | null;
+	topic: string;
+	topic_key: string;
+	/** Direct messages: every participant, the sender included, sorted. */
+	dm_user_ids: number[];
+	content: string;
+	rendered_content: string;
+	timestamp: number;
+	client: string;
+	is_me_message: boolean;
+}
+
+const schema = new Schema<MessageDoc>(
+	{
+		_id: Number,
+		realm_id: { type: Number, required: true },
+		sender_id: { type: Number, required: true },
+		type: { type: String, required: true },
+		recipient_id: { type: Number, required: true },
+		channel_id: { type: Number, default: null },
+		topic: { type: String, default: "" },
+		topic_key: { type: String, default: "" },
+		dm_user_ids: { type: [Number], default: [] },
+		content: { type: String, required: true },
+		rendered_content: { type: String, required: true },
+		timestamp: { type: Number, required: true },
+		client: { type: String, default: "Internal" },
+		is_me_message: { type: Boolean, default: false },
+	},
+	{ versionKey: false },
+);
+schema.index({ channel_id: 1, _id: 1 });
+schema.index({ channel_id: 1, topic_key: 1, _id: 1 });
+schema.index({ recipient_id: 1, _id: 1 });
+schema.index({ sender_id: 1, _id: 1 });
+
+export const messageModel = (conn: Connection) => conn.model<MessageDoc>("Message", schema, "messages");

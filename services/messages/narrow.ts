@@ -1,0 +1,39 @@
+// Narrows: parsing the `narrow` parameter and turning its terms into store filters.
+import { apiError } from "../../shared/errors";
+
+export interface Term {
+	operator: string;
+	operand: unknown;
+	negated: boolean;
+}
+
+export const badNarrow = (what: string) => apiError(400, "BAD_NARROW", `Invalid narrow operator: ${what}`);
+
+/** Older names of operators, mapped to the current ones. */
+const ALIASES: Record<string, string> = { stream: "channel", subject: "topic", "pm-with": "dm" };
+const OPERATORS = new Set(["channel", "topic", "sender", "dm", "is", "id"]);
+const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", "alerted"]);
+
+/** Accepts objects `{operator, operand, negated}` or `[operator, operand]` pairs. */
+export function parseNarrow(raw: unknown): Term[] {
+	if (raw === undefined || raw === null || raw === "") return [];
+	if (!Array.isArray(raw)) throw badNarrow("narrow is not a list");
+	return raw.map((item) => {
+		let operator: unknown;
+		let operand: unknown;
+		let negated: unknown = false;
+		if (Array.isArray(item)) {
+			if (item.length !== 2) throw badNarrow("malformed term");
+			[operator, operand] = item;
+		} else if (item && typeof item === "object") {
+			({ operator, operand, negated = false } = item as Record<string, unknown>);
+		} else throw badNarrow("malformed term");
+		if (typeof operator !== "string" || typeof negated !== "boolean") throw badNarrow("malformed term");
+		const op = ALIASES[operator] ?? operator;
+		if (!OPERATORS.has(op)) throw badNarrow(`unknown operator '${operator}'`);
+		if (op === "is" && (typeof operand !== "string" || !IS_OPERANDS.has(operand))) throw badNarrow(`unknown 'is' operand '${String(operand)}'`);
+		if (op === "topic" && typeof operand !== "string") throw badNarrow("topic must be a string");
+		if (op === "id" && !(Number.isInteger(operand) || (typeof operand === "string" && /^\d+$/.test(operand)))) throw badNarrow("id must be a message ID");
+		return { operator: op, operand, negated };
+	});
+}

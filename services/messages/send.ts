@@ -1,0 +1,149 @@
+// POST /messages: who a message goes to, the topic rules, and the per-user rows every recipient
+// gets (as Zulip's UserMessage).
+import type { Identity, Principal } from "../../shared/actions";
+import { badRequest } from "../../shared/errors";
+import { clock } from "../../shared/clock";
+import { LIMITS } from "../../shared/version";
+import { recipientId, type MessagesDb } from "./db";
+import { userMessageKey } from "./models/user-message";
+import type { MessageDoc } from "./models/message";
+import { renderContent } from "./render";
+
+export interface SendParams {
+	type: "channel" | "stream" | "direct" | "private";
+	to: unknown;
+	topic?: string;
+	content: string;
+	read_by_sender?: boolean;
+}
+
+/** What the channels service says about the target channel. */
+export interface ChannelTarget {
+	channel_id: number;
+	name: string;
+	topics_policy: string;
+	subscribers: number[];
+}
+
+export const isChannelType = (t: string) => t === "channel" || t === "stream";
+
+/** `to` for a channel message: an ID, a name, or a one-element JSON list of either. */
+export function channelRef(to: unknown): number | string {
+	let v = to;
+	if (typeof v === "string") {
+		const t = v.trim();
+		if (/^\d+$/.test(t)) return Number(t);
+		if (t.startsWith("[")) {
+			try {
+				v = JSON.parse(t);
+			} catch {
+				return t;
+			}
+		} else return t;
+	}
+	if (Array.isArray(v)) {
+		if (v.length !== 1) throw badRequest("Cannot send to multiple channels");
+		v = v[0];
+	}
+	if (typeof v === "number" && Number.isInteger(v)) return v;
+	if (typeof v === "string" && v.trim()) return v.trim();
+	throw badRequest("Invalid channel");
+}
+
+/** `to` for a direct message: user IDs or emails, as a list, one value, or comma-separated emails. */
+export function directRefs(to: unknown): Array<number | string> {
+	let v = to;
+	if (typeof v === "string") {
+		const t = v.trim();
+		if (t.startsWith("[")) {
+			try {
+				v = JSON.parse(t);
+			} catch {
+				throw badRequest("Invalid recipients");
+			}
+		} else if (/^\d+$/.test(t)) v = [Number(t)];
+		else v = t.split(",").map((e) => e.trim()).filter(Boolean);
+	}
+	if (typeof v === "number") v = [v];
+	if (!Array.isArray(v) || v.length === 0) throw badRequest("Message must have recipients");
+	const kinds = new Set(v.map((x) => typeof x));
+	if (kinds.size !== 1 || !(kinds.has("number") || kinds.has("string"))) throw badRequest("Invalid recipients");
+	if (kinds.has("number") && !v.every((x) => Number.isInteger(x))) throw badRequest("Invalid recipients");
+	return v as Array<number | string>;
+}
+
+export function checkContent(raw: string): string {
+	const content = raw.replace(/\s+$/, "");
+	if (!content.trim()) throw badRequest("Message must not be empty");
+	if (content.length > LIMITS.max_message_length) throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
+	return content;
+}
+
+/**
+ * The topic as stored: "(no topic)" and the organization's display name for the empty topic are
+ * the empty topic; the channel's topics policy decides whether that, or a named topic, is allowed.
+ */
+export function checkTopic(raw: string | undefined, emptyTopicName: string, policy: string): string {
+	let topic = (raw ?? "").trim();
+	if (topic === "(no topic)" || topic === emptyTopicName) topic = "";
+	if (topic.length > LIMITS.max_topic_length) throw badRequest(`Topic too long (limit: ${LIMITS.max_topic_length} characters)`);
+	if (/[\p{Cc}]/u.test(topic)) throw badRequest("Invalid character in topic");
+	if (topic === "" && policy === "disable_empty_topic") throw badRequest("Sending messages to the general chat is not allowed in this channel.");
+	if (topic !== "" && policy === "empty_topic_only") throw badRequest("Only the general chat topic is allowed in this channel.");
+	return topic;
+}
+
+export interface Sent {
+	message: MessageDoc;
+	userIds: number[];
+}
+
+export async function storeMessage(
+	db: MessagesDb,
+	sender: Identity,
+	target: { channel: ChannelTarget; topic: string } | { participants: Principal[] },
+	content: string,
+	readBySender: boolean,
+	client: string,
+): Promise<Sent> {
+	const rendered = renderContent(content);
+	const isChannel = "channel" in target;
+	const participants = isChannel ? [] : [...new Set([sender.user_id, ...target.participants.map((u) => u.user_id)])].sort((a, b) => a - b);
+	const key = isChannel ? `channel:${target.channel.channel_id}` : `dm:${participants.join(",")}`;
+	const recipient = await recipientId(db, key);
+	const topic = isChannel ? target.topic : "";
+	const message: MessageDoc = {
+		_id: await db.nextId("message"),
+		realm_id: db.realmId,
+		sender_id: sender.user_id,
+		type: isChannel ? "stream" : "private",
+		recipient_id: recipient,
+		channel_id: isChannel ? target.channel.channel_id : null,
+		topic,
+		topic_key: topic.toLowerCase(),
+		dm_user_ids: participants,
+		content,
+		rendered_content: rendered.html,
+		timestamp: clock.now(),
+		client,
+		is_me_message: rendered.isMeMessage,
+	};
+	// The rows first, then the message: a failure in between leaves rows no fetch can reach
+	// (fetches load messages by ID), never a message some recipient lacks.
+	const userIds = [...new Set([...(isChannel ? target.channel.subscribers : participants), sender.user_id])];
+	await db.UserMessage.insertMany(
+		userIds.map((u) => ({
+			_id: userMessageKey(u, message._id),
+			user_id: u,
+			message_id: message._id,
+			flags: u === sender.user_id && readBySender ? ["read"] : [],
+			channel_id: message.channel_id,
+			topic_key: message.topic_key,
+			recipient_id: recipient,
+			sender_id: sender.user_id,
+		})),
+		{ ordered: false },
+	);
+	await db.Message.create(message);
+	return { message, userIds };
+}

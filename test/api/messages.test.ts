@@ -1,0 +1,291 @@
+// Sending and fetching messages: channel and direct messages, the topic rules, permissions,
+// rendering that cannot be used to inject markup, anchors, windows, narrows and history rules.
+import { startTestApp, type TestApp, type Account } from "../support/app";
+import { client, expectError, expectSuccess, type Client } from "../support/http";
+
+let app: TestApp;
+let owner: Client;
+let alice: Account;
+let bob: Account;
+let carol: Account;
+const as = (a: Account) => client(app.baseUrl, a);
+let general: number;
+
+async function send(c: Client, params: Record<string, unknown>): Promise<number> {
+	const res = await c.post("/messages", params);
+	expectSuccess(res);
+	return res.body.id;
+}
+async function fetchAll(c: Client, narrow: unknown[] = [], extra: Record<string, unknown> = {}) {
+	const res = await c.get("/messages", { anchor: "newest", num_before: 1000, num_after: 0, narrow, ...extra });
+	expectSuccess(res);
+	return res.body;
+}
+
+beforeAll(async () => {
+	app = await startTestApp();
+	owner = client(app.baseUrl, app.owner);
+	alice = await app.createUser({ full_name: "Alice" });
+	bob = await app.createUser({ full_name: "Bob" });
+	carol = await app.createUser({ full_name: "Carol", role: 600 });
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "general" }], principals: [1, alice.user_id, bob.user_id] }));
+	general = (await owner.get("/get_stream_id", { stream: "general" })).body.stream_id;
+});
+afterAll(() => app.stop());
+
+describe("sending to a channel", () => {
+	test("by ID or name; every subscriber receives it; the sender has read it", async () => {
+		const id = await send(as(alice), { type: "channel", to: general, topic: "greetings", content: "Hello **world**" });
+		const id2 = await send(as(alice), { type: "stream", to: "general", topic: "greetings", content: "again" });
+		expect(id2).toBeGreaterThan(id);
+		const mine = await fetchAll(as(alice), [{ operator: "channel", operand: general }, { operator: "topic", operand: "greetings" }]);
+		const m = mine.messages.find((x: { id: number }) => x.id === id);
+		expect(m).toMatchObject({
+			id,
+			sender_id: alice.user_id,
+			sender_full_name: "Alice",
+			sender_email: alice.email,
+			type: "stream",
+			stream_id: general,
+			display_recipient: "general",
+			subject: "greetings",
+			content: "<p>Hello <strong>world</strong></p>",
+			content_type: "text/html",
+			flags: ["read"],
+			is_me_message: false,
+			reactions: [],
+			submessages: [],
+			topic_links: [],
+			timestamp: expect.any(Number),
+			recipient_id: expect.any(Number),
+			avatar_url: null,
+		});
+		const bobs = await fetchAll(as(bob), [{ operator: "channel", operand: "general" }]);
+		expect(bobs.messages.find((x: { id: number }) => x.id === id).flags).toEqual([]);
+		const raw = await fetchAll(as(bob), [["channel", "general"]], { apply_markdown: false });
+		expect(raw.messages.find((x: { id: number }) => x.id === id)).toMatchObject({ content: "Hello **world**", content_type: "text/x-markdown" });
+	});
+
+	test("read_by_sender false leaves the sender's copy unread", async () => {
+		const id = await send(as(alice), { type: "channel", to: general, topic: "t", content: "later", read_by_sender: false });
+		expect((await fetchAll(as(alice))).messages.find((x: { id: number }) => x.id === id).flags).toEqual([]);
+	});
+
+	test("the empty topic: '(no topic)' and the display name mean it; clients see the display name unless they handle it", async () => {
+		const a = await send(as(alice), { type: "channel", to: general, topic: "(no topic)", content: "a" });
+		const b = await send(as(alice), { type: "channel", to: general, topic: "general chat", content: "b" });
+		const c = await send(as(alice), { type: "channel", to: general, content: "c" });
+		const plain = await fetchAll(as(alice), [["channel", "general"], ["topic", ""]]);
+		expect(plain.messages.map((m: { id: number }) => m.id)).toEqual(expect.arrayContaining([a, b, c]));
+		expect(plain.messages.every((m: { subject: string }) => m.subject === "general chat")).toBe(true);
+		const aware = await fetchAll(as(alice), [["channel", "general"], ["topic", "general chat"]], { allow_empty_topic_name: true });
+		expect(aware.messages.every((m: { subject: string }) => m.subject === "")).toBe(true);
+	});
+
+	test("topics policy of the channel is enforced", async () => {
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "strict" }], principals: [1, alice.user_id] }));
+		const strict = (await owner.get("/get_stream_id", { stream: "strict" })).body.stream_id;
+		expectSuccess(await owner.patch(`/streams/${strict}`, { topics_policy: "disable_empty_topic" }));
+		expectError(await as(alice).post("/messages", { type: "channel", to: strict, content: "x" }), 400, "BAD_REQUEST", /not allowed in this channel/);
+		await send(as(alice), { type: "channel", to: strict, topic: "named", content: "fine" });
+		expectError(await owner.patch(`/streams/${strict}`, { topics_policy: "empty_topic_only" }), 400, "BAD_REQUEST");
+	});
+
+	test.each([
+		[{ topic: "t".repeat(61), content: "x" }, /Topic too long/],
+		[{ topic: "t", content: "   " }, "Message must not be empty"],
+		[{ topic: "t", content: "x".repeat(10001) }, /Message too long/],
+		[{ topic: "t" }, "Missing 'content' argument"],
+	])("%j is refused and nothing is stored", async (params, msg) => {
+		const before = (await fetchAll(owner)).messages.length;
+		const res = await as(alice).post("/messages", { type: "channel", to: general, ...params });
+		expect(res.body.result).toBe("error");
+		expect(res.body.msg).toEqual(typeof msg === "string" ? msg : expect.stringMatching(msg));
+		expect((await fetchAll(owner)).messages.length).toBe(before);
+	});
+
+	test("unknown channels are STREAM_DOES_NOT_EXIST naming them", async () => {
+		const byId = await as(alice).post("/messages", { type: "channel", to: 999999, topic: "t", content: "x" });
+		expectError(byId, 400, "STREAM_DOES_NOT_EXIST");
+		expect(byId.body.stream_id).toBe(999999);
+		const byName = await as(alice).post("/messages", { type: "channel", to: "nowhere", topic: "t", content: "x" });
+		expectError(byName, 400, "STREAM_DOES_NOT_EXIST");
+		expect(byName.body.stream).toBe("nowhere");
+	});
+
+	test("can_send_message_group, archived channels and guests without access", async () => {
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "announce" }], principals: [1, alice.user_id] }));
+		const announce = (await owner.get("/get_stream_id", { stream: "announce" })).body.stream_id;
+		const admins = (await owner.get("/user_groups")).body.user_groups.find((g: { name: string }) => g.name === "role:administrators").id;
+		expectSuccess(await owner.patch(`/streams/${announce}`, { can_send_message_group: { new: admins } }));
+		expectError(await as(alice).post("/messages", { type: "channel", to: announce, topic: "t", content: "x" }), 400, "BAD_REQUEST", "You do not have permission to post in this channel.");
+		await send(owner, { type: "channel", to: announce, topic: "t", content: "from an admin" });
+		expectSuccess(await owner.delete(`/streams/${announce}`));
+		expectError(await owner.post("/messages", { type: "channel", to: announce, topic: "t", content: "x" }), 400, "BAD_REQUEST", "Not authorized to send to channel 'announce'");
+		expectError(await as(carol).post("/messages", { type: "channel", to: general, topic: "t", content: "x" }), 400, "STREAM_DOES_NOT_EXIST");
+	});
+
+	test("markdown cannot inject markup", async () => {
+		const id = await send(as(alice), {
+			type: "channel",
+			to: general,
+			topic: "xss",
+			content: '<script>alert(1)</script> <img src=x onerror=alert(1)> [click](javascript:alert(1)) [ok](https://example.com "t\\" onmouseover=\\"x")',
+		});
+		const html = (await fetchAll(as(alice), [["channel", "general"], ["topic", "xss"]])).messages.find((m: { id: number }) => m.id === id).content;
+		// Every tag in the output is one the renderer makes, with only its own attributes.
+		for (const [, tag, attrs] of html.matchAll(/<\/?([a-z0-9]+)([^>]*)>/gi)) {
+			expect(["p", "a", "br"]).toContain(tag.toLowerCase());
+			for (const [, name] of attrs.matchAll(/\s([a-z-]+)="[^"]*"/gi)) expect(["href", "title", "target", "rel"]).toContain(name.toLowerCase());
+			expect(attrs.replace(/\s([a-z-]+)="[^"]*"/gi, "").trim()).toBe("");
+		}
+		expect(html).not.toContain("javascript:alert(1)</a>");
+		expect(html).not.toMatch(/href="javascript/i);
+		expect(html).toContain("&lt;script&gt;");
+		expect(html).toContain('href="https://example.com"');
+	});
+
+	test("/me messages", async () => {
+		const id = await send(as(alice), { type: "channel", to: general, topic: "me", content: "/me waves" });
+		expect((await fetchAll(as(alice), [["id", id]])).messages[0].is_me_message).toBe(true);
+	});
+});
+
+describe("direct messages", () => {
+	test("one-to-one: both directions share a recipient ID; display_recipient lists both", async () => {
+		const out = await send(as(alice), { type: "direct", to: [bob.user_id], content: "hi bob" });
+		const back = await send(as(bob), { type: "private", to: alice.email, content: "hi alice" });
+		const a = await fetchAll(as(alice), [["dm", [bob.user_id]]]);
+		expect(a.messages.map((m: { id: number }) => m.id)).toEqual([out, back]);
+		expect(a.messages[0].recipient_id).toBe(a.messages[1].recipient_id);
+		expect(a.messages[0].display_recipient.map((u: { id: number }) => u.id).sort()).toEqual([alice.user_id, bob.user_id].sort());
+		expect(a.messages[0]).toMatchObject({ type: "private", subject: "" });
+		expect((await fetchAll(as(bob), [["dm", alice.email]])).messages.map((m: { id: number }) => m.id)).toEqual([out, back]);
+		expect((await fetchAll(owner, [["dm", [bob.user_id]]])).messages).toEqual([]);
+	});
+
+	test("groups, and unknown or deactivated recipients", async () => {
+		const id = await send(as(alice), { type: "direct", to: JSON.stringify([bob.user_id, 1]), content: "group" });
+		expect((await fetchAll(owner, [["is", "dm"]])).messages.map((m: { id: number }) => m.id)).toContain(id);
+		expectError(await as(alice).post("/messages", { type: "direct", to: [999999], content: "x" }), 400, "BAD_REQUEST", "No such user");
+		expectError(await as(alice).post("/messages", { type: "direct", to: [], content: "x" }), 400, "BAD_REQUEST");
+		expectError(await as(alice).post("/messages", { type: "mail", to: [bob.user_id], content: "x" }), 400, "BAD_REQUEST", "Invalid type");
+	});
+});
+
+describe("fetching", () => {
+	let ids: number[];
+	beforeAll(async () => {
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "counting" }], principals: [1, alice.user_id] }));
+		ids = [];
+		for (let i = 1; i <= 10; i++) ids.push(await send(owner, { type: "channel", to: "counting", topic: i % 2 ? "odd" : "even", content: `n${i}`, read_by_sender: true }));
+	});
+	const get = (params: Record<string, unknown>, c: Client = as(alice)) => c.get("/messages", { narrow: [["channel", "counting"]], ...params });
+
+	test("anchor newest and oldest, with found_newest and found_oldest", async () => {
+		const newest = (await get({ anchor: "newest", num_before: 3, num_after: 0 })).body;
+		expect(newest.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(-3));
+		expect(newest).toMatchObject({ found_newest: true, found_oldest: false, found_anchor: false, history_limited: false });
+		const oldest = (await get({ anchor: "oldest", num_before: 0, num_after: 4 })).body;
+		expect(oldest.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(0, 4));
+		expect(oldest).toMatchObject({ found_oldest: true, found_newest: false, anchor: 0 });
+	});
+
+	test("an ID anchor: before, the anchor itself, after; include_anchor false", async () => {
+		const res = (await get({ anchor: ids[4], num_before: 2, num_after: 2 })).body;
+		expect(res.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(2, 7));
+		expect(res).toMatchObject({ anchor: ids[4], found_anchor: true, found_oldest: false, found_newest: false });
+		const without = (await get({ anchor: String(ids[4]), num_before: 1, num_after: 1, include_anchor: false })).body;
+		expect(without.messages.map((m: { id: number }) => m.id)).toEqual([ids[3], ids[5]]);
+		const past = (await get({ anchor: ids[9] + 1000, num_before: 2, num_after: 5 })).body;
+		expect(past.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(-2));
+		expect(past).toMatchObject({ found_anchor: false, found_newest: true });
+	});
+
+	test("first_unread, and the deprecated use_first_unread_anchor", async () => {
+		const res = (await get({ anchor: "first_unread", num_before: 0, num_after: 1 })).body;
+		expect(res.messages.map((m: { id: number }) => m.id)).toEqual([ids[0], ids[1]]);
+		expect(res).toMatchObject({ anchor: ids[0], found_anchor: true });
+		const old = (await get({ use_first_unread_anchor: true, num_before: 0, num_after: 1 })).body;
+		expect(old.anchor).toBe(ids[0]);
+		const none = (await get({ anchor: "first_unread", num_before: 1, num_after: 0 }, owner)).body;
+		expect(none.messages.map((m: { id: number }) => m.id)).toEqual([ids[9]]);
+	});
+
+	test("narrows: topic, sender, negation, is:unread, id", async () => {
+		const odd = (await get({ anchor: "newest", num_before: 100, num_after: 0, narrow: [["channel", "counting"], ["topic", "ODD"]] })).body;
+		expect(odd.messages.map((m: { id: number }) => m.id)).toEqual(ids.filter((_, i) => i % 2 === 0));
+		const notOdd = (await get({ anchor: "newest", num_before: 100, num_after: 0, narrow: [{ operator: "channel", operand: "counting" }, { operator: "topic", operand: "odd", negated: true }] })).body;
+		expect(notOdd.messages.map((m: { id: number }) => m.id)).toEqual(ids.filter((_, i) => i % 2 === 1));
+		const bySender = (await get({ anchor: "newest", num_before: 100, num_after: 0, narrow: [["channel", "counting"], ["sender", app.owner.email]] })).body;
+		expect(bySender.messages).toHaveLength(10);
+		const unread = (await get({ anchor: "newest", num_before: 100, num_after: 0, narrow: [["channel", "counting"], ["is", "unread"]] })).body;
+		expect(unread.messages).toHaveLength(10);
+		const one = (await get({ anchor: "newest", num_before: 10, num_after: 0, narrow: [["id", ids[3]]] })).body;
+		expect(one.messages.map((m: { id: number }) => m.id)).toEqual([ids[3]]);
+	});
+
+	test("message_ids returns the accessible subset, and excludes anchors", async () => {
+		const res = await as(alice).get("/messages", { message_ids: [ids[1], ids[2], 999999] });
+		expectSuccess(res);
+		expect(res.body.messages.map((m: { id: number }) => m.id)).toEqual([ids[1], ids[2]]);
+		expect(res.body).not.toHaveProperty("anchor");
+		expectError(await as(alice).get("/messages", { message_ids: [ids[1]], anchor: "newest" }), 400, "BAD_REQUEST", /Unsupported parameter combination/);
+		expectError(await as(alice).get("/messages", { message_ids: [ids[1]], num_before: 1 }), 400, "BAD_REQUEST", /Unsupported parameter combination/);
+	});
+
+	test("bad requests: missing anchor or counts, too many, bad anchors and narrows", async () => {
+		expectError(await get({ num_before: 1, num_after: 1 }), 400, "REQUEST_VARIABLE_MISSING", "Missing 'anchor' argument");
+		expectError(await get({ anchor: "newest", num_after: 1 }), 400, "REQUEST_VARIABLE_MISSING", "Missing 'num_before' argument");
+		expectError(await get({ anchor: "newest", num_before: 5000, num_after: 1 }), 400, "BAD_REQUEST", "Too many messages requested (maximum 5000).");
+		expectError(await get({ anchor: "middle", num_before: 1, num_after: 1 }), 400, "BAD_REQUEST", "Invalid anchor");
+		expectError(await get({ anchor: "newest", num_before: -1, num_after: 1 }), 400, "BAD_REQUEST");
+		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["colour", "blue"]] }), 400, "BAD_NARROW", "Invalid narrow operator: unknown operator 'colour'");
+		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["channel", "nowhere"]] }), 400, "BAD_NARROW");
+		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: "channel:general" }), 400, "BAD_REQUEST");
+	});
+});
+
+describe("history", () => {
+	test("a new subscriber reads a public channel's earlier messages through a channel narrow, marked historical", async () => {
+		const early = await send(owner, { type: "channel", to: "general", topic: "before dave", content: "old news" });
+		const dave = await app.createUser({ full_name: "Dave" });
+		expectSuccess(await as(dave).post("/users/me/subscriptions", { subscriptions: [{ name: "general" }] }));
+		const channel = await fetchAll(as(dave), [["channel", "general"]]);
+		expect(channel.messages.find((m: { id: number }) => m.id === early).flags).toEqual(["read", "historical"]);
+		// Not in the personal history, which holds what they received.
+		expect((await fetchAll(as(dave))).messages.map((m: { id: number }) => m.id)).not.toContain(early);
+		expect((await as(dave).get(`/messages/${early}`)).body.message.id).toBe(early);
+	});
+
+	test("a private channel without shared history shows a newcomer only what came after", async () => {
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "vault" }], invite_only: true }));
+		const before = await send(owner, { type: "channel", to: "vault", topic: "t", content: "secret" });
+		expectError(await as(bob).get(`/messages/${before}`), 400, "BAD_REQUEST", "Invalid message(s)");
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "vault" }], principals: [bob.user_id] }));
+		const after = await send(owner, { type: "channel", to: "vault", topic: "t", content: "newer" });
+		const seen = (await fetchAll(as(bob), [["channel", "vault"]])).messages.map((m: { id: number }) => m.id);
+		expect(seen).toEqual([after]);
+		expectError(await as(bob).get(`/messages/${before}`), 400, "BAD_REQUEST", "Invalid message(s)");
+	});
+
+	test("GET /messages/{id}: raw content and the message; unknown IDs are refused", async () => {
+		const id = await send(as(alice), { type: "channel", to: general, topic: "single", content: "*one*" });
+		const res = await as(bob).get(`/messages/${id}`);
+		expectSuccess(res);
+		expect(res.body).toMatchObject({ raw_content: "*one*", message: { id, content: "<p><em>one</em></p>" } });
+		expectError(await as(bob).get("/messages/999999"), 400, "BAD_REQUEST", "Invalid message(s)");
+	});
+
+	test("channels learn their first message; POST /register has max_message_id", async () => {
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "fresh" }] }));
+		const fresh = (await owner.get("/get_stream_id", { stream: "fresh" })).body.stream_id;
+		expect((await owner.get(`/streams/${fresh}`)).body.stream.first_message_id).toBeNull();
+		const id = await send(owner, { type: "channel", to: fresh, topic: "first", content: "1" });
+		await send(owner, { type: "channel", to: fresh, topic: "first", content: "2" });
+		await new Promise((r) => setTimeout(r, 100));
+		expect((await owner.get(`/streams/${fresh}`)).body.stream.first_message_id).toBe(id);
+		const reg = await owner.post("/register", { fetch_event_types: ["message"] });
+		expect(reg.body.max_message_id).toBeGreaterThan(id);
+	});
+});
