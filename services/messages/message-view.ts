@@ -31,7 +31,8 @@ export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Rec
 		is_me_message: m.is_me_message,
 		reactions: [],
 		submessages: [],
-		flags,
+		// The deprecated wildcard_mentioned stands for either kind of wildcard mention.
+		flags: flags.some((f) => f === "stream_wildcard_mentioned" || f === "topic_wildcard_mentioned") ? [...flags, "wildcard_mentioned"] : flags,
 	};
 	if (m.type === "stream") {
 		out.stream_id = m.channel_id;

@@ -12,7 +12,10 @@ import type { MessagesDb } from "./db";
 import { messageModel, type MessageDoc } from "./models/message";
 import { userMessageModel } from "./models/user-message";
 import { recipientModel } from "./models/recipient";
-import { channelRef, checkContent, checkTopic, directRefs, isChannelType, storeMessage, type ChannelTarget, type SendParams } from "./send";
+import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type ChannelTarget, type SendParams } from "./send";
+import { mentionCandidates, type MentionTargets } from "./mentions";
+import { mentionFlags } from "./mention-flags";
+import { renderContent } from "./render";
 import { fetchMessages, MAX_MESSAGES, type FetchParams, type Resolvers } from "./fetch";
 import { parseNarrow } from "./narrow";
 import { messageView } from "./message-view";
@@ -42,6 +45,29 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				(await ctx.call<{ channels: Array<{ channel_id: number; history_public_to_subscribers: boolean }> }, { channel_ids: number[] }>("channels.readableChannels", { channel_ids: ids })).channels,
 			emptyTopicName,
 		};
+	}
+
+	async function resolveUsers(ctx: Ctx<any>, refs: Array<number | string>) {
+		return (await call(ctx, "users.resolvePrincipals", { principals: refs })).users;
+	}
+
+	/** Everyone and every group the content mentions, in one call to the users service. */
+	async function mentionTargets(ctx: Ctx<any>, content: string): Promise<MentionTargets> {
+		const wanted = mentionCandidates(content);
+		const graph = await graphs.get();
+		const targets: MentionTargets = { usersById: new Map(), usersByName: new Map(), groupsByName: new Map() };
+		for (const name of wanted.groups) {
+			const g = graph.byName(name);
+			if (g && !g.deactivated && !name.startsWith("role:")) targets.groupsByName.set(name, { id: g.id, name: g.name });
+		}
+		if (wanted.names.length || wanted.ids.length) {
+			const { users } = await ctx.call<{ users: Array<{ id: number; full_name: string; unique_name: boolean }> }, { names: string[]; ids: number[] }>("users.mentionTargets", wanted);
+			for (const u of users) {
+				targets.usersById.set(u.id, u);
+				if (u.unique_name) targets.usersByName.set(u.full_name, u);
+			}
+		}
+		return targets;
 	}
 
 	/** Message objects for these messages: one call for the users, one for channel names. */
@@ -81,20 +107,24 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const actor: Identity = requireUser(ctx);
 					const q = ctx.params;
 					const content = checkContent(q.content);
-					let sent;
+					const graph = await graphs.get();
+					let target: { channel: ChannelTarget; topic: string } | { participants: Awaited<ReturnType<typeof resolveUsers>> };
 					if (isChannelType(q.type)) {
-						const ref = channelRef(q.to);
-						const channel = await ctx.call<ChannelTarget & { history_public_to_subscribers: boolean }, { channel: number | string }>("channels.sendTarget", { channel: ref });
-						const graph = await graphs.get();
+						const channel = await ctx.call<ChannelTarget, { channel: number | string }>("channels.sendTarget", { channel: channelRef(q.to) });
 						// "inherit" follows the organization, which allows the empty topic.
 						const policy = channel.topics_policy === "inherit" ? "allow_empty_topic" : channel.topics_policy;
-						const topic = checkTopic(q.topic ?? q.subject, graph.emptyTopicDisplayName, policy);
-						sent = await storeMessage(db, actor, { channel, topic }, content, q.read_by_sender ?? true, "API");
+						target = { channel, topic: checkTopic(q.topic ?? q.subject, graph.emptyTopicDisplayName, policy) };
 					} else {
-						const refs = directRefs(q.to);
-						const { users } = await call(ctx, "users.resolvePrincipals", { principals: refs });
-						sent = await storeMessage(db, actor, { participants: users }, content, q.read_by_sender ?? true, "API");
+						target = { participants: await resolveUsers(ctx, directRefs(q.to)) };
 					}
+					const rendered = renderContent(content, await mentionTargets(ctx, content));
+					const recipients = recipientsOf(actor, target);
+					const participants =
+						"channel" in target && rendered.mentions.topicWildcard
+							? new Set<number>(await db.Message.distinct("sender_id", { channel_id: target.channel.channel_id, topic_key: target.topic.toLowerCase() }))
+							: new Set<number>();
+					const flagsFor = mentionFlags(rendered.mentions, graph, recipients, actor.user_id, participants);
+					const sent = await storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, "API");
 					const m = sent.message;
 					await ctx.broadcast("message.sent", {
 						message_id: m._id,

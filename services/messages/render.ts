@@ -3,8 +3,10 @@
 // so no input can inject script or attributes. Zulip's own syntax (mentions, emoji, spoilers)
 // builds on this.
 import MarkdownIt from "markdown-it";
+import { mentionPlugin, type MentionTargets, type Mentions } from "./mentions";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
+md.use(mentionPlugin);
 
 // Links open in a new tab and pass no referrer, as Zulip's do.
 const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
@@ -17,9 +19,14 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
 export interface Rendered {
 	html: string;
 	isMeMessage: boolean;
+	mentions: Mentions;
 }
 
-export function renderContent(content: string): Rendered {
+const NO_TARGETS: MentionTargets = { usersById: new Map(), usersByName: new Map(), groupsByName: new Map() };
+
+export function renderContent(content: string, targets: MentionTargets = NO_TARGETS): Rendered {
 	const isMeMessage = /^\/me(\s|$)/.test(content);
-	return { html: md.render(content).trim(), isMeMessage };
+	const mentions: Mentions = { userIds: new Set(), groupIds: new Set(), channelWildcard: false, topicWildcard: false };
+	const html = md.render(content, { targets, mentions }).trim();
+	return { html, isMeMessage, mentions };
 }

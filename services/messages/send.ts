@@ -7,7 +7,7 @@ import { LIMITS } from "../../shared/version";
 import { recipientId, type MessagesDb } from "./db";
 import { userMessageKey } from "./models/user-message";
 import type { MessageDoc } from "./models/message";
-import { renderContent } from "./render";
+import type { Rendered } from "./render";
 
 export interface SendParams {
 	type: "channel" | "stream" | "direct" | "private";
@@ -93,20 +93,31 @@ export function checkTopic(raw: string | undefined, emptyTopicName: string, poli
 	return topic;
 }
 
+/** The recipients of a message, before it is stored (the sender always gets a copy). */
+export function recipientsOf(sender: Identity, target: { channel: ChannelTarget } | { participants: Principal[] }): number[] {
+	const ids = "channel" in target ? target.channel.subscribers : target.participants.map((u) => u.user_id);
+	return [...new Set([...ids, sender.user_id])];
+}
+
 export interface Sent {
 	message: MessageDoc;
 	userIds: number[];
 }
 
+/**
+ * Stores a rendered message and every recipient's row. `flagsFor` gives each recipient's
+ * mention flags; the sender's row is also marked read when `readBySender`.
+ */
 export async function storeMessage(
 	db: MessagesDb,
 	sender: Identity,
 	target: { channel: ChannelTarget; topic: string } | { participants: Principal[] },
 	content: string,
+	rendered: Rendered,
+	flagsFor: (userId: number) => string[],
 	readBySender: boolean,
 	client: string,
 ): Promise<Sent> {
-	const rendered = renderContent(content);
 	const isChannel = "channel" in target;
 	const participants = isChannel ? [] : [...new Set([sender.user_id, ...target.participants.map((u) => u.user_id)])].sort((a, b) => a - b);
 	const key = isChannel ? `channel:${target.channel.channel_id}` : `dm:${participants.join(",")}`;
@@ -136,7 +147,7 @@ export async function storeMessage(
 			_id: userMessageKey(u, message._id),
 			user_id: u,
 			message_id: message._id,
-			flags: u === sender.user_id && readBySender ? ["read"] : [],
+			flags: [...(u === sender.user_id && readBySender ? ["read"] : []), ...flagsFor(u)],
 			channel_id: message.channel_id,
 			topic_key: message.topic_key,
 			recipient_id: recipient,

@@ -567,6 +567,28 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				},
 			},
 
+			/**
+			 * For message rendering: the users a message mentions, by exact full name or by ID.
+			 * A name several active users share matches none (the sender must add |ID).
+			 */
+			mentionTargets: {
+				visibility: "public",
+				params: params({ names: p.stringList(), ids: p.intList() }),
+				async handler(ctx: Ctx<{ names: string[]; ids: number[] }>) {
+					const { names, ids } = ctx.params;
+					if (!names.length && !ids.length) return { users: [] };
+					const found = await db.User.find(
+						{ realm_id: db.realm._id, is_active: true, $or: [{ full_name: { $in: names } }, { _id: { $in: ids } }] },
+						{ _id: 1, full_name: 1 },
+					).lean();
+					const byName = new Map<string, number>();
+					for (const u of found) byName.set(u.full_name, (byName.get(u.full_name) ?? 0) + 1);
+					return {
+						users: found.map((u) => ({ id: u._id, full_name: u.full_name, unique_name: byName.get(u.full_name) === 1 })),
+					};
+				},
+			},
+
 			/** Other services' permission checks evaluate group settings against this snapshot. */
 			groupGraph: {
 				visibility: "public",

@@ -289,3 +289,66 @@ describe("history", () => {
 		expect(reg.body.max_message_id).toBeGreaterThan(id);
 	});
 });
+
+describe("mentions", () => {
+	async function flagsOf(c: Client, id: number): Promise<string[]> {
+		return (await c.get("/messages", { message_ids: [id] })).body.messages[0].flags;
+	}
+	async function contentOf(id: number): Promise<string> {
+		return (await owner.get(`/messages/${id}`)).body.message.content;
+	}
+
+	// An unknown name is not a mention; its asterisks are then ordinary emphasis, as in Zulip.
+	test("@**Name** mentions a user: a span, and the mentioned flag for them only", async () => {
+		const id = await send(as(alice), { type: "channel", to: general, topic: "mentions", content: "hi @**Bob** and @**Nobody Here**" });
+		expect(await contentOf(id)).toBe(`<p>hi <span class="user-mention" data-user-id="${bob.user_id}">@Bob</span> and @<strong>Nobody Here</strong></p>`);
+		expect(await flagsOf(as(bob), id)).toEqual(["mentioned"]);
+		expect(await flagsOf(owner, id)).toEqual([]);
+		expect((await fetchAll(as(bob), [["is", "mentioned"]])).messages.map((m: { id: number }) => m.id)).toContain(id);
+	});
+
+	test("@**Name|id** disambiguates; a name two users share mentions no one", async () => {
+		const twin1 = await app.createUser({ full_name: "Twin" });
+		const twin2 = await app.createUser({ full_name: "Twin" });
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "general" }], principals: [twin1.user_id, twin2.user_id] }));
+		const bare = await send(as(alice), { type: "channel", to: general, topic: "mentions", content: "@**Twin**" });
+		expect(await flagsOf(as(twin1), bare)).toEqual([]);
+		const exact = await send(as(alice), { type: "channel", to: general, topic: "mentions", content: `@**Twin|${twin2.user_id}**` });
+		expect(await flagsOf(as(twin2), exact)).toEqual(["mentioned"]);
+		expect(await flagsOf(as(twin1), exact)).toEqual([]);
+		const wrong = await send(as(alice), { type: "channel", to: general, topic: "mentions", content: `@**Someone else|${twin2.user_id}**` });
+		expect(await flagsOf(as(twin2), wrong)).toEqual([]);
+	});
+
+	test("silent mentions render without flagging", async () => {
+		const id = await send(as(alice), { type: "channel", to: general, topic: "mentions", content: "@_**Bob**" });
+		expect(await contentOf(id)).toBe(`<p><span class="user-mention silent" data-user-id="${bob.user_id}">Bob</span></p>`);
+		expect(await flagsOf(as(bob), id)).toEqual([]);
+	});
+
+	test("group mentions flag the group's members who receive the message", async () => {
+		const gid = (await owner.post("/user_groups/create", { name: "reviewers", description: "", members: [bob.user_id, carol.user_id] })).body.group_id;
+		const id = await send(as(alice), { type: "channel", to: general, topic: "mentions", content: "ping @*reviewers*" });
+		expect(await contentOf(id)).toBe(`<p>ping <span class="user-group-mention" data-user-group-id="${gid}">@reviewers</span></p>`);
+		expect(await flagsOf(as(bob), id)).toEqual(["mentioned"]);
+		// Carol (a guest) is not subscribed, so she did not receive it at all.
+		expectError(await as(carol).get(`/messages/${id}`), 400, "BAD_REQUEST");
+	});
+
+	test("channel and topic wildcards", async () => {
+		const all = await send(as(alice), { type: "channel", to: general, topic: "wild", content: "@**all** heads up" });
+		expect(await flagsOf(as(bob), all)).toEqual(["stream_wildcard_mentioned", "wildcard_mentioned"]);
+		expect(await flagsOf(as(alice), all)).toEqual(["read"]);
+		await send(as(bob), { type: "channel", to: general, topic: "wild", content: "I am in this topic" });
+		const topic = await send(as(alice), { type: "channel", to: general, topic: "wild", content: "@**topic** update" });
+		expect(await contentOf(topic)).toBe('<p><span class="topic-mention">@topic</span> update</p>');
+		expect(await flagsOf(as(bob), topic)).toEqual(["topic_wildcard_mentioned", "wildcard_mentioned"]);
+		expect(await flagsOf(owner, topic)).toEqual([]);
+	});
+
+	test("mentions in code are not mentions", async () => {
+		const id = await send(as(alice), { type: "channel", to: general, topic: "mentions", content: "`@**Bob**`\n\n```\n@**Bob**\n```" });
+		expect(await flagsOf(as(bob), id)).toEqual([]);
+		expect(await contentOf(id)).not.toContain("user-mention");
+	});
+});

@@ -1,0 +1,20 @@
+// From what a message mentions to each recipient's flags: `mentioned` for users mentioned by
+// name or through a group, `stream_wildcard_mentioned` for everyone on @**all** and its synonyms,
+// `topic_wildcard_mentioned` for the topic's participants on @**topic**. The sender's own
+// mentions never flag the sender.
+import type { GroupGraph } from "../../shared/group-settings";
+import type { Mentions } from "./mentions";
+
+export function mentionFlags(m: Mentions, graph: GroupGraph, recipients: number[], senderId: number, topicParticipants: Set<number>): (userId: number) => string[] {
+	const mentioned = new Set(m.userIds);
+	for (const g of m.groupIds) for (const u of graph.members(g)) mentioned.add(u);
+	const inRecipients = new Set(recipients);
+	return (userId) => {
+		if (userId === senderId || !inRecipients.has(userId)) return [];
+		const flags: string[] = [];
+		if (mentioned.has(userId)) flags.push("mentioned");
+		if (m.channelWildcard) flags.push("stream_wildcard_mentioned");
+		if (m.topicWildcard && topicParticipants.has(userId)) flags.push("topic_wildcard_mentioned");
+		return flags;
+	};
+}
