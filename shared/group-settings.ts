@@ -28,7 +28,29 @@ export interface GroupGraphData {
 	empty_topic_display_name?: string;
 	/** The organization setting enable_spectator_access. */
 	spectator_access?: boolean;
+	/** The organization's message editing settings. */
+	messaging?: MessagingSettings;
 }
+
+export interface MessagingSettings {
+	allow_message_editing: boolean;
+	/** Seconds after sending within which content may be edited (null: no limit). */
+	edit_limit_seconds: number | null;
+	delete_limit_seconds: number | null;
+	move_within_limit_seconds: number | null;
+	move_between_limit_seconds: number | null;
+	/** Who may see edit history: "all", "moves" or "none". */
+	edit_history_visibility: string;
+}
+
+const DEFAULT_MESSAGING: MessagingSettings = {
+	allow_message_editing: true,
+	edit_limit_seconds: 600,
+	delete_limit_seconds: 600,
+	move_within_limit_seconds: 604800,
+	move_between_limit_seconds: 604800,
+	edit_history_visibility: "all",
+};
 
 export class GroupGraph {
 	private groups: Map<number, GraphGroup>;
@@ -37,6 +59,7 @@ export class GroupGraph {
 	readonly realm: Record<string, GroupSettingValue>;
 	readonly emptyTopicDisplayName: string;
 	readonly spectatorAccess: boolean;
+	readonly messaging: MessagingSettings;
 
 	constructor(data: GroupGraphData) {
 		this.groups = new Map(data.groups.map((g) => [g.id, g]));
@@ -44,6 +67,7 @@ export class GroupGraph {
 		this.realm = data.realm ?? {};
 		this.emptyTopicDisplayName = data.empty_topic_display_name ?? "general chat";
 		this.spectatorAccess = data.spectator_access ?? false;
+		this.messaging = data.messaging ?? DEFAULT_MESSAGING;
 	}
 
 	isActive(userId: number): boolean {

@@ -66,6 +66,9 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/messages", action: "messages.send" },
 	{ method: "GET", path: "/messages", action: "messages.list" },
 	{ method: "GET", path: "/messages/{message_id}", action: "messages.get" },
+	{ method: "PATCH", path: "/messages/{message_id}", action: "messages.update" },
+	{ method: "DELETE", path: "/messages/{message_id}", action: "messages.delete" },
+	{ method: "GET", path: "/messages/{message_id}/history", action: "messages.history" },
 
 	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
 	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField" },

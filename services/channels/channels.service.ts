@@ -386,6 +386,36 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 				},
 			},
 
+			/**
+			 * For the messages service: what the caller may do with messages in a channel, from
+			 * the channel's group settings and the organization's (the spec's permission rules).
+			 */
+			messagePermissions: {
+				visibility: "public",
+				params: params({ channel_id: p.int() }),
+				async handler(ctx: Ctx<{ channel_id: number }>) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const channel = await db.Channel.findOne({ _id: ctx.params.channel_id, realm_id: db.realmId }).lean();
+					if (!channel) throw invalidChannel();
+					const subscribed = !!(await db.Subscription.exists({ _id: subscriptionKey(actor.user_id, channel._id), active: true }));
+					const content = hasContentAccess(graph, actor, channel, subscribed);
+					const admin = isChannelAdmin(graph, actor, channel);
+					const allows = (key: keyof ChannelDoc["settings"]) => graph.allows(channel.settings[key], actor.user_id);
+					const deleteAny = content && (graph.realmAllows("can_delete_any_message_group", actor.user_id) || allows("can_delete_any_message_group"));
+					return {
+						content_access: content,
+						can_send: content && !channel.is_archived && allows("can_send_message_group"),
+						can_delete_any: deleteAny,
+						can_delete_own: deleteAny || graph.realmAllows("can_delete_own_message_group", actor.user_id) || allows("can_delete_own_message_group"),
+						can_move_within: content && (admin || graph.realmAllows("can_move_messages_between_topics_group", actor.user_id) || allows("can_move_messages_within_channel_group")),
+						can_move_out: content && (admin || graph.realmAllows("can_move_messages_between_channels_group", actor.user_id) || allows("can_move_messages_out_of_channel_group")),
+						is_archived: channel.is_archived,
+						topics_policy: channel.topics_policy,
+					};
+				},
+			},
+
 			/** For the messages service: the channels whose history the caller may read. */
 			readableChannels: {
 				visibility: "public",
@@ -478,6 +508,10 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			},
 			"users.changed"() {
 				db.graphs?.invalidate();
+			},
+			/** Messages moved into a channel may bring a named topic with them. */
+			async "messages.moved"(ctx: Context<{ channel_id?: number; topic: string }>) {
+				if (ctx.params.channel_id && ctx.params.topic) await db.Channel.updateOne({ _id: ctx.params.channel_id }, { $set: { has_named_topics: true } });
 			},
 			/** Derived state the channel objects show: first message, recent activity, named topics. */
 			async "message.sent"(ctx: Context<{ channel_id?: number; message_id: number; timestamp: number; topic?: string }>) {

@@ -8,6 +8,8 @@ export interface ViewContext {
 	applyMarkdown: boolean;
 	allowEmptyTopicName: boolean;
 	emptyTopicName: string;
+	/** The organization's edit history visibility: "all", "moves" or "none". */
+	editHistoryVisibility: string;
 }
 
 export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Record<string, unknown> {
@@ -34,6 +36,19 @@ export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Rec
 		// The deprecated wildcard_mentioned stands for either kind of wildcard mention.
 		flags: flags.some((f) => f === "stream_wildcard_mentioned" || f === "topic_wildcard_mentioned") ? [...flags, "wildcard_mentioned"] : flags,
 	};
+	const shown = (t: string) => (t === "" && !v.allowEmptyTopicName ? v.emptyTopicName : t);
+	const history = (m.edit_history ?? []).filter((e) => v.editHistoryVisibility === "all" || (v.editHistoryVisibility === "moves" && e.prev_content === undefined));
+	if (history.length && v.editHistoryVisibility !== "none") {
+		out.edit_history = [...history].reverse().map((e) => {
+			const h: Record<string, unknown> = { user_id: e.user_id, timestamp: e.timestamp };
+			if (e.prev_content !== undefined) Object.assign(h, { prev_content: e.prev_content, prev_rendered_content: e.prev_rendered_content });
+			if (e.prev_topic !== undefined) Object.assign(h, { prev_topic: shown(e.prev_topic), topic: shown(e.topic ?? "") });
+			if (e.prev_stream !== undefined) Object.assign(h, { prev_stream: e.prev_stream, stream: e.stream });
+			return h;
+		});
+	}
+	if (m.last_edit_timestamp) out.last_edit_timestamp = m.last_edit_timestamp;
+	if (m.last_moved_timestamp) out.last_moved_timestamp = m.last_moved_timestamp;
 	if (m.type === "stream") {
 		out.stream_id = m.channel_id;
 		out.display_recipient = v.channelNames.get(m.channel_id!) ?? "";

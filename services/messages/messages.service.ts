@@ -16,6 +16,9 @@ import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipi
 import { mentionCandidates, type MentionTargets } from "./mentions";
 import { mentionFlags } from "./mention-flags";
 import { renderContent } from "./render";
+import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, type ChannelPermissions, type PropagateMode } from "./edit";
+import { messageHistory } from "./history";
+import { recipientId } from "./db";
 import { fetchMessages, MAX_MESSAGES, type FetchParams, type Resolvers } from "./fetch";
 import { parseNarrow } from "./narrow";
 import { messageView } from "./message-view";
@@ -70,21 +73,48 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		return targets;
 	}
 
+	/** A message the caller may see (received, or in a channel history open to them). */
+	async function accessibleMessage(ctx: Ctx<any>, actor: Identity, id: number): Promise<MessageDoc> {
+		const m = await db.Message.findById(id).lean();
+		if (!m) throw badRequest("Invalid message(s)");
+		if (await db.UserMessage.exists({ user_id: actor.user_id, message_id: id })) return m;
+		if (m.channel_id) {
+			const [readable] = await resolvers(ctx).readable([m.channel_id]);
+			if (readable?.history_public_to_subscribers) return m;
+		}
+		throw badRequest("Invalid message(s)");
+	}
+
+	const permissionsIn = (ctx: Ctx<any>, channelId: number) =>
+		ctx.call<ChannelPermissions, { channel_id: number }>("channels.messagePermissions", { channel_id: channelId });
+
+	/** Mention flags for a message's recipients, as sending computes them. */
+	async function flagsForContent(ctx: Ctx<any>, actor: Identity, content: string, recipients: number[], channelId: number | null, topic: string) {
+		const graph = await graphs.get();
+		const rendered = renderContent(content, await mentionTargets(ctx, content));
+		const participants =
+			channelId !== null && rendered.mentions.topicWildcard
+				? new Set<number>(await db.Message.distinct("sender_id", { channel_id: channelId, topic_key: topic.toLowerCase() }))
+				: new Set<number>();
+		return { rendered, flagsFor: mentionFlags(rendered.mentions, graph, recipients, actor.user_id, participants) };
+	}
+
 	/** Message objects for these messages: one call for the users, one for channel names. */
 	async function views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams) {
 		const userIds = [...new Set(messages.flatMap((m) => [m.sender_id, ...m.dm_user_ids]))];
 		const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
-		const [users, names, emptyName] = await Promise.all([
+		const [users, names, graph] = await Promise.all([
 			userIds.length ? call(ctx, "users.getMany", { user_ids: userIds, client_gravatar: q.client_gravatar ?? true, include_custom_profile_fields: false }) : { users: [] as ApiUser[] },
 			channelIds.length ? ctx.call<{ names: Record<string, string> }, { channel_ids: number[] }>("channels.names", { channel_ids: channelIds }) : { names: {} },
-			emptyTopicName(),
+			graphs.get(),
 		]);
 		const context = {
 			users: new Map(users.users.map((u) => [u.user_id, u])),
 			channelNames: new Map(Object.entries(names.names).map(([k, v]) => [Number(k), v])),
 			applyMarkdown: q.apply_markdown ?? true,
 			allowEmptyTopicName: q.allow_empty_topic_name ?? false,
-			emptyTopicName: emptyName,
+			emptyTopicName: graph.emptyTopicDisplayName,
+			editHistoryVisibility: graph.messaging.edit_history_visibility,
 		};
 		return messages.map((m) => messageView(m, flags.get(m._id) ?? ["read", "historical"], context));
 	}
@@ -204,6 +234,85 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const docs = await db.Message.find({ _id: { $in: ids } }).lean();
 					const [message] = await views(ctx, docs, flags, { ...ctx.params, client_gravatar: false });
 					return { raw_content: docs[0].content, message };
+				},
+			},
+
+			update: {
+				params: params({
+					message_id: p.int(),
+					content: p.string({ optional: true }),
+					topic: p.string({ optional: true }),
+					subject: p.string({ optional: true }),
+					stream_id: p.int({ optional: true }),
+					propagate_mode: p.oneOf(["change_one", "change_later", "change_all"], { optional: true }),
+					send_notification_to_old_thread: p.bool({ optional: true }),
+					send_notification_to_new_thread: p.bool({ optional: true }),
+				}),
+				async handler(ctx: Ctx<{ message_id: number; content?: string; topic?: string; subject?: string; stream_id?: number; propagate_mode?: PropagateMode }>) {
+					const actor = requireUser(ctx);
+					const q = ctx.params;
+					const rawTopic = q.topic ?? q.subject;
+					if (q.content === undefined && rawTopic === undefined && q.stream_id === undefined) throw badRequest("Nothing to change");
+					const m = await accessibleMessage(ctx, actor, q.message_id);
+					const graph = await graphs.get();
+
+					// Check everything first.
+					const content = q.content !== undefined ? checkContentEdit(graph, actor, m, q.content) : undefined;
+					let move: { topic: string; target: { channel_id: number; recipient_id: number; keepUsers: Set<number> | null } | null } | undefined;
+					if (rawTopic !== undefined || (q.stream_id !== undefined && q.stream_id !== m.channel_id)) {
+						if (m.type !== "stream") throw badRequest("Direct messages cannot be moved to a topic or channel.");
+						const source = await permissionsIn(ctx, m.channel_id!);
+						const movingChannel = q.stream_id !== undefined && q.stream_id !== m.channel_id;
+						const targetPerms = movingChannel ? await permissionsIn(ctx, q.stream_id!) : null;
+						const topic = checkMove(graph, actor, m, source, targetPerms, rawTopic);
+						let target = null;
+						if (movingChannel) {
+							const dest = await ctx.call<ChannelTarget & { history_public_to_subscribers: boolean }, { channel: number }>("channels.sendTarget", { channel: q.stream_id! });
+							target = {
+								channel_id: dest.channel_id,
+								recipient_id: await recipientId(db, `channel:${dest.channel_id}`),
+								keepUsers: dest.history_public_to_subscribers ? null : new Set(dest.subscribers),
+							};
+						}
+						move = { topic, target };
+					}
+
+					if (content !== undefined && content !== m.content) {
+						const recipients = (await db.UserMessage.find({ message_id: m._id }, { user_id: 1 }).lean()).map((r) => r.user_id);
+						const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, m.channel_id, m.topic);
+						await applyContentEdit(db, actor, m, content, rendered, flagsFor);
+					}
+					if (move && (move.topic !== m.topic || move.target)) {
+						const moved = await applyMove(db, actor, m, move.topic, move.target, q.propagate_mode ?? "change_one");
+						await ctx.broadcast("messages.moved", { message_ids: moved, channel_id: move.target?.channel_id ?? m.channel_id, topic: move.topic });
+					}
+					return {};
+				},
+			},
+
+			delete: {
+				params: params({ message_id: p.int() }),
+				async handler(ctx: Ctx<{ message_id: number }>) {
+					const actor = requireUser(ctx);
+					const m = await accessibleMessage(ctx, actor, ctx.params.message_id);
+					checkDelete(await graphs.get(), actor, m, m.channel_id ? await permissionsIn(ctx, m.channel_id) : null);
+					// The message first, then its copies: nothing can show a copy without its message.
+					await db.Message.deleteOne({ _id: m._id });
+					await db.UserMessage.deleteMany({ message_id: m._id });
+					await ctx.broadcast("messages.deleted", { message_ids: [m._id], channel_id: m.channel_id ?? undefined });
+					return {};
+				},
+			},
+
+			history: {
+				params: params({ message_id: p.int(), allow_empty_topic_name: p.bool({ optional: true }) }),
+				async handler(ctx: Ctx<{ message_id: number; allow_empty_topic_name?: boolean }>) {
+					const actor = requireUser(ctx);
+					const m = await accessibleMessage(ctx, actor, ctx.params.message_id);
+					const graph = await graphs.get();
+					if (graph.messaging.edit_history_visibility === "none") throw badRequest("Message edit history is disabled in this organization");
+					const show = (t: string) => (t === "" && m.type === "stream" && !ctx.params.allow_empty_topic_name ? graph.emptyTopicDisplayName : t);
+					return { message_history: messageHistory(m, show) };
 				},
 			},
 

@@ -138,6 +138,9 @@ export async function storeMessage(
 		timestamp: clock.now(),
 		client,
 		is_me_message: rendered.isMeMessage,
+		edit_history: [],
+		last_edit_timestamp: null,
+		last_moved_timestamp: null,
 	};
 	// The rows first, then the message: a failure in between leaves rows no fetch can reach
 	// (fetches load messages by ID), never a message some recipient lacks.

@@ -35,6 +35,14 @@ export async function graphData(db: UsersDb): Promise<GroupGraphData> {
 		realm,
 		empty_topic_display_name: realmSetting<string>(db.realm, "realm_empty_topic_display_name"),
 		spectator_access: realmSetting<boolean>(db.realm, "realm_enable_spectator_access"),
+		messaging: {
+			allow_message_editing: realmSetting<boolean>(db.realm, "realm_allow_message_editing"),
+			edit_limit_seconds: realmSetting<number | null>(db.realm, "realm_message_content_edit_limit_seconds"),
+			delete_limit_seconds: realmSetting<number | null>(db.realm, "realm_message_content_delete_limit_seconds"),
+			move_within_limit_seconds: realmSetting<number | null>(db.realm, "realm_move_messages_within_stream_limit_seconds"),
+			move_between_limit_seconds: realmSetting<number | null>(db.realm, "realm_move_messages_between_streams_limit_seconds"),
+			edit_history_visibility: realmSetting<string>(db.realm, "realm_message_edit_history_visibility_policy"),
+		},
 	};
 }
 

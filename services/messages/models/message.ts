@@ -25,6 +25,23 @@ export interface MessageDoc {
 	timestamp: number;
 	client: string;
 	is_me_message: boolean;
+	/** Edits and moves, oldest first (the API shows them newest first). */
+	edit_history: EditRecord[];
+	/** Content edits only (feature level 365). */
+	last_edit_timestamp: number | null;
+	/** Moves between topics or channels, not counting resolving or unresolving a topic. */
+	last_moved_timestamp: number | null;
+}
+
+export interface EditRecord {
+	user_id: number;
+	timestamp: number;
+	prev_content?: string;
+	prev_rendered_content?: string;
+	prev_topic?: string;
+	topic?: string;
+	prev_stream?: number;
+	stream?: number;
 }
 
 const schema = new Schema<MessageDoc>(
@@ -43,6 +60,9 @@ const schema = new Schema<MessageDoc>(
 		timestamp: { type: Number, required: true },
 		client: { type: String, default: "Internal" },
 		is_me_message: { type: Boolean, default: false },
+		edit_history: { type: Schema.Types.Mixed, default: [] },
+		last_edit_timestamp: { type: Number, default: null },
+		last_moved_timestamp: { type: Number, default: null },
 	},
 	{ versionKey: false },
 );

@@ -5,6 +5,7 @@
 //   ... in a channel / topic                 -> { user_id, channel_id, topic_key, message_id }
 //   ... in a conversation                    -> { user_id, recipient_id, message_id }
 //   a user's flags for some messages         -> { user_id, message_id } (with message_id $in)
+//   every copy of a message (edits, deletes) -> { message_id }
 import { Connection, Schema } from "mongoose";
 
 export interface UserMessageDoc {
@@ -34,6 +35,7 @@ const schema = new Schema<UserMessageDoc>(
 schema.index({ user_id: 1, message_id: 1 }, { unique: true });
 schema.index({ user_id: 1, channel_id: 1, topic_key: 1, message_id: 1 });
 schema.index({ user_id: 1, recipient_id: 1, message_id: 1 });
+schema.index({ message_id: 1 });
 
 export const userMessageKey = (userId: number, messageId: number) => `${userId}:${messageId}`;
 

@@ -1,0 +1,122 @@
+// Editing, moving and deleting messages: who may, until when, and what the history records.
+import type { Identity } from "../../shared/actions";
+import { badRequest } from "../../shared/errors";
+import type { GroupGraph } from "../../shared/group-settings";
+import { clock } from "../../shared/clock";
+import { isAdmin, isModerator } from "../../shared/roles";
+import type { MessagesDb } from "./db";
+import type { EditRecord, MessageDoc } from "./models/message";
+import { userMessageKey } from "./models/user-message";
+import { checkContent, checkTopic } from "./send";
+import type { Rendered } from "./render";
+
+/** What the channels service says the caller may do in a channel (channels.messagePermissions). */
+export interface ChannelPermissions {
+	content_access: boolean;
+	can_send: boolean;
+	can_delete_any: boolean;
+	can_delete_own: boolean;
+	can_move_within: boolean;
+	can_move_out: boolean;
+	is_archived: boolean;
+	topics_policy: string;
+}
+
+export const noEditPermission = () => badRequest("You don't have permission to edit this message");
+export const MENTION_FLAGS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned"];
+
+/** Resolving a topic prefixes "✔ "; that and undoing it are not moves. */
+export const RESOLVED_PREFIX = "✔ ";
+export function isResolveToggle(before: string, after: string): boolean {
+	return after === RESOLVED_PREFIX + before || before === RESOLVED_PREFIX + after;
+}
+
+const withinLimit = (m: MessageDoc, limit: number | null) => limit === null || clock.now() - m.timestamp <= limit;
+
+/** Checks a content edit: only the sender, while the organization allows it and in time. */
+export function checkContentEdit(graph: GroupGraph, actor: Identity, m: MessageDoc, raw: string): string {
+	if (m.sender_id !== actor.user_id) throw noEditPermission();
+	if (!graph.messaging.allow_message_editing) throw badRequest("Your organization has turned off message editing");
+	if (!withinLimit(m, graph.messaging.edit_limit_seconds)) throw badRequest("The time limit for editing this message has passed");
+	return checkContent(raw);
+}
+
+/** Checks a move (topic and/or channel) and returns the topic it moves to. */
+export function checkMove(
+	graph: GroupGraph,
+	actor: Identity,
+	m: MessageDoc,
+	source: ChannelPermissions,
+	target: ChannelPermissions | null,
+	rawTopic: string | undefined,
+): string {
+	if (m.type !== "stream") throw badRequest("Direct messages cannot be moved to a topic or channel.");
+	const policy = (target ?? source).topics_policy;
+	const topic = rawTopic === undefined ? m.topic : checkTopic(rawTopic, graph.emptyTopicDisplayName, policy === "inherit" ? "allow_empty_topic" : policy);
+	// Administrators and moderators are exempt from the time limits.
+	const exempt = isModerator(actor.role);
+	if (target) {
+		if (!source.can_move_out || !target.can_send) throw noEditPermission();
+		if (!exempt && !withinLimit(m, graph.messaging.move_between_limit_seconds)) throw badRequest("The time limit for editing this message's channel has passed");
+	} else if (topic !== m.topic) {
+		const ownAndFree = m.sender_id === actor.user_id && source.content_access;
+		if (!source.can_move_within && !ownAndFree) throw noEditPermission();
+		if (!exempt && !withinLimit(m, graph.messaging.move_within_limit_seconds)) throw badRequest("The time limit for editing this message's topic has passed");
+	}
+	return topic;
+}
+
+/** Writes a content edit, its history record, and the recipients' new mention flags. */
+export async function applyContentEdit(db: MessagesDb, actor: Identity, m: MessageDoc, content: string, rendered: Rendered, flagsFor: (userId: number) => string[]): Promise<void> {
+	const now = clock.now();
+	const record: EditRecord = { user_id: actor.user_id, timestamp: now, prev_content: m.content, prev_rendered_content: m.rendered_content };
+	await db.Message.updateOne(
+		{ _id: m._id },
+		{ $set: { content, rendered_content: rendered.html, is_me_message: rendered.isMeMessage, last_edit_timestamp: now }, $push: { edit_history: record } },
+	);
+	const rows = await db.UserMessage.find({ message_id: m._id }, { user_id: 1, flags: 1 }).lean();
+	const ops = rows
+		.map((r) => ({ r, flags: [...r.flags.filter((f) => !MENTION_FLAGS.includes(f)), ...flagsFor(r.user_id)] }))
+		.filter(({ r, flags }) => flags.join() !== r.flags.join())
+		.map(({ r, flags }) => ({ updateOne: { filter: { _id: userMessageKey(r.user_id, m._id) }, update: { $set: { flags } } } }));
+	if (ops.length) await db.UserMessage.bulkWrite(ops);
+}
+
+export type PropagateMode = "change_one" | "change_later" | "change_all";
+
+/** Moves the message (and, by propagate_mode, the rest of its topic). Returns the moved IDs. */
+export async function applyMove(
+	db: MessagesDb,
+	actor: Identity,
+	m: MessageDoc,
+	topic: string,
+	target: { channel_id: number; recipient_id: number; keepUsers: Set<number> | null } | null,
+	mode: PropagateMode,
+): Promise<number[]> {
+	const scope = mode === "change_one" ? { _id: m._id } : { channel_id: m.channel_id, topic_key: m.topic_key, ...(mode === "change_later" ? { _id: { $gte: m._id } } : {}) };
+	const ids = (await db.Message.find(scope, { _id: 1 }).lean()).map((x) => x._id);
+	const now = clock.now();
+	const record: EditRecord = { user_id: actor.user_id, timestamp: now };
+	const set: Record<string, unknown> = { topic, topic_key: topic.toLowerCase() };
+	if (topic !== m.topic) Object.assign(record, { prev_topic: m.topic, topic });
+	if (target) {
+		Object.assign(record, { prev_stream: m.channel_id, stream: target.channel_id });
+		Object.assign(set, { channel_id: target.channel_id, recipient_id: target.recipient_id });
+	}
+	if (target || !isResolveToggle(m.topic, topic)) set.last_moved_timestamp = now;
+	await db.Message.updateMany({ _id: { $in: ids } }, { $set: set, $push: { edit_history: record } });
+	const rowSet: Record<string, unknown> = { topic_key: topic.toLowerCase() };
+	if (target) Object.assign(rowSet, { channel_id: target.channel_id, recipient_id: target.recipient_id });
+	await db.UserMessage.updateMany({ message_id: { $in: ids } }, { $set: rowSet });
+	// Into a channel whose history is not shared: those who cannot read it there lose their copy.
+	if (target?.keepUsers) await db.UserMessage.deleteMany({ message_id: { $in: ids }, user_id: { $nin: [...target.keepUsers] } });
+	return ids;
+}
+
+/** Deleting: the sender with the delete-own permission, in time; or anyone with delete-any. */
+export function checkDelete(graph: GroupGraph, actor: Identity, m: MessageDoc, perms: ChannelPermissions | null): void {
+	if (perms?.can_delete_any || (!perms && isAdmin(actor.role))) return;
+	const own = m.sender_id === actor.user_id && (perms ? perms.can_delete_own : true);
+	if (!own) throw badRequest("You don't have permission to delete this message");
+	if (!isAdmin(actor.role) && !withinLimit(m, graph.messaging.delete_limit_seconds)) throw badRequest("The time limit for deleting this message has passed");
+}

@@ -1,0 +1,172 @@
+// Editing, moving and deleting messages, and their edit history: who may, until when, what is
+// recorded, and the state left behind.
+import { startTestApp, type TestApp, type Account } from "../support/app";
+import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { clock } from "../../shared/clock";
+
+let app: TestApp;
+let owner: Client;
+let alice: Account;
+let bob: Account;
+let guest: Account;
+const as = (a: Account) => client(app.baseUrl, a);
+
+async function send(c: Client, params: Record<string, unknown>): Promise<number> {
+	const res = await c.post("/messages", params);
+	expectSuccess(res);
+	return res.body.id;
+}
+async function message(c: Client, id: number): Promise<any> {
+	return (await c.get(`/messages/${id}`)).body.message;
+}
+async function topicIds(c: Client, channel: string, topic: string): Promise<number[]> {
+	const res = await c.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow: [["channel", channel], ["topic", topic]] });
+	return res.body.messages.map((m: { id: number }) => m.id);
+}
+
+beforeAll(async () => {
+	app = await startTestApp();
+	owner = client(app.baseUrl, app.owner);
+	alice = await app.createUser({ full_name: "Alice" });
+	bob = await app.createUser({ full_name: "Bob" });
+	guest = await app.createUser({ full_name: "Guest", role: 600 });
+	for (const name of ["general", "elsewhere"]) {
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name }], principals: [1, alice.user_id, bob.user_id] }));
+	}
+});
+afterAll(() => app.stop());
+afterEach(() => clock.reset());
+
+describe("editing content", () => {
+	test("the sender edits; the message and its history show it", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "edits", content: "hello world" });
+		expectSuccess(await as(alice).patch(`/messages/${id}`, { content: "hello brave world" }));
+		const m = await message(as(bob), id);
+		expect(m).toMatchObject({ content: "<p>hello brave world</p>", last_edit_timestamp: expect.any(Number) });
+		expect(m).not.toHaveProperty("last_moved_timestamp");
+		expect(m.edit_history).toEqual([{ user_id: alice.user_id, timestamp: expect.any(Number), prev_content: "hello world", prev_rendered_content: "<p>hello world</p>" }]);
+		const history = (await as(bob).get(`/messages/${id}/history`)).body.message_history;
+		expect(history).toHaveLength(2);
+		expect(history[0]).toEqual({ topic: "edits", content: "hello world", rendered_content: "<p>hello world</p>", timestamp: expect.any(Number), user_id: alice.user_id });
+		expect(history[1]).toMatchObject({ content: "hello brave world", prev_content: "hello world", topic: "edits", user_id: alice.user_id });
+		expect(history[1].content_html_diff).toContain('<span class="highlight_text_inserted">brave');
+	});
+
+	test("a message never edited has a one-snapshot history and no edit_history", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "plain", content: "as sent" });
+		expect((await as(alice).get(`/messages/${id}/history`)).body.message_history).toHaveLength(1);
+		expect(await message(as(alice), id)).not.toHaveProperty("edit_history");
+	});
+
+	test("only the sender, and only in time; nothing changes otherwise", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "edits", content: "mine" });
+		expectError(await as(bob).patch(`/messages/${id}`, { content: "his" }), 400, "BAD_REQUEST", "You don't have permission to edit this message");
+		expectError(await owner.patch(`/messages/${id}`, { content: "admin's" }), 400, "BAD_REQUEST", "You don't have permission to edit this message");
+		clock.advance(601_000);
+		expectError(await as(alice).patch(`/messages/${id}`, { content: "late" }), 400, "BAD_REQUEST", "The time limit for editing this message has passed");
+		expect((await message(as(alice), id)).content).toBe("<p>mine</p>");
+	});
+
+	test("editing changes mention flags", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "edits", content: "no mention" });
+		const flags = async () => (await as(bob).get("/messages", { message_ids: [id] })).body.messages[0].flags;
+		expect(await flags()).toEqual([]);
+		expectSuccess(await as(alice).patch(`/messages/${id}`, { content: "now @**Bob**" }));
+		expect(await flags()).toEqual(["mentioned"]);
+		expectSuccess(await as(alice).patch(`/messages/${id}`, { content: "not any more" }));
+		expect(await flags()).toEqual([]);
+	});
+
+	test("bad requests", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "edits", content: "x" });
+		expectError(await as(alice).patch(`/messages/${id}`, {}), 400, "BAD_REQUEST", "Nothing to change");
+		expectError(await as(alice).patch(`/messages/${id}`, { content: "  " }), 400, "BAD_REQUEST", "Message must not be empty");
+		expectError(await as(alice).patch("/messages/999999", { content: "x" }), 400, "BAD_REQUEST", "Invalid message(s)");
+		expectError(await as(alice).patch(`/messages/${id}`, { propagate_mode: "change_some", topic: "y" }), 400, "BAD_REQUEST", "Invalid propagate_mode");
+		expectError(await as(alice).get("/messages/999999/history"), 400, "BAD_REQUEST", "Invalid message(s)");
+	});
+});
+
+describe("moving", () => {
+	test("change_one, change_later and change_all move the right messages", async () => {
+		const ids: number[] = [];
+		for (let i = 0; i < 4; i++) ids.push(await send(as(alice), { type: "channel", to: "general", topic: "old", content: `m${i}` }));
+		expectSuccess(await as(alice).patch(`/messages/${ids[0]}`, { topic: "one" }));
+		expect(await topicIds(as(bob), "general", "one")).toEqual([ids[0]]);
+		expectSuccess(await as(alice).patch(`/messages/${ids[2]}`, { topic: "later", propagate_mode: "change_later" }));
+		expect(await topicIds(as(bob), "general", "later")).toEqual([ids[2], ids[3]]);
+		expect(await topicIds(as(bob), "general", "old")).toEqual([ids[1]]);
+		expectSuccess(await as(alice).patch(`/messages/${ids[3]}`, { topic: "all", propagate_mode: "change_all" }));
+		expect(await topicIds(as(bob), "general", "all")).toEqual([ids[2], ids[3]]);
+		const m = await message(as(bob), ids[3]);
+		expect(m).toMatchObject({ subject: "all", last_moved_timestamp: expect.any(Number) });
+		expect(m).not.toHaveProperty("last_edit_timestamp");
+		expect(m.edit_history[0]).toMatchObject({ prev_topic: "later", topic: "all", user_id: alice.user_id });
+	});
+
+	test("resolving a topic is not a move", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "bug", content: "broken" });
+		expectSuccess(await as(bob).patch(`/messages/${id}`, { topic: "✔ bug", propagate_mode: "change_all" }));
+		const m = await message(as(alice), id);
+		expect(m.subject).toBe("✔ bug");
+		expect(m).not.toHaveProperty("last_moved_timestamp");
+		expect(m.edit_history[0]).toMatchObject({ prev_topic: "bug", topic: "✔ bug" });
+	});
+
+	test("to another channel: the history records both channels", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "misplaced", content: "wrong place" });
+		const elsewhere = (await owner.get("/get_stream_id", { stream: "elsewhere" })).body.stream_id;
+		const general = (await owner.get("/get_stream_id", { stream: "general" })).body.stream_id;
+		expectSuccess(await as(bob).patch(`/messages/${id}`, { stream_id: elsewhere, topic: "found" }));
+		expect(await topicIds(as(alice), "elsewhere", "found")).toEqual([id]);
+		expect(await topicIds(as(alice), "general", "misplaced")).toEqual([]);
+		const history = (await as(alice).get(`/messages/${id}/history`)).body.message_history;
+		expect(history[1]).toMatchObject({ prev_stream: general, stream: elsewhere, prev_topic: "misplaced", topic: "found" });
+		expect((await message(as(alice), id)).stream_id).toBe(elsewhere);
+	});
+
+	test("into a private channel without shared history, non-subscribers lose their copy", async () => {
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "private-room" }], invite_only: true, principals: [1, alice.user_id] }));
+		const room = (await owner.get("/get_stream_id", { stream: "private-room" })).body.stream_id;
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "sensitive", content: "oops" });
+		expectSuccess(await as(alice).patch(`/messages/${id}`, { stream_id: room }));
+		expectError(await as(bob).get(`/messages/${id}`), 400, "BAD_REQUEST", "Invalid message(s)");
+		expect((await message(as(alice), id)).stream_id).toBe(room);
+	});
+
+	test("direct messages cannot move; guests cannot reach others' channel messages", async () => {
+		const dm = await send(as(alice), { type: "direct", to: [bob.user_id], content: "hi" });
+		expectError(await as(alice).patch(`/messages/${dm}`, { topic: "x" }), 400, "BAD_REQUEST", /cannot be moved/);
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "t", content: "x" });
+		expectError(await as(guest).patch(`/messages/${id}`, { topic: "y" }), 400, "BAD_REQUEST", "Invalid message(s)");
+	});
+
+	test("moving is limited to a week for members, not for moderators and administrators", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "aged", content: "x" });
+		clock.advance(8 * 86400_000);
+		expectError(await as(bob).patch(`/messages/${id}`, { topic: "aged later" }), 400, "BAD_REQUEST", /time limit/);
+		expectSuccess(await owner.patch(`/messages/${id}`, { topic: "aged later" }));
+	});
+});
+
+describe("deleting", () => {
+	test("the sender deletes in time; others may not; administrators may", async () => {
+		const a = await send(as(alice), { type: "channel", to: "general", topic: "del", content: "a" });
+		expectError(await as(bob).delete(`/messages/${a}`), 400, "BAD_REQUEST", "You don't have permission to delete this message");
+		expectSuccess(await as(alice).delete(`/messages/${a}`));
+		expectError(await as(alice).get(`/messages/${a}`), 400, "BAD_REQUEST", "Invalid message(s)");
+		expect(await topicIds(as(bob), "general", "del")).toEqual([]);
+
+		const b = await send(as(alice), { type: "channel", to: "general", topic: "del", content: "b" });
+		clock.advance(601_000);
+		expectError(await as(alice).delete(`/messages/${b}`), 400, "BAD_REQUEST", "The time limit for deleting this message has passed");
+		expectSuccess(await owner.delete(`/messages/${b}`));
+		expectError(await owner.delete(`/messages/${b}`), 400, "BAD_REQUEST", "Invalid message(s)");
+	});
+
+	test("direct messages: the sender or an administrator", async () => {
+		const dm = await send(as(alice), { type: "direct", to: [bob.user_id], content: "hi" });
+		expectError(await as(bob).delete(`/messages/${dm}`), 400, "BAD_REQUEST", "You don't have permission to delete this message");
+		expectSuccess(await as(alice).delete(`/messages/${dm}`));
+	});
+});
