@@ -91,6 +91,12 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				else if (v === "starred") rows.flags = t.negated ? { $ne: "starred" } : "starred";
 				else if (v === "mentioned") rows.flags = t.negated ? { $ne: "mentioned" } : "mentioned";
 				else if (v === "alerted") rows.flags = t.negated ? { $ne: "has_alert_word" } : "has_alert_word";
+				else if (v === "resolved") {
+					// Resolved topics start with "✔ "; the anchored pattern can use the topic index.
+					const cond = t.negated ? { $not: /^✔ / } : { $regex: /^✔ / };
+					rows.topic_key = cond;
+					messages.topic_key = cond;
+				}
 				break;
 			}
 			case "id": {

@@ -18,6 +18,7 @@ import { mentionFlags } from "./mention-flags";
 import { renderContent } from "./render";
 import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, type ChannelPermissions, type PropagateMode } from "./edit";
 import { messageHistory } from "./history";
+import { unreadMessages } from "./unreads";
 import { recipientId } from "./db";
 import { fetchMessages, MAX_MESSAGES, type FetchParams, type Resolvers } from "./fetch";
 import { parseNarrow } from "./narrow";
@@ -321,9 +322,17 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				async handler(ctx: Ctx<RegisterStateParams>) {
 					const actor = requireUser(ctx);
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
-					if (!wants("message")) return {};
-					const last = await db.UserMessage.findOne({ user_id: actor.user_id }, { message_id: 1 }).sort({ message_id: -1 }).lean();
-					return { max_message_id: last?.message_id ?? -1 };
+					const out: Record<string, unknown> = {};
+					if (wants("message")) {
+						const last = await db.UserMessage.findOne({ user_id: actor.user_id }, { message_id: 1 }).sort({ message_id: -1 }).lean();
+						out.max_message_id = last?.message_id ?? -1;
+					}
+					if (wants("message") && wants("update_message_flags")) {
+						const graph = await graphs.get();
+						const allowEmpty = !!ctx.params.client_capabilities.empty_topic_name;
+						out.unread_msgs = await unreadMessages(db, actor.user_id, (t) => (t === "" && !allowEmpty ? graph.emptyTopicDisplayName : t));
+					}
+					return out;
 				},
 			},
 		},

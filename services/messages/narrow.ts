@@ -12,7 +12,7 @@ export const badNarrow = (what: string) => apiError(400, "BAD_NARROW", `Invalid 
 /** Older names of operators, mapped to the current ones. */
 const ALIASES: Record<string, string> = { stream: "channel", subject: "topic", "pm-with": "dm" };
 const OPERATORS = new Set(["channel", "topic", "sender", "dm", "is", "id"]);
-const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", "alerted"]);
+const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", "alerted", "resolved"]);
 
 /** Accepts objects `{operator, operand, negated}` or `[operator, operand]` pairs. */
 export function parseNarrow(raw: unknown): Term[] {

@@ -352,3 +352,34 @@ describe("mentions", () => {
 		expect(await contentOf(id)).not.toContain("user-mention");
 	});
 });
+
+describe("unread messages in POST /register, and is:resolved", () => {
+	test("unread_msgs groups the caller's unread messages", async () => {
+		const erin = await app.createUser({ full_name: "Erin" });
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "general" }], principals: [erin.user_id] }));
+		const c1 = await send(as(alice), { type: "channel", to: "general", topic: "Unread Topic", content: "one" });
+		const c2 = await send(as(alice), { type: "channel", to: "general", topic: "unread topic", content: "two @**Erin**" });
+		const dm = await send(as(alice), { type: "direct", to: [erin.user_id], content: "psst" });
+		const group = await send(as(alice), { type: "direct", to: [erin.user_id, bob.user_id], content: "all of us" });
+		const res = await as(erin).post("/register", { fetch_event_types: ["message", "update_message_flags"] });
+		const u = res.body.unread_msgs;
+		expect(u.count).toBe(4);
+		expect(u.streams).toEqual([{ topic: "Unread Topic", stream_id: general, unread_message_ids: [c1, c2] }]);
+		expect(u.pms).toEqual([{ other_user_id: alice.user_id, sender_id: alice.user_id, unread_message_ids: [dm] }]);
+		expect(u.huddles).toEqual([{ user_ids_string: [alice.user_id, bob.user_id, erin.user_id].sort((a, b) => a - b).join(","), unread_message_ids: [group] }]);
+		expect(u.mentions).toEqual([c2]);
+		expect(u.old_unreads_missing).toBe(false);
+		expect(res.body.max_message_id).toBe(group);
+		// Without update_message_flags there is no unread_msgs.
+		expect((await as(erin).post("/register", { fetch_event_types: ["message"] })).body).not.toHaveProperty("unread_msgs");
+	});
+
+	test("is:resolved finds resolved topics", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "✔ done deal", content: "fixed" });
+		await send(as(alice), { type: "channel", to: "general", topic: "open issue", content: "not yet" });
+		const res = await fetchAll(as(alice), [["channel", "general"], ["is", "resolved"]]);
+		expect(res.messages.map((m: { id: number }) => m.id)).toEqual([id]);
+		const open = await fetchAll(as(alice), [{ operator: "channel", operand: "general" }, { operator: "is", operand: "resolved", negated: true }]);
+		expect(open.messages.map((m: { id: number }) => m.id)).not.toContain(id);
+	});
+});
