@@ -69,6 +69,9 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/messages/{message_id}", action: "messages.update" },
 	{ method: "DELETE", path: "/messages/{message_id}", action: "messages.delete" },
 	{ method: "GET", path: "/messages/{message_id}/history", action: "messages.history" },
+	{ method: "GET", path: "/users/me/alert_words", action: "messages.alertWords" },
+	{ method: "POST", path: "/users/me/alert_words", action: "messages.addAlertWords" },
+	{ method: "DELETE", path: "/users/me/alert_words", action: "messages.removeAlertWords" },
 
 	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
 	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField" },

@@ -443,6 +443,24 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 				},
 			},
 
+			/** For message rendering: the channels a message links to, among those the sender may know. */
+			linkTargets: {
+				visibility: "public",
+				params: params({ names: p.stringList() }),
+				async handler(ctx: Ctx<{ names: string[] }>) {
+					const actor = me(ctx);
+					if (!ctx.params.names.length) return { channels: [] };
+					const graph = await db.graphs.get();
+					const [found, subs] = await Promise.all([
+						db.Channel.find({ realm_id: db.realmId, name_key: { $in: ctx.params.names.map((n) => n.trim().toLowerCase()) } }).lean(),
+						activeSubs(actor.user_id),
+					]);
+					return {
+						channels: found.filter((c) => hasMetadataAccess(graph, actor, c, subs.has(c._id))).map((c) => ({ id: c._id, name: c.name })),
+					};
+				},
+			},
+
 			/** For the messages service: names of channels, for display_recipient. */
 			names: {
 				visibility: "public",

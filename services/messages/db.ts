@@ -3,11 +3,13 @@ import type { Model } from "mongoose";
 import type { MessageDoc } from "./models/message";
 import type { UserMessageDoc } from "./models/user-message";
 import type { RecipientDoc } from "./models/recipient";
+import type { AlertWordsDoc } from "./models/alert-words";
 
 export interface MessagesDb {
 	Message: Model<MessageDoc>;
 	UserMessage: Model<UserMessageDoc>;
 	Recipient: Model<RecipientDoc>;
+	AlertWords: Model<AlertWordsDoc>;
 	nextId: (entity: string, count?: number) => Promise<number>;
 	realmId: number;
 }

@@ -16,9 +16,12 @@ import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipi
 import { mentionCandidates, type MentionTargets } from "./mentions";
 import { mentionFlags } from "./mention-flags";
 import { renderContent } from "./render";
+import { channelLinkCandidates, type ChannelLinks } from "./zulip-markdown";
 import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, type ChannelPermissions, type PropagateMode } from "./edit";
 import { messageHistory } from "./history";
 import { unreadMessages } from "./unreads";
+import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./alert-words";
+import { alertWordsModel } from "./models/alert-words";
 import { recipientId } from "./db";
 import { fetchMessages, MAX_MESSAGES, type FetchParams, type Resolvers } from "./fetch";
 import { parseNarrow } from "./narrow";
@@ -89,15 +92,28 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	const permissionsIn = (ctx: Ctx<any>, channelId: number) =>
 		ctx.call<ChannelPermissions, { channel_id: number }>("channels.messagePermissions", { channel_id: channelId });
 
-	/** Mention flags for a message's recipients, as sending computes them. */
+	/** The channels a message links to (one call for all of them). */
+	async function channelLinks(ctx: Ctx<any>, content: string): Promise<ChannelLinks> {
+		const names = channelLinkCandidates(content);
+		if (!names.length) return new Map();
+		const { channels } = await ctx.call<{ channels: Array<{ id: number; name: string }> }, { names: string[] }>("channels.linkTargets", { names });
+		return new Map(channels.map((c) => [c.name.toLowerCase(), c]));
+	}
+
+	/** Renders content and gives each recipient's mention flags: what sending and editing share. */
 	async function flagsForContent(ctx: Ctx<any>, actor: Identity, content: string, recipients: number[], channelId: number | null, topic: string) {
 		const graph = await graphs.get();
-		const rendered = renderContent(content, await mentionTargets(ctx, content));
-		const participants =
+		const [targets, links] = await Promise.all([mentionTargets(ctx, content), channelLinks(ctx, content)]);
+		const rendered = renderContent(content, targets, links);
+		const [participants, alerted] = await Promise.all([
 			channelId !== null && rendered.mentions.topicWildcard
-				? new Set<number>(await db.Message.distinct("sender_id", { channel_id: channelId, topic_key: topic.toLowerCase() }))
-				: new Set<number>();
-		return { rendered, flagsFor: mentionFlags(rendered.mentions, graph, recipients, actor.user_id, participants) };
+				? db.Message.distinct("sender_id", { channel_id: channelId, topic_key: topic.toLowerCase() }).then((ids) => new Set<number>(ids))
+				: Promise.resolve(new Set<number>()),
+			alertedUsers(db, recipients, actor.user_id, content),
+		]);
+		const mentionsFor = mentionFlags(rendered.mentions, graph, recipients, actor.user_id, participants);
+		const flagsFor = (userId: number) => [...mentionsFor(userId), ...(alerted.has(userId) ? ["has_alert_word"] : [])];
+		return { rendered, flagsFor };
 	}
 
 	/** Message objects for these messages: one call for the users, one for channel names. */
@@ -148,13 +164,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					} else {
 						target = { participants: await resolveUsers(ctx, directRefs(q.to)) };
 					}
-					const rendered = renderContent(content, await mentionTargets(ctx, content));
 					const recipients = recipientsOf(actor, target);
-					const participants =
-						"channel" in target && rendered.mentions.topicWildcard
-							? new Set<number>(await db.Message.distinct("sender_id", { channel_id: target.channel.channel_id, topic_key: target.topic.toLowerCase() }))
-							: new Set<number>();
-					const flagsFor = mentionFlags(rendered.mentions, graph, recipients, actor.user_id, participants);
+					const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, "channel" in target ? target.channel.channel_id : null, "channel" in target ? target.topic : "");
 					const sent = await storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, "API");
 					const m = sent.message;
 					await ctx.broadcast("message.sent", {
@@ -317,12 +328,40 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				},
 			},
 
+			alertWords: {
+				params: params({}),
+				async handler(ctx: Ctx) {
+					return { alert_words: await alertWordsOf(db, requireUser(ctx).user_id) };
+				},
+			},
+
+			addAlertWords: {
+				params: params({ alert_words: p.stringList() }),
+				async handler(ctx: Ctx<{ alert_words: string[] }>) {
+					const actor = requireUser(ctx);
+					const current = await alertWordsOf(db, actor.user_id);
+					const added = checkAlertWords(ctx.params.alert_words).filter((w) => !current.some((c) => c.toLowerCase() === w.toLowerCase()));
+					return { alert_words: await setAlertWords(db, actor.user_id, [...current, ...new Set(added)]) };
+				},
+			},
+
+			removeAlertWords: {
+				params: params({ alert_words: p.stringList() }),
+				async handler(ctx: Ctx<{ alert_words: string[] }>) {
+					const actor = requireUser(ctx);
+					const drop = new Set(checkAlertWords(ctx.params.alert_words).map((w) => w.toLowerCase()));
+					const current = await alertWordsOf(db, actor.user_id);
+					return { alert_words: await setAlertWords(db, actor.user_id, current.filter((w) => !drop.has(w.toLowerCase()))) };
+				},
+			},
+
 			registerState: {
 				visibility: "public",
 				async handler(ctx: Ctx<RegisterStateParams>) {
 					const actor = requireUser(ctx);
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
 					const out: Record<string, unknown> = {};
+					if (wants("alert_words")) out.alert_words = await alertWordsOf(db, actor.user_id);
 					if (wants("message")) {
 						const last = await db.UserMessage.findOne({ user_id: actor.user_id }, { message_id: 1 }).sort({ message_id: -1 }).lean();
 						out.max_message_id = last?.message_id ?? -1;
@@ -352,6 +391,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				Message: messageModel(conn),
 				UserMessage: userMessageModel(conn),
 				Recipient: recipientModel(conn),
+				AlertWords: alertWordsModel(conn),
 				nextId: counters(conn),
 			});
 			graphs = new GroupGraphCache(() => this.broker.call("users.groupGraph", {}));

@@ -4,9 +4,11 @@
 // builds on this.
 import MarkdownIt from "markdown-it";
 import { mentionPlugin, type MentionTargets, type Mentions } from "./mentions";
+import { zulipMarkdown, type ChannelLinks } from "./zulip-markdown";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
 md.use(mentionPlugin);
+md.use(zulipMarkdown);
 
 // Links open in a new tab and pass no referrer, as Zulip's do.
 const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
@@ -24,9 +26,9 @@ export interface Rendered {
 
 const NO_TARGETS: MentionTargets = { usersById: new Map(), usersByName: new Map(), groupsByName: new Map() };
 
-export function renderContent(content: string, targets: MentionTargets = NO_TARGETS): Rendered {
+export function renderContent(content: string, targets: MentionTargets = NO_TARGETS, channelLinks: ChannelLinks = new Map()): Rendered {
 	const isMeMessage = /^\/me(\s|$)/.test(content);
 	const mentions: Mentions = { userIds: new Set(), groupIds: new Set(), channelWildcard: false, topicWildcard: false };
-	const html = md.render(content, { targets, mentions }).trim();
+	const html = md.render(content, { targets, mentions, channelLinks }).trim();
 	return { html, isMeMessage, mentions };
 }

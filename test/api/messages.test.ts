@@ -383,3 +383,54 @@ describe("unread messages in POST /register, and is:resolved", () => {
 		expect(open.messages.map((m: { id: number }) => m.id)).not.toContain(id);
 	});
 });
+
+describe("Zulip's markdown", () => {
+	async function rendered(content: string): Promise<string> {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "syntax", content });
+		return (await as(alice).get(`/messages/${id}`)).body.message.content;
+	}
+
+	test("emoji by name; unknown names stay text", async () => {
+		expect(await rendered(":smile: and :no_such_emoji:")).toBe(
+			'<p><span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span> and :no_such_emoji:</p>',
+		);
+	});
+
+	test("channel and topic links, only to channels the sender may know", async () => {
+		const html = await rendered("see #**General** and #**general>lunch <plans>** and #**vault**");
+		expect(html).toContain(`<a class="stream" data-stream-id="${general}" href="/#narrow/channel/${general}-general">#general</a>`);
+		expect(html).toContain(`<a class="stream-topic" data-stream-id="${general}" href="/#narrow/channel/${general}-general/topic/lunch%20%3Cplans%3E">#general &gt; lunch &lt;plans&gt;</a>`);
+		expect(html).not.toContain('class="stream" data-stream-id="' + (await owner.get("/get_stream_id", { stream: "vault" })).body.stream_id);
+	});
+
+	test("spoilers, quotes and code blocks", async () => {
+		expect(await rendered("```spoiler The <end>\nIt was **him**\n```")).toBe(
+			'<div class="spoiler-block"><div class="spoiler-header"><p>The &lt;end&gt;</p>\n</div><div class="spoiler-content" aria-hidden="true"><p>It was <strong>him</strong></p>\n</div></div>',
+		);
+		expect(await rendered("```quote\nwise words\n```")).toBe("<blockquote>\n<p>wise words</p>\n</blockquote>");
+		expect(await rendered("```python\nprint('<hi>')\n```")).toBe('<pre><code class="language-python">print(\'&lt;hi&gt;\')\n</code></pre>');
+	});
+});
+
+describe("alert words", () => {
+	test("added, listed and removed; messages containing them are flagged for their owner", async () => {
+		const c = as(bob);
+		expect((await c.get("/users/me/alert_words")).body.alert_words).toEqual([]);
+		expect((await c.post("/users/me/alert_words", { alert_words: ["Deploy", " outage ", ""] })).body.alert_words).toEqual(["Deploy", "outage"]);
+		expect((await c.post("/users/me/alert_words", { alert_words: ["deploy"] })).body.alert_words).toEqual(["Deploy", "outage"]);
+		const hit = await send(as(alice), { type: "channel", to: "general", topic: "ops", content: "the DEPLOY is done" });
+		const miss = await send(as(alice), { type: "channel", to: "general", topic: "ops", content: "redeployment later" });
+		const flags = async (id: number) => (await c.get("/messages", { message_ids: [id] })).body.messages[0].flags;
+		expect(await flags(hit)).toEqual(["has_alert_word"]);
+		expect(await flags(miss)).toEqual([]);
+		expect((await fetchAll(c, [["is", "alerted"]])).messages.map((m: { id: number }) => m.id)).toEqual([hit]);
+		expect((await c.delete("/users/me/alert_words", { alert_words: ["DEPLOY"] })).body.alert_words).toEqual(["outage"]);
+		expect((await c.post("/register", { fetch_event_types: ["alert_words"] })).body.alert_words).toEqual(["outage"]);
+	});
+
+	test("an alert word over 100 characters is refused, naming it", async () => {
+		expectError(await as(bob).post("/users/me/alert_words", { alert_words: ["ok", "x".repeat(101)] }), 400, "BAD_REQUEST", "alert_words[1] is too long (limit: 100 characters)");
+		expect((await as(bob).get("/users/me/alert_words")).body.alert_words).toEqual(["outage"]);
+		expectError(await as(bob).post("/users/me/alert_words", {}), 400, "REQUEST_VARIABLE_MISSING");
+	});
+});
