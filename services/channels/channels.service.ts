@@ -432,6 +432,18 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 				},
 			},
 
+			/** For the messages service (channels:public): public channels whose history the caller may read. */
+			publicChannels: {
+				visibility: "public",
+				params: params({}),
+				async handler(ctx: Ctx) {
+					const actor = me(ctx);
+					const graph = await db.graphs.get();
+					const [channels, subs] = await Promise.all([db.Channel.find({ realm_id: db.realmId, invite_only: false }).lean(), activeSubs(actor.user_id)]);
+					return { channel_ids: channels.filter((c) => c.history_public_to_subscribers && hasContentAccess(graph, actor, c, subs.has(c._id))).map((c) => c._id) };
+				},
+			},
+
 			/** For the messages service: channel IDs by name (a narrow may name channels). */
 			idsByName: {
 				visibility: "public",

@@ -1,4 +1,5 @@
 // Alert words: adding and removing them, and finding them in a message's text.
+import { escapeRegExp } from "../../shared/regexp";
 import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
 
@@ -23,9 +24,6 @@ export async function setAlertWords(db: MessagesDb, userId: number, words: strin
 	return words;
 }
 
-function escapeRegExp(s: string): string {
-	return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 /** Recipients (other than the sender) for whom the content contains one of their alert words. */
 export async function alertedUsers(db: MessagesDb, recipients: number[], senderId: number, content: string): Promise<Set<number>> {

@@ -72,8 +72,9 @@ export async function applyContentEdit(db: MessagesDb, actor: Identity, m: Messa
 	const record: EditRecord = { user_id: actor.user_id, timestamp: now, prev_content: m.content, prev_rendered_content: m.rendered_content };
 	await db.Message.updateOne(
 		{ _id: m._id },
-		{ $set: { content, rendered_content: rendered.html, is_me_message: rendered.isMeMessage, last_edit_timestamp: now }, $push: { edit_history: record } },
+		{ $set: { content, rendered_content: rendered.html, is_me_message: rendered.isMeMessage, ...rendered.has, last_edit_timestamp: now }, $push: { edit_history: record } },
 	);
+	await db.UserMessage.updateMany({ message_id: m._id }, { $set: rendered.has });
 	const rows = await db.UserMessage.find({ message_id: m._id }, { user_id: 1, flags: 1 }).lean();
 	const ops = rows
 		.map((r) => ({ r, flags: [...r.flags.filter((f) => !MENTION_FLAGS.includes(f)), ...flagsFor(r.user_id)] }))

@@ -1,5 +1,6 @@
 // GET /messages: anchors, windows before and after them, and narrows, over either a channel's
 // whole history (where the caller may read it) or the caller's own received messages.
+import { escapeRegExp } from "../../shared/regexp";
 import type { Identity } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
@@ -16,6 +17,8 @@ export interface Resolvers {
 	/** Channels the caller may read, with whether their whole history is open to subscribers. */
 	readable(channelIds: number[]): Promise<Array<{ channel_id: number; history_public_to_subscribers: boolean }>>;
 	emptyTopicName(): Promise<string>;
+	/** Public channels whose history the caller may read (channels:public). */
+	publicChannelIds(): Promise<number[]>;
 }
 
 export interface FetchParams {
@@ -35,6 +38,12 @@ interface Plan {
 	messages: Record<string, unknown>;
 	/** A direct-message conversation to narrow to, by its recipient key. */
 	dm?: { key: string; negated: boolean };
+	/** Direct conversations including this user (dm-including). */
+	dmIncluding?: { userId: number; negated: boolean };
+	/** Keywords every match must contain (search). */
+	search?: string[];
+	/** near: an anchor given inside the narrow. */
+	near?: number;
 }
 
 async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan> {
@@ -47,6 +56,10 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 	};
 	let channelId: number | undefined;
 	let dm: Plan["dm"];
+	let dmIncluding: Plan["dmIncluding"];
+	let publicChannels = false;
+	const search: string[] = [];
+	let near: number | undefined;
 
 	for (const t of terms) {
 		switch (t.operator) {
@@ -99,6 +112,29 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				}
 				break;
 			}
+			case "channels": {
+				const ids = await r.publicChannelIds();
+				and("channel_id", t.negated ? { $nin: ids } : { $in: ids }, false);
+				if (!t.negated) publicChannels = true;
+				break;
+			}
+			case "dm-including": {
+				const ref = typeof t.operand === "string" && /^\d+$/.test(t.operand) ? Number(t.operand) : t.operand;
+				const [id] = await r.userIds([ref as number | string]).catch(() => {
+					throw badNarrow("unknown user");
+				});
+				dmIncluding = { userId: id, negated: t.negated };
+				break;
+			}
+			case "has":
+				and(`has_${t.operand as string}`, true, t.negated);
+				break;
+			case "search":
+				search.push(...(t.operand as string).toLowerCase().split(/\s+/).filter(Boolean));
+				break;
+			case "near":
+				near = Number(t.operand);
+				break;
 			case "id": {
 				const id = Number(t.operand);
 				rows.message_id = t.negated ? { $ne: id } : id;
@@ -108,14 +144,18 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 		}
 	}
 
-	// Channel history is searched when the narrow names one channel whose history the caller may read.
-	const flagTerms = "flags" in rows;
+	// Channel history is searched when the narrow names one channel whose history the caller may
+	// read, or all public channels; flags and conversations live in the caller's own rows.
+	const personalOnly = "flags" in rows || dm !== undefined || dmIncluding !== undefined;
 	let channelHistory = false;
-	if (channelId !== undefined && !flagTerms) {
+	if (!personalOnly && publicChannels) {
+		channelHistory = true;
+		messages.channel_id = rows.channel_id;
+	} else if (channelId !== undefined && !personalOnly) {
 		const [readable] = await r.readable([channelId]);
 		channelHistory = !!readable && readable.history_public_to_subscribers;
 	}
-	return { channelHistory, rows, messages, dm };
+	return { channelHistory, rows, messages, dm, dmIncluding, search: search.length ? search : undefined, near };
 }
 
 export interface FetchResult {
@@ -137,10 +177,32 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 		if (!rec && !p.dm.negated) return emptyResult(q);
 		if (rec) p.rows.recipient_id = p.dm.negated ? { $ne: rec._id } : rec._id;
 	}
+	// dm-including: every direct conversation whose participants include both users.
+	if (p.dmIncluding) {
+		const both = [actor.user_id, p.dmIncluding.userId];
+		const keys = await db.Recipient.find({ key: { $regex: /^dm:/ } }).lean();
+		const ids = keys.filter((k) => both.every((u) => k.key.slice(3).split(",").includes(String(u)))).map((k) => k._id);
+		p.rows.recipient_id = p.dmIncluding.negated ? { $nin: ids } : { $in: ids };
+		if (!p.dmIncluding.negated) p.rows.channel_id = null;
+	}
 
-	const idField = p.channelHistory ? "_id" : "message_id";
-	const base: Record<string, unknown> = p.channelHistory ? { ...p.messages } : { ...p.rows };
-	const model = (p.channelHistory ? db.Message : db.UserMessage) as unknown as {
+	// Keyword search runs over the messages themselves, limited to what the caller may see.
+	let useMessages = p.channelHistory;
+	let base: Record<string, unknown> = p.channelHistory ? { ...p.messages } : { ...p.rows };
+	if (p.search) {
+		const words = p.search.map((w) => new RegExp(escapeRegExp(w), "i"));
+		const matches = { $and: words.map((w) => ({ $or: [{ content: w }, { topic: w }] })) };
+		if (p.channelHistory) base = { $and: [base, matches] };
+		else {
+			const mine = (await db.UserMessage.find(p.rows, { message_id: 1 }).lean()).map((x) => x.message_id);
+			base = { $and: [{ _id: { $in: mine } }, matches] };
+			useMessages = true;
+		}
+	}
+	if (p.near !== undefined && !q.message_ids) q = { ...q, anchor: p.near };
+
+	const idField = useMessages ? "_id" : "message_id";
+	const model = (useMessages ? db.Message : db.UserMessage) as unknown as {
 		find(f: object, proj: object): { sort(s: object): { limit(n: number): { lean(): Promise<Array<Record<string, number>>> } } };
 	};
 	const ids = async (cond: object, dir: 1 | -1, limit: number): Promise<number[]> => {
@@ -191,6 +253,7 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 	for (const id of result.ids) result.flags.set(id, flags.get(id) ?? ["read", "historical"]);
 	return result;
 }
+
 
 function emptyResult(q: FetchParams): FetchResult {
 	return { ids: [], flags: new Map(), anchor: q.message_ids ? undefined : 0, found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };

@@ -19,6 +19,8 @@ import { renderContent } from "./render";
 import { channelLinkCandidates, type ChannelLinks } from "./zulip-markdown";
 import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, type ChannelPermissions, type PropagateMode } from "./edit";
 import { messageHistory } from "./history";
+import { highlight } from "./highlight";
+import { escapeHtml } from "../../shared/html";
 import { unreadMessages } from "./unreads";
 import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./alert-words";
 import { alertWordsModel } from "./models/alert-words";
@@ -51,6 +53,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			readable: async (ids) =>
 				(await ctx.call<{ channels: Array<{ channel_id: number; history_public_to_subscribers: boolean }> }, { channel_ids: number[] }>("channels.readableChannels", { channel_ids: ids })).channels,
 			emptyTopicName,
+			publicChannelIds: async () => (await ctx.call<{ channel_ids: number[] }, Record<string, never>>("channels.publicChannels", {})).channel_ids,
 		};
 	}
 
@@ -212,12 +215,22 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const terms = parseNarrow(q.narrow);
 					const result = await fetchMessages(db, actor, terms, q, resolvers(ctx));
 					const docs = await db.Message.find({ _id: { $in: result.ids } }).sort({ _id: 1 }).lean();
+					const views_ = await views(ctx, docs, result.flags, q);
+					const keywords = terms.filter((t) => t.operator === "search" && !t.negated).flatMap((t) => String(t.operand).split(/\s+/).filter(Boolean));
+					if (keywords.length) {
+						const byId = new Map(docs.map((d) => [d._id, d]));
+						for (const v of views_) {
+							const m = byId.get(v.id as number)!;
+							v.match_content = highlight(q.apply_markdown === false ? escapeHtml(m.content) : m.rendered_content, keywords);
+							v.match_subject = highlight(escapeHtml(v.subject as string), keywords);
+						}
+					}
 					const out: Record<string, unknown> = {
 						found_anchor: result.found_anchor,
 						found_oldest: result.found_oldest,
 						found_newest: result.found_newest,
 						history_limited: result.history_limited,
-						messages: await views(ctx, docs, result.flags, q),
+						messages: views_,
 					};
 					if (!q.message_ids) out.anchor = result.anchor;
 					return out;

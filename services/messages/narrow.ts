@@ -10,8 +10,9 @@ export interface Term {
 export const badNarrow = (what: string) => apiError(400, "BAD_NARROW", `Invalid narrow operator: ${what}`);
 
 /** Older names of operators, mapped to the current ones. */
-const ALIASES: Record<string, string> = { stream: "channel", subject: "topic", "pm-with": "dm" };
-const OPERATORS = new Set(["channel", "topic", "sender", "dm", "is", "id"]);
+const ALIASES: Record<string, string> = { stream: "channel", streams: "channels", subject: "topic", "pm-with": "dm", "group-pm-with": "dm-including" };
+const OPERATORS = new Set(["channel", "channels", "topic", "sender", "dm", "dm-including", "is", "id", "near", "has", "search"]);
+const HAS_OPERANDS = new Set(["link", "image", "attachment"]);
 const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", "alerted", "resolved"]);
 
 /** Accepts objects `{operator, operand, negated}` or `[operator, operand]` pairs. */
@@ -33,7 +34,10 @@ export function parseNarrow(raw: unknown): Term[] {
 		if (!OPERATORS.has(op)) throw badNarrow(`unknown operator '${operator}'`);
 		if (op === "is" && (typeof operand !== "string" || !IS_OPERANDS.has(operand))) throw badNarrow(`unknown 'is' operand '${String(operand)}'`);
 		if (op === "topic" && typeof operand !== "string") throw badNarrow("topic must be a string");
-		if (op === "id" && !(Number.isInteger(operand) || (typeof operand === "string" && /^\d+$/.test(operand)))) throw badNarrow("id must be a message ID");
+		if ((op === "id" || op === "near") && !(Number.isInteger(operand) || (typeof operand === "string" && /^\d+$/.test(operand)))) throw badNarrow(`${op} must be a message ID`);
+		if (op === "channels" && operand !== "public") throw badNarrow(`unknown 'channels' operand '${String(operand)}'`);
+		if (op === "has" && (typeof operand !== "string" || !HAS_OPERANDS.has(operand))) throw badNarrow(`unknown 'has' operand '${String(operand)}'`);
+		if (op === "search" && (typeof operand !== "string" || !operand.trim())) throw badNarrow("search needs keywords");
 		return { operator: op, operand, negated };
 	});
 }

@@ -22,6 +22,16 @@ export interface Rendered {
 	html: string;
 	isMeMessage: boolean;
 	mentions: Mentions;
+	has: { has_link: boolean; has_image: boolean; has_attachment: boolean };
+}
+
+/** What rendered HTML contains, for the has: narrows. */
+export function contentHas(html: string): Rendered["has"] {
+	return {
+		has_link: /<a href="/.test(html),
+		has_image: /<img /.test(html),
+		has_attachment: /<a href="[^"]*\/user_uploads\//.test(html),
+	};
 }
 
 const NO_TARGETS: MentionTargets = { usersById: new Map(), usersByName: new Map(), groupsByName: new Map() };
@@ -30,5 +40,5 @@ export function renderContent(content: string, targets: MentionTargets = NO_TARG
 	const isMeMessage = /^\/me(\s|$)/.test(content);
 	const mentions: Mentions = { userIds: new Set(), groupIds: new Set(), channelWildcard: false, topicWildcard: false };
 	const html = md.render(content, { targets, mentions, channelLinks }).trim();
-	return { html, isMeMessage, mentions };
+	return { html, isMeMessage, mentions, has: contentHas(html) };
 }

@@ -138,6 +138,7 @@ export async function storeMessage(
 		timestamp: clock.now(),
 		client,
 		is_me_message: rendered.isMeMessage,
+		...rendered.has,
 		edit_history: [],
 		last_edit_timestamp: null,
 		last_moved_timestamp: null,
@@ -155,6 +156,7 @@ export async function storeMessage(
 			topic_key: message.topic_key,
 			recipient_id: recipient,
 			sender_id: sender.user_id,
+			...rendered.has,
 		})),
 		{ ordered: false },
 	);

@@ -434,3 +434,56 @@ describe("alert words", () => {
 		expectError(await as(bob).post("/users/me/alert_words", {}), 400, "REQUEST_VARIABLE_MISSING");
 	});
 });
+
+describe("more narrows", () => {
+	let linkMsg: number;
+	let plainMsg: number;
+	beforeAll(async () => {
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "narrowing" }], principals: [1, alice.user_id] }));
+		linkMsg = await send(owner, { type: "channel", to: "narrowing", topic: "Search Me", content: "read https://example.com about Kittens" });
+		plainMsg = await send(owner, { type: "channel", to: "narrowing", topic: "other", content: "puppies and kittens <3" });
+	});
+	const ids = (body: any) => body.messages.map((m: { id: number }) => m.id);
+
+	test("has:link and its negation", async () => {
+		expect(ids(await fetchAll(as(alice), [["channel", "narrowing"], ["has", "link"]]))).toEqual([linkMsg]);
+		expect(ids(await fetchAll(as(alice), [{ operator: "channel", operand: "narrowing" }, { operator: "has", operand: "link", negated: true }]))).toEqual([plainMsg]);
+		expectError(await as(alice).get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [["has", "video"]] }), 400, "BAD_NARROW");
+	});
+
+	test("search: every keyword, in content or topic, with highlighting", async () => {
+		const res = await fetchAll(as(alice), [["channel", "narrowing"], ["search", "kittens"]]);
+		expect(ids(res)).toEqual([linkMsg, plainMsg]);
+		const both = await fetchAll(as(alice), [["search", "kittens search"]]);
+		expect(ids(both)).toEqual([linkMsg]);
+		const m = both.messages[0];
+		expect(m.match_content).toContain('<span class="highlight">Kittens</span>');
+		expect(m.match_content).toContain('<a href="https://example.com"');
+		expect(m.match_subject).toBe('<span class="highlight">Search</span> Me');
+		expect(ids(await fetchAll(as(alice), [["search", "giraffes"]]))).toEqual([]);
+	});
+
+	test("channels:public searches every public channel's shared history", async () => {
+		const frank = await app.createUser({ full_name: "Frank" });
+		const res = await fetchAll(as(frank), [["channels", "public"], ["search", "kittens"]]);
+		expect(ids(res)).toEqual([linkMsg, plainMsg]);
+		expect(res.messages[0].flags).toEqual(["read", "historical"]);
+		expectError(await as(frank).get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [["channels", "private"]] }), 400, "BAD_NARROW");
+		expect(ids(await fetchAll(as(carol), [["channels", "public"], ["search", "kittens"]]))).toEqual([]);
+	});
+
+	test("dm-including finds every conversation with that user", async () => {
+		const one = await send(as(alice), { type: "direct", to: [carol.user_id], content: "1:1" });
+		const group = await send(as(alice), { type: "direct", to: [carol.user_id, bob.user_id], content: "group" });
+		const other = await send(as(alice), { type: "direct", to: [bob.user_id], content: "not carol" });
+		const res = ids(await fetchAll(as(alice), [["dm-including", carol.user_id]]));
+		expect(res).toEqual(expect.arrayContaining([one, group]));
+		expect(res).not.toContain(other);
+	});
+
+	test("near sets the anchor", async () => {
+		const res = (await as(alice).get("/messages", { anchor: "newest", num_before: 0, num_after: 0, narrow: [["channel", "narrowing"], ["near", linkMsg]] })).body;
+		expect(res.anchor).toBe(linkMsg);
+		expect(ids(res)).toEqual([linkMsg]);
+	});
+});

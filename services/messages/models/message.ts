@@ -25,6 +25,10 @@ export interface MessageDoc {
 	timestamp: number;
 	client: string;
 	is_me_message: boolean;
+	/** What the rendered content contains, for the has: narrows. */
+	has_link: boolean;
+	has_image: boolean;
+	has_attachment: boolean;
 	/** Edits and moves, oldest first (the API shows them newest first). */
 	edit_history: EditRecord[];
 	/** Content edits only (feature level 365). */
@@ -60,6 +64,9 @@ const schema = new Schema<MessageDoc>(
 		timestamp: { type: Number, required: true },
 		client: { type: String, default: "Internal" },
 		is_me_message: { type: Boolean, default: false },
+		has_link: { type: Boolean, default: false },
+		has_image: { type: Boolean, default: false },
+		has_attachment: { type: Boolean, default: false },
 		edit_history: { type: Schema.Types.Mixed, default: [] },
 		last_edit_timestamp: { type: Number, default: null },
 		last_moved_timestamp: { type: Number, default: null },

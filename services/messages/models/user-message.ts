@@ -17,6 +17,10 @@ export interface UserMessageDoc {
 	topic_key: string;
 	recipient_id: number;
 	sender_id: number;
+	/** Copied from the message, for the has: narrows over a user's history. */
+	has_link: boolean;
+	has_image: boolean;
+	has_attachment: boolean;
 }
 
 const schema = new Schema<UserMessageDoc>(
@@ -29,6 +33,9 @@ const schema = new Schema<UserMessageDoc>(
 		topic_key: { type: String, default: "" },
 		recipient_id: { type: Number, required: true },
 		sender_id: { type: Number, required: true },
+		has_link: { type: Boolean, default: false },
+		has_image: { type: Boolean, default: false },
+		has_attachment: { type: Boolean, default: false },
 	},
 	{ versionKey: false },
 );
