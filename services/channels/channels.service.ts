@@ -432,6 +432,23 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 				},
 			},
 
+			/** For the messages service (is:muted, is:followed): the caller's muted channels and topic policies. */
+			topicPolicies: {
+				visibility: "public",
+				params: params({}),
+				async handler(ctx: Ctx) {
+					const actor = me(ctx);
+					const [muted, topics] = await Promise.all([
+						db.Subscription.find({ user_id: actor.user_id, active: true, is_muted: true }, { channel_id: 1 }).lean(),
+						db.UserTopic.find({ user_id: actor.user_id }).lean(),
+					]);
+					return {
+						muted_channel_ids: muted.map((s) => s.channel_id),
+						topics: topics.map((t) => ({ channel_id: t.channel_id, topic_key: t.topic.toLowerCase(), visibility_policy: t.visibility_policy })),
+					};
+				},
+			},
+
 			/** For the messages service (channels:public): public channels whose history the caller may read. */
 			publicChannels: {
 				visibility: "public",

@@ -19,6 +19,8 @@ export interface Resolvers {
 	emptyTopicName(): Promise<string>;
 	/** Public channels whose history the caller may read (channels:public). */
 	publicChannelIds(): Promise<number[]>;
+	/** The caller's muted channels and per-topic visibility policies (1 muted, 2 unmuted, 3 followed). */
+	topicPolicies(): Promise<{ muted_channel_ids: number[]; topics: Array<{ channel_id: number; topic_key: string; visibility_policy: number }> }>;
 }
 
 export interface FetchParams {
@@ -104,7 +106,17 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				else if (v === "starred") rows.flags = t.negated ? { $ne: "starred" } : "starred";
 				else if (v === "mentioned") rows.flags = t.negated ? { $ne: "mentioned" } : "mentioned";
 				else if (v === "alerted") rows.flags = t.negated ? { $ne: "has_alert_word" } : "has_alert_word";
-				else if (v === "resolved") {
+				else if (v === "muted" || v === "followed") {
+					const { muted_channel_ids, topics } = await r.topicPolicies();
+					const pick = (policy: number) => topics.filter((t) => t.visibility_policy === policy).map((t) => ({ channel_id: t.channel_id, topic_key: t.topic_key }));
+					// Muted: a muted topic, or a muted channel's topic that is not unmuted. Followed: a followed topic.
+					const matches =
+						v === "followed"
+							? pick(3)
+							: [...pick(1), ...(muted_channel_ids.length ? [{ channel_id: { $in: muted_channel_ids }, $nor: [{ $or: pick(2).length ? pick(2) : [{ _id: null }] }] }] : [])];
+					const cond = matches.length ? { [t.negated ? "$nor" : "$or"]: matches } : t.negated ? {} : { _id: null };
+					rows.$and = [...((rows.$and as unknown[]) ?? []), cond];
+				} else if (v === "resolved") {
 					// Resolved topics start with "✔ "; the anchored pattern can use the topic index.
 					const cond = t.negated ? { $not: /^✔ / } : { $regex: /^✔ / };
 					rows.topic_key = cond;
@@ -146,7 +158,7 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 
 	// Channel history is searched when the narrow names one channel whose history the caller may
 	// read, or all public channels; flags and conversations live in the caller's own rows.
-	const personalOnly = "flags" in rows || dm !== undefined || dmIncluding !== undefined;
+	const personalOnly = "flags" in rows || "$and" in rows || dm !== undefined || dmIncluding !== undefined;
 	let channelHistory = false;
 	if (!personalOnly && publicChannels) {
 		channelHistory = true;

@@ -53,6 +53,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			readable: async (ids) =>
 				(await ctx.call<{ channels: Array<{ channel_id: number; history_public_to_subscribers: boolean }> }, { channel_ids: number[] }>("channels.readableChannels", { channel_ids: ids })).channels,
 			emptyTopicName,
+			topicPolicies: async () =>
+				ctx.call<Awaited<ReturnType<Resolvers["topicPolicies"]>>, Record<string, never>>("channels.topicPolicies", {}),
 			publicChannelIds: async () => (await ctx.call<{ channel_ids: number[] }, Record<string, never>>("channels.publicChannels", {})).channel_ids,
 		};
 	}

@@ -13,7 +13,7 @@ export const badNarrow = (what: string) => apiError(400, "BAD_NARROW", `Invalid 
 const ALIASES: Record<string, string> = { stream: "channel", streams: "channels", subject: "topic", "pm-with": "dm", "group-pm-with": "dm-including" };
 const OPERATORS = new Set(["channel", "channels", "topic", "sender", "dm", "dm-including", "is", "id", "near", "has", "search"]);
 const HAS_OPERANDS = new Set(["link", "image", "attachment"]);
-const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", "alerted", "resolved"]);
+const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", "alerted", "resolved", "muted", "followed"]);
 
 /** Accepts objects `{operator, operand, negated}` or `[operator, operand]` pairs. */
 export function parseNarrow(raw: unknown): Term[] {

@@ -487,3 +487,29 @@ describe("more narrows", () => {
 		expect(ids(res)).toEqual([linkMsg]);
 	});
 });
+
+describe("is:muted and is:followed", () => {
+	test("follow a topic's and a muted channel's messages, with unmuted topics excepted", async () => {
+		const grace = await app.createUser({ full_name: "Grace" });
+		for (const name of ["quiet", "loud"]) {
+			expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name }], principals: [1, grace.user_id] }));
+		}
+		const quiet = (await owner.get("/get_stream_id", { stream: "quiet" })).body.stream_id;
+		const loud = (await owner.get("/get_stream_id", { stream: "loud" })).body.stream_id;
+		const q1 = await send(owner, { type: "channel", to: "quiet", topic: "a", content: "1" });
+		const q2 = await send(owner, { type: "channel", to: "quiet", topic: "b", content: "2" });
+		const l1 = await send(owner, { type: "channel", to: "loud", topic: "noise", content: "3" });
+		const l2 = await send(owner, { type: "channel", to: "loud", topic: "news", content: "4" });
+		const g = as(grace);
+		expectSuccess(await g.post("/users/me/subscriptions/properties", { subscription_data: [{ stream_id: quiet, property: "is_muted", value: true }] }));
+		expectSuccess(await g.post("/user_topics", { stream_id: quiet, topic: "b", visibility_policy: 2 }));
+		expectSuccess(await g.post("/user_topics", { stream_id: loud, topic: "noise", visibility_policy: 1 }));
+		expectSuccess(await g.post("/user_topics", { stream_id: loud, topic: "news", visibility_policy: 3 }));
+		const idsOf = async (narrow: unknown[]) => (await fetchAll(g, narrow)).messages.map((m: { id: number }) => m.id);
+		expect(await idsOf([["is", "muted"]])).toEqual([q1, l1]);
+		expect(await idsOf([{ operator: "is", operand: "muted", negated: true }])).toEqual(expect.arrayContaining([q2, l2]));
+		expect(await idsOf([{ operator: "is", operand: "muted", negated: true }])).not.toEqual(expect.arrayContaining([q1]));
+		expect(await idsOf([["is", "followed"]])).toEqual([l2]);
+		expect(await idsOf([["channel", "loud"], ["is", "followed"]])).toEqual([l2]);
+	});
+});
