@@ -6,6 +6,8 @@
 // is also printed as a ratio to what the gateway and bus alone cost. Target: /users/me at no less
 // than 0.8 of the baseline's requests/s in both topologies.
 //
+// Then the messages figures (messages-bench.ts), each beside the raw store doing the same work.
+//
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // MONGO_URL (a MongoDB server; without it the embedded store is started).
 import fs from "node:fs";
@@ -15,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import { freePort, startEmbeddedStore } from "../../shared/store";
 import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+import { messageFigures, pairTable, type Pair } from "./messages-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -71,6 +74,7 @@ async function main() {
 	const store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 	const nats = await startNats();
 	const figures: Figure[] = [];
+	let pairs: Pair[] = [];
 	try {
 		const common = {
 			MONGO_URL: process.env.MONGO_URL ?? store!.url,
@@ -88,6 +92,19 @@ async function main() {
 		const port2 = await freePort();
 		const two = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "nats"), PORT: String(port2), TRANSPORTER: nats.url };
 		figures.push(...(await runTopology("api + users over NATS", [{ SERVICES: "users" }, { SERVICES: "api" }], two, port2)));
+
+		const port3 = await freePort();
+		const prefix = `b${randomBytes(4).toString("hex")}`;
+		const three = { ...common, DB_PREFIX: prefix, DATA_DIR: path.join(work, "messages"), PORT: String(port3) };
+		const node = startServerNode(three);
+		try {
+			const base = `http://127.0.0.1:${port3}/api/v1`;
+			await waitFor(async () => fs.existsSync(path.join(three.DATA_DIR, "zuliprc")), "the owner's zuliprc", 120_000);
+			await waitFor(async () => (await fetch(`${base}/users/me`).catch(() => null))?.status === 401, "the gateway", 60_000);
+			pairs = await messageFigures({ base, mongoUrl: common.MONGO_URL, prefix, dataDir: three.DATA_DIR, seconds: SECONDS, connections: CONNECTIONS });
+		} finally {
+			await node.stop();
+		}
 	} finally {
 		await nats.proc.stop();
 		await store?.stop();
@@ -96,6 +113,7 @@ async function main() {
 	process.stdout.write(`\n${CONNECTIONS} connections, ${SECONDS} s per figure, ${os.cpus().length} cores\n\n${table(figures)}\n`);
 	const failing = figures.filter((f) => f.endpoint === "GET /users/me" && f.rps / figures.find((b) => b.topology === f.topology)!.rps < 0.8);
 	process.stdout.write(failing.length ? `\nBelow the 0.8 target: ${failing.map((f) => f.topology).join(", ")}\n` : "\nBoth topologies meet the 0.8 target.\n");
+	if (pairs.length) process.stdout.write(`\n${pairTable(pairs)}\n`);
 }
 
 main().catch((err) => {

@@ -1,0 +1,172 @@
+// The messages figures of `npm run bench`, each beside the raw store doing the same reads or
+// writes through the driver in the same run, so the ratio is our overhead over the store's own:
+//   - GET /messages, channel + topic narrow, 100 messages, anchor newest, on a channel holding
+//     100,000 messages (generated straight into the store);
+//   - POST /messages to a channel with 1,000 subscribers.
+import fs from "node:fs";
+import path from "node:path";
+import autocannon from "autocannon";
+import mongoose from "mongoose";
+import { randomToken } from "../../shared/passwords";
+
+export interface Pair {
+	endpoint: string;
+	ours: { rps: number; p50: number; p99: number; errors: number };
+	raw: { rps: number; p50: number; p99: number };
+}
+
+const CHANNEL_MESSAGES = 100_000;
+const TOPICS = 100;
+const SUBSCRIBERS = 1000;
+
+/** Runs `op` from `concurrency` loops for `seconds`, timing each call. */
+async function rawLoad(op: () => Promise<unknown>, concurrency: number, seconds: number): Promise<Pair["raw"]> {
+	const latencies: number[] = [];
+	const end = Date.now() + seconds * 1000;
+	await Promise.all(
+		Array.from({ length: concurrency }, async () => {
+			while (Date.now() < end) {
+				const t = process.hrtime.bigint();
+				await op();
+				latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+			}
+		}),
+	);
+	latencies.sort((a, b) => a - b);
+	const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+	return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
+}
+
+async function ours(url: string, opts: { method?: "GET" | "POST"; body?: string; headers: Record<string, string>; connections: number; seconds: number }) {
+	const r = await autocannon({ url, method: opts.method ?? "GET", body: opts.body, headers: opts.headers, connections: opts.connections, duration: opts.seconds });
+	return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+}
+
+export async function messageFigures(env: { base: string; mongoUrl: string; prefix: string; dataDir: string; seconds: number; connections: number }): Promise<Pair[]> {
+	const rc = fs.readFileSync(path.join(env.dataDir, "zuliprc"), "utf8");
+	const email = /email=(.*)/.exec(rc)![1];
+	const key = /key=(.*)/.exec(rc)![1];
+	const auth = { authorization: `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}` };
+	const api = async (method: string, p: string, params: Record<string, string>) => {
+		const body = new URLSearchParams(params).toString();
+		const res = await fetch(`${env.base}${p}${method === "GET" ? `?${body}` : ""}`, {
+			method,
+			headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+			body: method === "GET" ? undefined : body,
+		});
+		const json = (await res.json()) as Record<string, any>;
+		if (json.result !== "success") throw new Error(`${method} ${p}: ${json.msg}`);
+		return json;
+	};
+
+	const client = await new mongoose.mongo.MongoClient(env.mongoUrl).connect();
+	try {
+		const msgDb = client.db(`${env.prefix}_messages`);
+		const usersDb = client.db(`${env.prefix}_users`);
+		const channelsDb = client.db(`${env.prefix}_channels`);
+
+		// ---- GET /messages on a channel holding 100,000 messages ----
+		await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "history" }]) });
+		const channelId = (await api("GET", "/get_stream_id", { stream: "history" })).stream_id as number;
+		const first = (await api("POST", "/messages", { type: "channel", to: String(channelId), topic: "topic-0", content: "seed" })).id as number;
+		const seed = await msgDb.collection("messages").findOne({ _id: first as never });
+		const counter = await msgDb.collection("counters").findOneAndUpdate({ _id: "message" as never }, { $inc: { seq: CHANNEL_MESSAGES } }, { returnDocument: "after" });
+		const start = (counter!.seq as number) - CHANNEL_MESSAGES + 1;
+		process.stderr.write(`generating ${CHANNEL_MESSAGES} messages...\n`);
+		for (let off = 0; off < CHANNEL_MESSAGES; off += 5000) {
+			const batch = Array.from({ length: Math.min(5000, CHANNEL_MESSAGES - off) }, (_, i) => {
+				const id = start + off + i;
+				const topic = `topic-${id % TOPICS}`;
+				return { ...seed, _id: id, topic, topic_key: topic, content: `message ${id}`, rendered_content: `<p>message ${id}</p>` };
+			});
+			await msgDb.collection("messages").insertMany(batch as never[]);
+			await msgDb.collection("user_messages").insertMany(
+				batch.map((m) => ({ _id: `1:${m._id}`, user_id: 1, message_id: m._id, flags: ["read"], channel_id: channelId, topic_key: m.topic_key, recipient_id: seed!.recipient_id, sender_id: 1 })) as never[],
+			);
+		}
+		const narrow = JSON.stringify([["channel", channelId], ["topic", "topic-7"]]);
+		const getUrl = `${env.base}/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow })}`;
+		await ours(getUrl, { headers: auth, connections: env.connections, seconds: 2 });
+		const getOurs = await ours(getUrl, { headers: auth, connections: env.connections, seconds: env.seconds });
+		const getRaw = await rawLoad(
+			async () => {
+				const docs = await msgDb.collection("messages").find({ channel_id: channelId, topic_key: "topic-7" }).sort({ _id: -1 }).limit(100).toArray();
+				await msgDb.collection("user_messages").find({ user_id: 1, message_id: { $in: docs.map((d) => d._id) } }).toArray();
+			},
+			env.connections,
+			env.seconds,
+		);
+
+		// ---- POST /messages to a channel with 1,000 subscribers ----
+		process.stderr.write(`generating ${SUBSCRIBERS} subscribers...\n`);
+		const userCounter = await usersDb.collection("counters").findOneAndUpdate({ _id: "user" as never }, { $inc: { seq: SUBSCRIBERS } }, { returnDocument: "after" });
+		const firstUser = (userCounter!.seq as number) - SUBSCRIBERS + 1;
+		const ids = Array.from({ length: SUBSCRIBERS }, (_, i) => firstUser + i);
+		await usersDb.collection("users").insertMany(
+			ids.map((id) => ({
+				_id: id,
+				realm_id: 1,
+				delivery_email: `bench${id}@bench.test`,
+				email_key: `bench${id}@bench.test`,
+				full_name: `Bench ${id}`,
+				role: 400,
+				is_bot: false,
+				bot_type: null,
+				bot_owner_id: null,
+				is_active: true,
+				is_billing_admin: false,
+				api_key: randomToken(32),
+				password_hash: null,
+				date_joined: new Date(),
+				timezone: "",
+				avatar_source: "G",
+				avatar_version: 1,
+				email_address_visibility: 1,
+				settings: {},
+				profile_data: {},
+				can_change_user_emails: false,
+			})) as never[],
+		);
+		await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "crowd" }]) });
+		const crowd = (await api("GET", "/get_stream_id", { stream: "crowd" })).stream_id as number;
+		await channelsDb.collection("subscriptions").insertMany(
+			ids.map((u) => ({ _id: `${u}:${crowd}`, user_id: u, channel_id: crowd, active: true, color: "#76ce90", is_muted: false, pin_to_top: false })) as never[],
+		);
+		// A change to the owner tells every node to reload who is active.
+		await api("PATCH", "/settings", { full_name: "Bench Owner" });
+		const postBody = new URLSearchParams({ type: "channel", to: String(crowd), topic: "load", content: "hello everyone" }).toString();
+		const postHeaders = { ...auth, "content-type": "application/x-www-form-urlencoded" };
+		const postConnections = Math.max(1, Math.floor(env.connections / 4));
+		await ours(`${env.base}/messages`, { method: "POST", body: postBody, headers: postHeaders, connections: postConnections, seconds: 2 });
+		const postOurs = await ours(`${env.base}/messages`, { method: "POST", body: postBody, headers: postHeaders, connections: postConnections, seconds: env.seconds });
+		const recipients = [...ids, 1];
+		let rawId = 2_000_000_000;
+		const postRaw = await rawLoad(
+			async () => {
+				const id = rawId++;
+				await msgDb.collection("user_messages").insertMany(
+					recipients.map((u) => ({ _id: `${u}:${id}`, user_id: u, message_id: id, flags: u === 1 ? ["read"] : [], channel_id: crowd, topic_key: "load", recipient_id: 0, sender_id: 1 })) as never[],
+					{ ordered: false },
+				);
+				await msgDb.collection("messages").insertOne({ ...seed, _id: id, channel_id: crowd, topic: "load", topic_key: "load" } as never);
+			},
+			postConnections,
+			env.seconds,
+		);
+		return [
+			{ endpoint: `GET /messages (channel+topic, 100 of ${CHANNEL_MESSAGES})`, ours: getOurs, raw: getRaw },
+			{ endpoint: `POST /messages (${SUBSCRIBERS} subscribers)`, ours: postOurs, raw: postRaw },
+		];
+	} finally {
+		await client.close();
+	}
+}
+
+export function pairTable(pairs: Pair[]): string {
+	const rows = [["endpoint (one process)", "req/s", "p50 ms", "p99 ms", "errors", "raw store req/s", "raw p50", "raw p99", "ratio to raw"]];
+	for (const p of pairs) {
+		rows.push([p.endpoint, p.ours.rps.toFixed(0), String(p.ours.p50), String(p.ours.p99), String(p.ours.errors), p.raw.rps.toFixed(0), String(p.raw.p50), String(p.raw.p99), (p.ours.rps / p.raw.rps).toFixed(2)]);
+	}
+	const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+	return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ")).join("\n");
+}
