@@ -79,10 +79,12 @@ export async function messageFigures(env: { base: string; mongoUrl: string; pref
 				const topic = `topic-${id % TOPICS}`;
 				return { ...seed, _id: id, topic, topic_key: topic, content: `message ${id}`, rendered_content: `<p>message ${id}</p>` };
 			});
+			const t = Date.now();
 			await msgDb.collection("messages").insertMany(batch as never[]);
 			await msgDb.collection("user_messages").insertMany(
 				batch.map((m) => ({ _id: `1:${m._id}`, user_id: 1, message_id: m._id, flags: ["read"], channel_id: channelId, topic_key: m.topic_key, recipient_id: seed!.recipient_id, sender_id: 1 })) as never[],
 			);
+			process.stderr.write(`  ${off + batch.length} messages (${Date.now() - t} ms for this batch)\n`);
 		}
 		const narrow = JSON.stringify([["channel", channelId], ["topic", "topic-7"]]);
 		const getUrl = `${env.base}/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow })}`;
