@@ -9,7 +9,8 @@
 // Then the messages figures (messages-bench.ts), each beside the raw store doing the same work.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
-// MONGO_URL (a MongoDB server; without it the embedded store is started).
+// BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
+// without it the embedded store is started).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -101,7 +102,7 @@ async function main() {
 			const base = `http://127.0.0.1:${port3}/api/v1`;
 			await waitFor(async () => fs.existsSync(path.join(three.DATA_DIR, "zuliprc")), "the owner's zuliprc", 120_000);
 			await waitFor(async () => (await fetch(`${base}/users/me`).catch(() => null))?.status === 401, "the gateway", 60_000);
-			pairs = await messageFigures({ base, mongoUrl: common.MONGO_URL, prefix, dataDir: three.DATA_DIR, seconds: SECONDS, connections: CONNECTIONS });
+			pairs = await messageFigures({ base, mongoUrl: common.MONGO_URL, prefix, dataDir: three.DATA_DIR, seconds: SECONDS, connections: Number(process.env.BENCH_MESSAGE_CONNECTIONS ?? 4) });
 		} finally {
 			await node.stop();
 		}
