@@ -68,12 +68,49 @@ export interface Principal {
 	bot_owner_id: number | null;
 }
 
+/** Where a channel message goes: the channels service's answer to channels.sendTarget. */
+export interface ChannelTarget {
+	channel_id: number;
+	name: string;
+	topics_policy: string;
+	history_public_to_subscribers: boolean;
+	subscribers: number[];
+}
+
+/** What the caller may do with messages in a channel (channels.messagePermissions). */
+export interface ChannelPermissions {
+	content_access: boolean;
+	can_send: boolean;
+	can_delete_any: boolean;
+	can_delete_own: boolean;
+	can_move_within: boolean;
+	can_move_out: boolean;
+	is_archived: boolean;
+	topics_policy: string;
+}
+
+export interface TopicPolicies {
+	muted_channel_ids: number[];
+	topics: Array<{ channel_id: number; topic_key: string; visibility_policy: number }>;
+}
+
+type None = Record<string, never>;
+
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
 	"users.getMany": { params: { user_ids: number[]; client_gravatar?: boolean; include_custom_profile_fields?: boolean }; result: { users: ApiUser[] } };
 	"users.registerState": { params: RegisterStateParams; result: RegisterState };
 	"users.resolvePrincipals": { params: { principals: Array<number | string> }; result: { users: Principal[] } };
-	"users.groupGraph": { params: Record<string, never>; result: GroupGraphData };
+	"users.groupGraph": { params: None; result: GroupGraphData };
+	"users.mentionTargets": { params: { names: string[]; ids: number[] }; result: { users: Array<{ id: number; full_name: string; unique_name: boolean }> } };
+	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
+	"channels.messagePermissions": { params: { channel_id: number }; result: ChannelPermissions };
+	"channels.readableChannels": { params: { channel_ids: number[] }; result: { channels: Array<{ channel_id: number; name: string; history_public_to_subscribers: boolean; subscribed: boolean }> } };
+	"channels.idsByName": { params: { names: string[] }; result: { ids: Record<string, number> } };
+	"channels.names": { params: { channel_ids: number[] }; result: { names: Record<string, string> } };
+	"channels.linkTargets": { params: { names: string[] }; result: { channels: Array<{ id: number; name: string }> } };
+	"channels.publicChannels": { params: None; result: { channel_ids: number[] } };
+	"channels.topicPolicies": { params: None; result: TopicPolicies };
 }
 
 export type ActionName = keyof ActionMap;

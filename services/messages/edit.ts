@@ -1,5 +1,5 @@
 // Editing, moving and deleting messages: who may, until when, and what the history records.
-import type { Identity } from "../../shared/actions";
+import type { ChannelPermissions, Identity } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { GroupGraph } from "../../shared/group-settings";
 import { clock } from "../../shared/clock";
@@ -10,17 +10,6 @@ import { userMessageKey } from "./models/user-message";
 import { checkContent, checkTopic } from "./send";
 import type { Rendered } from "./render";
 
-/** What the channels service says the caller may do in a channel (channels.messagePermissions). */
-export interface ChannelPermissions {
-	content_access: boolean;
-	can_send: boolean;
-	can_delete_any: boolean;
-	can_delete_own: boolean;
-	can_move_within: boolean;
-	can_move_out: boolean;
-	is_archived: boolean;
-	topics_policy: string;
-}
 
 export const noEditPermission = () => badRequest("You don't have permission to edit this message");
 export const MENTION_FLAGS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned"];

@@ -1,7 +1,7 @@
 // GET /messages: anchors, windows before and after them, and narrows, over either a channel's
 // whole history (where the caller may read it) or the caller's own received messages.
 import { escapeRegExp } from "../../shared/regexp";
-import type { Identity } from "../../shared/actions";
+import type { Identity, TopicPolicies } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
 import { badNarrow, type Term } from "./narrow";
@@ -20,7 +20,7 @@ export interface Resolvers {
 	/** Public channels whose history the caller may read (channels:public). */
 	publicChannelIds(): Promise<number[]>;
 	/** The caller's muted channels and per-topic visibility policies (1 muted, 2 unmuted, 3 followed). */
-	topicPolicies(): Promise<{ muted_channel_ids: number[]; topics: Array<{ channel_id: number; topic_key: string; visibility_policy: number }> }>;
+	topicPolicies(): Promise<TopicPolicies>;
 }
 
 export interface FetchParams {

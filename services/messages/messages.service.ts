@@ -3,7 +3,7 @@
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
-import { call, requireUser, type ApiUser, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
+import { call, requireUser, type ApiUser, type ChannelTarget, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { apiError, badRequest } from "../../shared/errors";
 import { p, params } from "../../shared/params";
@@ -12,12 +12,12 @@ import type { MessagesDb } from "./db";
 import { messageModel, type MessageDoc } from "./models/message";
 import { userMessageModel } from "./models/user-message";
 import { recipientModel } from "./models/recipient";
-import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type ChannelTarget, type SendParams } from "./send";
+import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams } from "./send";
 import { mentionCandidates, type MentionTargets } from "./mentions";
 import { mentionFlags } from "./mention-flags";
 import { renderContent } from "./render";
 import { channelLinkCandidates, type ChannelLinks } from "./zulip-markdown";
-import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, type ChannelPermissions, type PropagateMode } from "./edit";
+import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, type PropagateMode } from "./edit";
 import { messageHistory } from "./history";
 import { highlight } from "./highlight";
 import { escapeHtml } from "../../shared/html";
@@ -48,14 +48,14 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 
 	function resolvers(ctx: Ctx<any>): Resolvers {
 		return {
-			channelIds: async (names) => (await ctx.call<{ ids: Record<string, number> }, { names: string[] }>("channels.idsByName", { names })).ids,
+			channelIds: async (names) => (await call(ctx, "channels.idsByName", { names })).ids,
 			userIds: async (refs) => (await call(ctx, "users.resolvePrincipals", { principals: refs })).users.map((u) => u.user_id),
 			readable: async (ids) =>
-				(await ctx.call<{ channels: Array<{ channel_id: number; history_public_to_subscribers: boolean }> }, { channel_ids: number[] }>("channels.readableChannels", { channel_ids: ids })).channels,
+				(await call(ctx, "channels.readableChannels", { channel_ids: ids })).channels,
 			emptyTopicName,
 			topicPolicies: async () =>
-				ctx.call<Awaited<ReturnType<Resolvers["topicPolicies"]>>, Record<string, never>>("channels.topicPolicies", {}),
-			publicChannelIds: async () => (await ctx.call<{ channel_ids: number[] }, Record<string, never>>("channels.publicChannels", {})).channel_ids,
+				call(ctx, "channels.topicPolicies", {}),
+			publicChannelIds: async () => (await call(ctx, "channels.publicChannels", {})).channel_ids,
 		};
 	}
 
@@ -73,7 +73,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			if (g && !g.deactivated && !name.startsWith("role:")) targets.groupsByName.set(name, { id: g.id, name: g.name });
 		}
 		if (wanted.names.length || wanted.ids.length) {
-			const { users } = await ctx.call<{ users: Array<{ id: number; full_name: string; unique_name: boolean }> }, { names: string[]; ids: number[] }>("users.mentionTargets", wanted);
+			const { users } = await call(ctx, "users.mentionTargets", wanted);
 			for (const u of users) {
 				targets.usersById.set(u.id, u);
 				if (u.unique_name) targets.usersByName.set(u.full_name, u);
@@ -95,13 +95,13 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	}
 
 	const permissionsIn = (ctx: Ctx<any>, channelId: number) =>
-		ctx.call<ChannelPermissions, { channel_id: number }>("channels.messagePermissions", { channel_id: channelId });
+		call(ctx, "channels.messagePermissions", { channel_id: channelId });
 
 	/** The channels a message links to (one call for all of them). */
 	async function channelLinks(ctx: Ctx<any>, content: string): Promise<ChannelLinks> {
 		const names = channelLinkCandidates(content);
 		if (!names.length) return new Map();
-		const { channels } = await ctx.call<{ channels: Array<{ id: number; name: string }> }, { names: string[] }>("channels.linkTargets", { names });
+		const { channels } = await call(ctx, "channels.linkTargets", { names });
 		return new Map(channels.map((c) => [c.name.toLowerCase(), c]));
 	}
 
@@ -127,7 +127,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
 		const [users, names, graph] = await Promise.all([
 			userIds.length ? call(ctx, "users.getMany", { user_ids: userIds, client_gravatar: q.client_gravatar ?? true, include_custom_profile_fields: false }) : { users: [] as ApiUser[] },
-			channelIds.length ? ctx.call<{ names: Record<string, string> }, { channel_ids: number[] }>("channels.names", { channel_ids: channelIds }) : { names: {} },
+			channelIds.length ? call(ctx, "channels.names", { channel_ids: channelIds }) : { names: {} },
 			graphs.get(),
 		]);
 		const context = {
@@ -162,7 +162,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const graph = await graphs.get();
 					let target: { channel: ChannelTarget; topic: string } | { participants: Awaited<ReturnType<typeof resolveUsers>> };
 					if (isChannelType(q.type)) {
-						const channel = await ctx.call<ChannelTarget, { channel: number | string }>("channels.sendTarget", { channel: channelRef(q.to) });
+						const channel = await call(ctx, "channels.sendTarget", { channel: channelRef(q.to) });
 						// "inherit" follows the organization, which allows the empty topic.
 						const policy = channel.topics_policy === "inherit" ? "allow_empty_topic" : channel.topics_policy;
 						target = { channel, topic: checkTopic(q.topic ?? q.subject, graph.emptyTopicDisplayName, policy) };
@@ -294,7 +294,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 						const topic = checkMove(graph, actor, m, source, targetPerms, rawTopic);
 						let target = null;
 						if (movingChannel) {
-							const dest = await ctx.call<ChannelTarget & { history_public_to_subscribers: boolean }, { channel: number }>("channels.sendTarget", { channel: q.stream_id! });
+							const dest = await call(ctx, "channels.sendTarget", { channel: q.stream_id! });
 							target = {
 								channel_id: dest.channel_id,
 								recipient_id: await recipientId(db, `channel:${dest.channel_id}`),

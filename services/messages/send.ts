@@ -1,6 +1,6 @@
 // POST /messages: who a message goes to, the topic rules, and the per-user rows every recipient
 // gets (as Zulip's UserMessage).
-import type { Identity, Principal } from "../../shared/actions";
+import type { ChannelTarget, Identity, Principal } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import { clock } from "../../shared/clock";
 import { LIMITS } from "../../shared/version";
@@ -17,13 +17,6 @@ export interface SendParams {
 	read_by_sender?: boolean;
 }
 
-/** What the channels service says about the target channel. */
-export interface ChannelTarget {
-	channel_id: number;
-	name: string;
-	topics_policy: string;
-	subscribers: number[];
-}
 
 export const isChannelType = (t: string) => t === "channel" || t === "stream";
 
