@@ -1,6 +1,6 @@
 // What a channel's name, description and settings may be, and their defaults.
 import { badRequest, insufficientPermission } from "../../shared/errors";
-import { escapeHtml } from "../../shared/html";
+import { renderMarkdown } from "../../shared/markdown/render";
 import { isGroupSettingValue, type GroupGraph, type GroupSettingValue } from "../../shared/group-settings";
 import { LIMITS } from "../../shared/version";
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelGroupSetting } from "./models/channel";
@@ -22,9 +22,9 @@ export function checkDescription(raw: string): string {
 	return d;
 }
 
-/** Plain-text rendering until the markdown renderer lands: escaped, in one paragraph. */
+/** Descriptions are Markdown, rendered like messages (without mentions). */
 export function renderDescription(d: string): string {
-	return d ? `<p>${escapeHtml(d)}</p>` : "";
+	return renderMarkdown(d);
 }
 
 /** `realm_default` (null), `unlimited` (-1), or a positive number of days. */

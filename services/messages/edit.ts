@@ -8,7 +8,7 @@ import type { MessagesDb } from "./db";
 import type { EditRecord, MessageDoc } from "./models/message";
 import { userMessageKey } from "./models/user-message";
 import { checkContent, checkTopic } from "./send";
-import type { Rendered } from "./render";
+import type { Rendered } from "../../shared/markdown/render";
 
 
 export const noEditPermission = () => badRequest("You don't have permission to edit this message");

@@ -3,7 +3,7 @@
 // `topic_wildcard_mentioned` for the topic's participants on @**topic**. The sender's own
 // mentions never flag the sender.
 import type { GroupGraph } from "../../shared/group-settings";
-import type { Mentions } from "./mentions";
+import type { Mentions } from "../../shared/markdown/mentions";
 
 export function mentionFlags(m: Mentions, graph: GroupGraph, recipients: number[], senderId: number, topicParticipants: Set<number>): (userId: number) => string[] {
 	const mentioned = new Set(m.userIds);

@@ -7,7 +7,7 @@ import { LIMITS } from "../../shared/version";
 import { recipientId, type MessagesDb } from "./db";
 import { userMessageKey } from "./models/user-message";
 import type { MessageDoc } from "./models/message";
-import type { Rendered } from "./render";
+import type { Rendered } from "../../shared/markdown/render";
 
 export interface SendParams {
 	type: "channel" | "stream" | "direct" | "private";

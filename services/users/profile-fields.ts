@@ -1,7 +1,7 @@
 // Custom profile fields: the field types, what each field's configuration and each user's value
 // may be, and how fields and values look in the API.
 import { badRequest } from "../../shared/errors";
-import { escapeHtml } from "../../shared/html";
+import { renderMarkdown } from "../../shared/markdown/render";
 import type { ProfileFieldDoc } from "./models/profile-field";
 
 export const FieldType = {
@@ -170,7 +170,7 @@ export function profileDataView(values: Record<string, string> | undefined, fiel
 		const field = fields.get(Number(id));
 		if (!field) continue;
 		const text = field.type === FieldType.SHORT_TEXT || field.type === FieldType.LONG_TEXT;
-		out[id] = text ? { value, rendered_value: `<p>${escapeHtml(value).replace(/\n/g, "<br>\n")}</p>` } : { value };
+		out[id] = text ? { value, rendered_value: renderMarkdown(value) } : { value };
 	}
 	return out;
 }

@@ -16,7 +16,7 @@ import {
 	realmDeactivated,
 	userDeactivated,
 } from "../../shared/errors";
-import { escapeHtml } from "../../shared/html";
+import { renderMarkdown } from "../../shared/markdown/render";
 import { p, params } from "../../shared/params";
 import { API_KEY_PATTERN, verifyPassword } from "../../shared/passwords";
 import { isAdmin, isOwner, Role, ROLES } from "../../shared/roles";
@@ -254,7 +254,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 						realm_url: realm.url,
 						realm_name: realm.name,
 						realm_icon: `${realm.url}/static/images/logo/org_avatar.png`,
-						realm_description: realm.description ? `<p>${escapeHtml(realm.description)}</p>` : "",
+						realm_description: renderMarkdown(realm.description),
 						realm_web_public_access_enabled: false,
 					};
 				},

@@ -52,7 +52,7 @@ describe("creating and subscribing", () => {
 			name: "general",
 			is_archived: false,
 			description: "Everyone's *channel*",
-			rendered_description: "<p>Everyone&#39;s *channel*</p>",
+			rendered_description: "<p>Everyone's <em>channel</em></p>",
 			date_created: expect.any(Number),
 			creator_id: 1,
 			invite_only: false,

@@ -2,8 +2,8 @@
 // links (#**channel**, #**channel>topic**), and spoiler and quote blocks (```spoiler Header,
 // ```quote). Everything a sender writes inside them is escaped like any other text.
 import type MarkdownIt from "markdown-it";
-import { escapeHtml } from "../../shared/html";
-import { emojiCode } from "../../shared/emoji";
+import { escapeHtml } from "../html";
+import { emojiCode } from "../emoji";
 
 /** Channel IDs by lowercased name, looked up before rendering (one call for all links). */
 export type ChannelLinks = Map<string, { id: number; name: string }>;

@@ -3,7 +3,7 @@
 // (@**stream**) and @**topic**. Names are found before rendering (one lookup for all of them),
 // rendered as Zulip's spans, and turned into the recipients' mention flags.
 import type MarkdownIt from "markdown-it";
-import { escapeHtml } from "../../shared/html";
+import { escapeHtml } from "../html";
 
 export const CHANNEL_WILDCARDS = new Set(["all", "everyone", "channel", "stream"]);
 

@@ -36,6 +36,11 @@ export function contentHas(html: string): Rendered["has"] {
 
 const NO_TARGETS: MentionTargets = { usersById: new Map(), usersByName: new Map(), groupsByName: new Map() };
 
+/** Markdown with Zulip's syntax but no mentions or channel links (descriptions, profile fields). */
+export function renderMarkdown(text: string): string {
+	return text ? renderContent(text).html : "";
+}
+
 export function renderContent(content: string, targets: MentionTargets = NO_TARGETS, channelLinks: ChannelLinks = new Map()): Rendered {
 	const isMeMessage = /^\/me(\s|$)/.test(content);
 	const mentions: Mentions = { userIds: new Set(), groupIds: new Set(), channelWildcard: false, topicWildcard: false };
