@@ -16,11 +16,7 @@ const groups: Record<string, number> = {};
 beforeAll(async () => {
 	app = await startTestApp();
 	owner = client(app.baseUrl, app.owner);
-	admin = await app.createUser({ role: 200 });
-	moderator = await app.createUser({ role: 300 });
-	member = await app.createUser({ role: 400 });
-	member2 = await app.createUser({ role: 400 });
-	guest = await app.createUser({ role: 600 });
+	({ admin, moderator, member, member2, guest } = await app.createCast());
 	for (const g of (await owner.get("/user_groups")).body.user_groups) groups[g.name] = g.id;
 });
 afterAll(() => app.stop());

@@ -18,11 +18,7 @@ const ids: Record<string, number> = {};
 beforeAll(async () => {
 	app = await startTestApp();
 	owner = client(app.baseUrl, app.owner);
-	admin = await app.createUser({ role: 200 });
-	moderator = await app.createUser({ role: 300 });
-	member = await app.createUser({ role: 400 });
-	member2 = await app.createUser({ role: 400 });
-	guest = await app.createUser({ role: 600 });
+	({ admin, moderator, member, member2, guest } = await app.createCast());
 	bot = await app.createUser({ is_bot: true, bot_owner_id: member.user_id });
 });
 afterAll(() => app.stop());

@@ -16,11 +16,7 @@ const as = (a: Account) => client(app.baseUrl, a);
 beforeAll(async () => {
 	app = await startTestApp();
 	owner = client(app.baseUrl, app.owner);
-	admin = await app.createUser({ role: 200 });
-	moderator = await app.createUser({ role: 300 });
-	member = await app.createUser({ role: 400 });
-	member2 = await app.createUser({ role: 400 });
-	guest = await app.createUser({ role: 600 });
+	({ admin, moderator, member, member2, guest } = await app.createCast());
 });
 afterAll(() => app.stop());
 

@@ -14,12 +14,22 @@ export interface Account {
 	api_key: string;
 }
 
+export interface Cast {
+	admin: Account;
+	moderator: Account;
+	member: Account;
+	member2: Account;
+	guest: Account;
+}
+
 export interface TestApp {
 	node: RunningNode;
 	baseUrl: string;
 	owner: Account;
 	dataDir: string;
 	stop(): Promise<void>;
+	/** One user of each role but owner, plus a second member: the usual cast of a permission test. */
+	createCast(): Promise<Cast>;
 	/** Creates a user directly through the users service (test setup, not under test). */
 	createUser(o: { role?: number; email?: string; full_name?: string; password?: string; is_bot?: boolean; email_address_visibility?: number; bot_owner_id?: number }): Promise<Account>;
 }
@@ -50,7 +60,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
 	const api = node.broker.getLocalService("api") as unknown as { server: { address(): AddressInfo } } | undefined;
 	const baseUrl = api ? `http://127.0.0.1:${api.server.address().port}/api/v1` : "";
 	const owner = await node.broker.call<Account, { email: string }>("users.credentials", { email: config.ownerEmail });
-	return {
+	const app: TestApp = {
 		node,
 		baseUrl,
 		owner,
@@ -58,6 +68,16 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
 		async stop() {
 			await node.stop();
 			fs.rmSync(dataDir, { recursive: true, force: true });
+		},
+		async createCast() {
+			const [admin, moderator, member, member2, guest] = [
+				await app.createUser({ role: 200 }),
+				await app.createUser({ role: 300 }),
+				await app.createUser({ role: 400 }),
+				await app.createUser({ role: 400 }),
+				await app.createUser({ role: 600 }),
+			];
+			return { admin, moderator, member, member2, guest };
 		},
 		async createUser(o) {
 			const n = ++counter;
@@ -73,4 +93,5 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
 			return { user_id: res.user_id, email: res.email, api_key: res.api_key };
 		},
 	};
+	return app;
 }
