@@ -7,6 +7,8 @@
 // Each node keeps a snapshot of the organization's group graph (GroupGraphCache), loaded from
 // the users service and dropped when it announces a change to groups or users.
 
+import { badRequest } from "./errors";
+
 export type AnonymousGroup = { direct_members: number[]; direct_subgroups: number[] };
 export type GroupSettingValue = number | AnonymousGroup;
 
@@ -169,4 +171,28 @@ export function isGroupSettingValue(v: unknown): v is GroupSettingValue {
 	const o = v as Record<string, unknown>;
 	const ints = (a: unknown) => Array.isArray(a) && a.every((x) => Number.isInteger(x));
 	return Object.keys(o).every((k) => k === "direct_members" || k === "direct_subgroups") && ints(o.direct_members) && ints(o.direct_subgroups);
+}
+
+/** Whether two group-setting values name the same holders (member and subgroup order aside). */
+export function sameGroupSetting(a: unknown, b: unknown): boolean {
+	const norm = (v: unknown) => {
+		if (!v || typeof v !== "object" || Array.isArray(v)) return v;
+		const o = v as Partial<AnonymousGroup>;
+		const sorted = (xs?: number[]) => [...(xs ?? [])].sort((x, y) => x - y);
+		return { direct_members: sorted(o.direct_members), direct_subgroups: sorted(o.direct_subgroups) };
+	};
+	return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+}
+
+/**
+ * A setting change sent as `{new, old}`: returns `new` (still to be checked) after making sure
+ * `old`, when given, is the current value; undefined when `raw` is not of that form.
+ */
+export function unwrapSettingChange(name: string, raw: unknown, current: GroupSettingValue): unknown {
+	if (!raw || typeof raw !== "object" || Array.isArray(raw) || !("new" in raw)) return undefined;
+	const { new: next, old } = raw as { new: unknown; old?: unknown };
+	if (old !== undefined && !sameGroupSetting(old, current)) {
+		throw badRequest(`'old' value for ${name} does not match expected value.`);
+	}
+	return next;
 }

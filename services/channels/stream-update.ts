@@ -2,7 +2,7 @@
 // `{new, old}` group settings. Every change is checked first, then written in one update.
 import type { Identity } from "../../shared/actions";
 import { badRequest, insufficientPermission, ownerRequired, adminRequired } from "../../shared/errors";
-import type { GroupGraph, GroupSettingValue } from "../../shared/group-settings";
+import { unwrapSettingChange, type GroupGraph, type GroupSettingValue } from "../../shared/group-settings";
 import { isAdmin, isOwner } from "../../shared/roles";
 import type { ChannelsDb } from "./db";
 import { CHANNEL_GROUP_SETTINGS, type ChannelDoc, type ChannelGroupSetting } from "./models/channel";
@@ -28,22 +28,10 @@ const METADATA_ONLY: ChannelGroupSetting[] = ["can_remove_subscribers_group", "c
 
 export const cannotAdminister = () => badRequest("You do not have permission to administer this channel.");
 
-function sameValue(a: unknown, b: unknown): boolean {
-	const norm = (v: unknown) =>
-		v && typeof v === "object" && !Array.isArray(v)
-			? {
-					direct_members: [...((v as { direct_members?: number[] }).direct_members ?? [])].sort((x, y) => x - y),
-					direct_subgroups: [...((v as { direct_subgroups?: number[] }).direct_subgroups ?? [])].sort((x, y) => x - y),
-				}
-			: v;
-	return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
-}
-
 /** A `{new, old}` group-setting change; a stale `old` is refused. */
 function checkSettingChange(graph: GroupGraph, name: ChannelGroupSetting, raw: unknown, current: GroupSettingValue): GroupSettingValue {
-	if (!raw || typeof raw !== "object" || Array.isArray(raw) || !("new" in raw)) throw badRequest(`Invalid ${name}`);
-	const { new: next, old } = raw as { new: unknown; old?: unknown };
-	if (old !== undefined && !sameValue(old, current)) throw badRequest(`'old' value for ${name} does not match expected value.`);
+	const next = unwrapSettingChange(name, raw, current);
+	if (next === undefined) throw badRequest(`Invalid ${name}`);
 	return checkGroupSetting(graph, name, next);
 }
 

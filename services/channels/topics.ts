@@ -1,5 +1,6 @@
 // Per-user topic visibility (mute, unmute, follow): POST /user_topics and the older
 // PATCH /users/me/subscriptions/muted_topics, with the empty-topic naming rules.
+import { topicForClient as showTopic, topicFromClient as readTopic } from "../../shared/topics";
 import { badRequest } from "../../shared/errors";
 import type { GroupGraph } from "../../shared/group-settings";
 import { clock } from "../../shared/clock";
@@ -7,17 +8,16 @@ import { LIMITS } from "../../shared/version";
 import type { ChannelsDb } from "./db";
 import { userTopicKey } from "./models/user-topic";
 
-/** "(no topic)" and the organization's display name for the empty topic both mean "". */
+/** A topic from a client, with the empty topic's names read as "" (shared/topics.ts). */
 export function topicFromClient(graph: GroupGraph, raw: string): string {
-	const t = raw.trim();
-	if (t === "(no topic)" || t === graph.emptyTopicDisplayName) return "";
+	const t = readTopic(raw, graph.emptyTopicDisplayName);
 	if (t.length > LIMITS.max_topic_length) throw badRequest(`Topic too long (limit: ${LIMITS.max_topic_length} characters)`);
 	return t;
 }
 
 /** What a client that does not handle the empty topic sees in its place. */
 export function topicForClient(graph: GroupGraph, topic: string, allowEmpty: boolean): string {
-	return topic === "" && !allowEmpty ? graph.emptyTopicDisplayName : topic;
+	return showTopic(topic, allowEmpty, graph.emptyTopicDisplayName);
 }
 
 /** Sets a policy; 0 (none) removes the row. Idempotent: setting the same policy again succeeds. */

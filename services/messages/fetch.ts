@@ -1,5 +1,6 @@
 // GET /messages: anchors, windows before and after them, and narrows, over either a channel's
 // whole history (where the caller may read it) or the caller's own received messages.
+import { topicFromClient } from "../../shared/topics";
 import { escapeRegExp } from "../../shared/regexp";
 import type { Identity, TopicPolicies } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
@@ -77,8 +78,7 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				break;
 			}
 			case "topic": {
-				let topic = (t.operand as string).trim();
-				if (topic === "(no topic)" || topic === (await r.emptyTopicName())) topic = "";
+				const topic = topicFromClient(t.operand as string, await r.emptyTopicName());
 				and("topic_key", topic.toLowerCase(), t.negated);
 				break;
 			}

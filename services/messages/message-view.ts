@@ -1,4 +1,5 @@
 // How a message looks in the API (GET /messages, GET /messages/{id}).
+import { topicForClient } from "../../shared/topics";
 import type { ApiUser } from "../../shared/actions";
 import type { MessageDoc } from "./models/message";
 
@@ -14,7 +15,8 @@ export interface ViewContext {
 
 export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Record<string, unknown> {
 	const sender = v.users.get(m.sender_id);
-	const topic = m.topic === "" && !v.allowEmptyTopicName && m.type === "stream" ? v.emptyTopicName : m.topic;
+	const shown = (t: string) => topicForClient(t, v.allowEmptyTopicName, v.emptyTopicName);
+	const topic = m.type === "stream" ? shown(m.topic) : m.topic;
 	const out: Record<string, unknown> = {
 		id: m._id,
 		sender_id: m.sender_id,
@@ -36,7 +38,6 @@ export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Rec
 		// The deprecated wildcard_mentioned stands for either kind of wildcard mention.
 		flags: flags.some((f) => f === "stream_wildcard_mentioned" || f === "topic_wildcard_mentioned") ? [...flags, "wildcard_mentioned"] : flags,
 	};
-	const shown = (t: string) => (t === "" && !v.allowEmptyTopicName ? v.emptyTopicName : t);
 	const history = (m.edit_history ?? []).filter((e) => v.editHistoryVisibility === "all" || (v.editHistoryVisibility === "moves" && e.prev_content === undefined));
 	if (history.length && v.editHistoryVisibility !== "none") {
 		out.edit_history = [...history].reverse().map((e) => {

@@ -1,5 +1,6 @@
 // The messages service: sending, storing and fetching messages, with every recipient's flags.
 // Handlers are thin; the rules live in the modules beside this file.
+import { topicForClient } from "../../shared/topics";
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
@@ -243,24 +244,12 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				params: params({ message_id: p.int(), apply_markdown: p.bool({ optional: true }), allow_empty_topic_name: p.bool({ optional: true }) }),
 				async handler(ctx: Ctx<{ message_id: number; apply_markdown?: boolean; allow_empty_topic_name?: boolean }>) {
 					const actor = requireUser(ctx);
-					const result = await fetchMessages(db, actor, [], { message_ids: [ctx.params.message_id] }, resolvers(ctx));
-					let ids = result.ids;
-					let flags = result.flags;
-					if (!ids.length) {
-						// Not received: readable if its channel's history is open to the caller.
-						const m = await db.Message.findById(ctx.params.message_id).lean();
-						if (m?.channel_id) {
-							const [readable] = await resolvers(ctx).readable([m.channel_id]);
-							if (readable?.history_public_to_subscribers) {
-								ids = [m._id];
-								flags = new Map([[m._id, ["read", "historical"]]]);
-							}
-						}
-					}
-					if (!ids.length) throw badRequest("Invalid message(s)");
-					const docs = await db.Message.find({ _id: { $in: ids } }).lean();
-					const [message] = await views(ctx, docs, flags, { ...ctx.params, client_gravatar: false });
-					return { raw_content: docs[0].content, message };
+					const m = await accessibleMessage(ctx, actor, ctx.params.message_id);
+					const row = await db.UserMessage.findOne({ user_id: actor.user_id, message_id: m._id }, { flags: 1 }).lean();
+					// Seen through an open channel history without being received: "historical".
+					const flags = new Map([[m._id, row ? row.flags : ["read", "historical"]]]);
+					const [message] = await views(ctx, [m], flags, { ...ctx.params, client_gravatar: false });
+					return { raw_content: m.content, message };
 				},
 			},
 
@@ -338,7 +327,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const m = await accessibleMessage(ctx, actor, ctx.params.message_id);
 					const graph = await graphs.get();
 					if (graph.messaging.edit_history_visibility === "none") throw badRequest("Message edit history is disabled in this organization");
-					const show = (t: string) => (t === "" && m.type === "stream" && !ctx.params.allow_empty_topic_name ? graph.emptyTopicDisplayName : t);
+					const show = (t: string) => (m.type === "stream" ? topicForClient(t, !!ctx.params.allow_empty_topic_name, graph.emptyTopicDisplayName) : t);
 					return { message_history: messageHistory(m, show) };
 				},
 			},
@@ -384,7 +373,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					if (wants("message") && wants("update_message_flags")) {
 						const graph = await graphs.get();
 						const allowEmpty = !!ctx.params.client_capabilities.empty_topic_name;
-						out.unread_msgs = await unreadMessages(db, actor.user_id, (t) => (t === "" && !allowEmpty ? graph.emptyTopicDisplayName : t));
+						out.unread_msgs = await unreadMessages(db, actor.user_id, (t) => topicForClient(t, allowEmpty, graph.emptyTopicDisplayName));
 					}
 					return out;
 				},

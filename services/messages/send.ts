@@ -1,5 +1,6 @@
 // POST /messages: who a message goes to, the topic rules, and the per-user rows every recipient
 // gets (as Zulip's UserMessage).
+import { topicFromClient } from "../../shared/topics";
 import type { ChannelTarget, Identity, Principal } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import { clock } from "../../shared/clock";
@@ -77,8 +78,7 @@ export function checkContent(raw: string): string {
  * the empty topic; the channel's topics policy decides whether that, or a named topic, is allowed.
  */
 export function checkTopic(raw: string | undefined, emptyTopicName: string, policy: string): string {
-	let topic = (raw ?? "").trim();
-	if (topic === "(no topic)" || topic === emptyTopicName) topic = "";
+	const topic = topicFromClient(raw ?? "", emptyTopicName);
 	if (topic.length > LIMITS.max_topic_length) throw badRequest(`Topic too long (limit: ${LIMITS.max_topic_length} characters)`);
 	if (/[\p{Cc}]/u.test(topic)) throw badRequest("Invalid character in topic");
 	if (topic === "" && policy === "disable_empty_topic") throw badRequest("Sending messages to the general chat is not allowed in this channel.");

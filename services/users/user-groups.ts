@@ -3,7 +3,7 @@
 import { isDuplicateKey } from "../../shared/db";
 import type { Identity } from "../../shared/actions";
 import { badRequest, insufficientPermission } from "../../shared/errors";
-import { GroupGraph, isGroupSettingValue, type GroupGraphData, type GroupSettingValue } from "../../shared/group-settings";
+import { GroupGraph, isGroupSettingValue, unwrapSettingChange, type GroupGraphData, type GroupSettingValue } from "../../shared/group-settings";
 import { clock } from "../../shared/clock";
 import type { UsersDb } from "./db";
 import { GROUP_SETTINGS, type GroupSettingName, type UserGroupDoc } from "./models/user-group";
@@ -124,20 +124,7 @@ export async function checkSettingValue(db: UsersDb, graph: GroupGraph, name: st
 
 /** Settings arrive as a bare value or, as for channels, as `{new, old}`; `old` must match. */
 async function checkSettingChange(db: UsersDb, graph: GroupGraph, name: GroupSettingName, raw: unknown, current: GroupSettingValue): Promise<GroupSettingValue> {
-	if (raw && typeof raw === "object" && !Array.isArray(raw) && "new" in raw) {
-		const { new: next, old } = raw as { new: unknown; old?: unknown };
-		if (old !== undefined && JSON.stringify(normalize(old)) !== JSON.stringify(normalize(current))) throw badRequest(`'old' value for ${name} does not match expected value.`);
-		return checkSettingValue(db, graph, name, next);
-	}
-	return checkSettingValue(db, graph, name, raw);
-}
-
-function normalize(v: unknown): unknown {
-	if (v && typeof v === "object" && !Array.isArray(v)) {
-		const o = v as { direct_members?: number[]; direct_subgroups?: number[] };
-		return { direct_members: [...(o.direct_members ?? [])].sort((a, b) => a - b), direct_subgroups: [...(o.direct_subgroups ?? [])].sort((a, b) => a - b) };
-	}
-	return v;
+	return checkSettingValue(db, graph, name, unwrapSettingChange(name, raw, current) ?? raw);
 }
 
 export function canManage(graph: GroupGraph, g: UserGroupDoc, actor: Identity): boolean {
