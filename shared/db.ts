@@ -20,17 +20,26 @@ interface CounterDoc {
 
 const counterSchema = new Schema<CounterDoc>({ _id: String, seq: Number }, { versionKey: false });
 
-/** Returns a function handing out increasing integers per entity name, starting at 1. */
+/**
+ * Returns a function handing out increasing integers per entity name, starting at 1.
+ *
+ * On MongoDB the $inc is atomic. The embedded store (FerretDB) runs findAndModify as a read and a
+ * write, so two concurrent reservations can return the same number; reservations are therefore
+ * also queued per entity within the process. Replicas of one service that allocate the same
+ * entity need MongoDB (as any production deployment has).
+ */
 export function counters(conn: Connection): (entity: string, count?: number) => Promise<number> {
 	const Counter = conn.models.Counter ?? conn.model<CounterDoc>("Counter", counterSchema, "counters");
-	/** Reserves `count` consecutive IDs and returns the first. */
-	return async (entity, count = 1) => {
-		const doc = await Counter.findOneAndUpdate(
-			{ _id: entity },
-			{ $inc: { seq: count } },
-			{ upsert: true, returnDocument: "after", lean: true },
-		);
+	const reserve = async (entity: string, count: number) => {
+		const doc = await Counter.findOneAndUpdate({ _id: entity }, { $inc: { seq: count } }, { upsert: true, returnDocument: "after", lean: true });
 		return (doc as CounterDoc).seq - count + 1;
+	};
+	const queues = new Map<string, Promise<number>>();
+	/** Reserves `count` consecutive IDs and returns the first. */
+	return (entity, count = 1) => {
+		const next = (queues.get(entity) ?? Promise.resolve(0)).catch(() => 0).then(() => reserve(entity, count));
+		queues.set(entity, next);
+		return next;
 	};
 }
 

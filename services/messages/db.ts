@@ -4,12 +4,18 @@ import type { MessageDoc } from "./models/message";
 import type { UserMessageDoc } from "./models/user-message";
 import type { RecipientDoc } from "./models/recipient";
 import type { AlertWordsDoc } from "./models/alert-words";
+import type { ReactionDoc } from "./models/reaction";
+import type { DraftDoc } from "./models/draft";
+import type { SavedSnippetDoc } from "./models/saved-snippet";
 
 export interface MessagesDb {
 	Message: Model<MessageDoc>;
 	UserMessage: Model<UserMessageDoc>;
 	Recipient: Model<RecipientDoc>;
 	AlertWords: Model<AlertWordsDoc>;
+	Reaction: Model<ReactionDoc>;
+	Draft: Model<DraftDoc>;
+	SavedSnippet: Model<SavedSnippetDoc>;
 	nextId: (entity: string, count?: number) => Promise<number>;
 	realmId: number;
 }

@@ -2,6 +2,8 @@
 import { topicForClient } from "../../shared/topics";
 import type { ApiUser } from "../../shared/actions";
 import type { MessageDoc } from "./models/message";
+import type { ReactionDoc } from "./models/reaction";
+import { reactionView } from "./reactions";
 
 export interface ViewContext {
 	users: Map<number, ApiUser>;
@@ -11,6 +13,8 @@ export interface ViewContext {
 	emptyTopicName: string;
 	/** The organization's edit history visibility: "all", "moves" or "none". */
 	editHistoryVisibility: string;
+	/** The reactions on the messages shown, oldest first. */
+	reactions: Map<number, ReactionDoc[]>;
 }
 
 export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Record<string, unknown> {
@@ -33,7 +37,7 @@ export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Rec
 		subject: topic,
 		topic_links: [],
 		is_me_message: m.is_me_message,
-		reactions: [],
+		reactions: (v.reactions.get(m._id) ?? []).map((r) => reactionView(r, v.users.get(r.user_id))),
 		submessages: [],
 		// The deprecated wildcard_mentioned stands for either kind of wildcard mention.
 		flags: flags.some((f) => f === "stream_wildcard_mentioned" || f === "topic_wildcard_mentioned") ? [...flags, "wildcard_mentioned"] : flags,

@@ -7,6 +7,7 @@ import type { Config } from "../../shared/config";
 import { call, requireUser, type ApiUser, type ChannelTarget, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { apiError, badRequest } from "../../shared/errors";
+import { invalidMessages } from "./access";
 import { p, params } from "../../shared/params";
 import { GroupGraphCache } from "../../shared/group-settings";
 import type { MessagesDb } from "./db";
@@ -29,6 +30,16 @@ import { recipientId } from "./db";
 import { fetchMessages, MAX_MESSAGES, type FetchParams, type Resolvers } from "./fetch";
 import { parseNarrow } from "./narrow";
 import { messageView } from "./message-view";
+import { checkAccess } from "./access";
+import { reactionModel } from "./models/reaction";
+import { draftModel } from "./models/draft";
+import { savedSnippetModel } from "./models/saved-snippet";
+import { reactionsOf } from "./reactions";
+import type { ServiceDeps } from "./actions/deps";
+import { flagActions } from "./actions/flags";
+import { reactionActions } from "./actions/reactions";
+import { draftActions, draftsState } from "./actions/drafts";
+import { savedSnippetActions, savedSnippetsState } from "./actions/saved-snippets";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -85,14 +96,10 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 
 	/** A message the caller may see (received, or in a channel history open to them). */
 	async function accessibleMessage(ctx: Ctx<any>, actor: Identity, id: number): Promise<MessageDoc> {
-		const m = await db.Message.findById(id).lean();
-		if (!m) throw badRequest("Invalid message(s)");
-		if (await db.UserMessage.exists({ user_id: actor.user_id, message_id: id })) return m;
-		if (m.channel_id) {
-			const [readable] = await resolvers(ctx).readable([m.channel_id]);
-			if (readable?.history_public_to_subscribers) return m;
-		}
-		throw badRequest("Invalid message(s)");
+		const { unreceived } = await checkAccess(db, actor.user_id, [id], resolvers(ctx).readable);
+		const m = unreceived[0] ?? (await db.Message.findById(id).lean());
+		if (!m) throw invalidMessages();
+		return m;
 	}
 
 	const permissionsIn = (ctx: Ctx<any>, channelId: number) =>
@@ -124,7 +131,9 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 
 	/** Message objects for these messages: one call for the users, one for channel names. */
 	async function views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams) {
-		const userIds = [...new Set(messages.flatMap((m) => [m.sender_id, ...m.dm_user_ids]))];
+		const reactions = await reactionsOf(db, messages.map((m) => m._id));
+		const reactors = [...reactions.values()].flatMap((list) => list.map((r) => r.user_id));
+		const userIds = [...new Set([...messages.flatMap((m) => [m.sender_id, ...m.dm_user_ids]), ...reactors])];
 		const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
 		const [users, names, graph] = await Promise.all([
 			userIds.length ? call(ctx, "users.getMany", { user_ids: userIds, client_gravatar: q.client_gravatar ?? true, include_custom_profile_fields: false }) : { users: [] as ApiUser[] },
@@ -138,13 +147,21 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			allowEmptyTopicName: q.allow_empty_topic_name ?? false,
 			emptyTopicName: graph.emptyTopicDisplayName,
 			editHistoryVisibility: graph.messaging.edit_history_visibility,
+			reactions,
 		};
 		return messages.map((m) => messageView(m, flags.get(m._id) ?? ["read", "historical"], context));
 	}
 
+	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs };
+
 	return {
 		name: "messages",
 		actions: {
+			...flagActions(deps),
+			...reactionActions(deps),
+			...draftActions(deps),
+			...savedSnippetActions(deps),
+
 			send: {
 				params: params({
 					type: p.oneOf(["channel", "stream", "direct", "private"]),
@@ -315,6 +332,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					// The message first, then its copies: nothing can show a copy without its message.
 					await db.Message.deleteOne({ _id: m._id });
 					await db.UserMessage.deleteMany({ message_id: m._id });
+					await db.Reaction.deleteMany({ message_id: m._id });
 					await ctx.broadcast("messages.deleted", { message_ids: [m._id], channel_id: m.channel_id ?? undefined });
 					return {};
 				},
@@ -366,6 +384,12 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
 					const out: Record<string, unknown> = {};
 					if (wants("alert_words")) out.alert_words = await alertWordsOf(db, actor.user_id);
+					if (wants("drafts")) out.drafts = await draftsState(db, ctx, actor.user_id);
+					if (wants("saved_snippets")) out.saved_snippets = await savedSnippetsState(db, actor.user_id);
+					if (wants("starred_messages")) {
+						const starred = await db.UserMessage.find({ user_id: actor.user_id, flags: "starred" }, { message_id: 1 }).sort({ message_id: 1 }).lean();
+						out.starred_messages = starred.map((r) => r.message_id);
+					}
 					if (wants("message")) {
 						const last = await db.UserMessage.findOne({ user_id: actor.user_id }, { message_id: 1 }).sort({ message_id: -1 }).lean();
 						out.max_message_id = last?.message_id ?? -1;
@@ -387,6 +411,10 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			"users.changed"() {
 				graphs?.invalidate();
 			},
+			/** Turning drafts synchronization off deletes the drafts kept on the server. */
+			async "users.settingsChanged"(ctx: Context<{ user_id: number; changes: Record<string, unknown> }>) {
+				if (ctx.params.changes.enable_drafts_synchronization === false) await db.Draft.deleteMany({ user_id: ctx.params.user_id });
+			},
 		},
 
 		async started(this: any) {
@@ -396,6 +424,9 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				UserMessage: userMessageModel(conn),
 				Recipient: recipientModel(conn),
 				AlertWords: alertWordsModel(conn),
+				Reaction: reactionModel(conn),
+				Draft: draftModel(conn),
+				SavedSnippet: savedSnippetModel(conn),
 				nextId: counters(conn),
 			});
 			graphs = new GroupGraphCache(() => this.broker.call("users.groupGraph", {}));

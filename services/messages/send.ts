@@ -6,7 +6,7 @@ import { badRequest } from "../../shared/errors";
 import { clock } from "../../shared/clock";
 import { LIMITS } from "../../shared/version";
 import { recipientId, type MessagesDb } from "./db";
-import { userMessageKey } from "./models/user-message";
+import { userMessageRow } from "./models/user-message";
 import type { MessageDoc } from "./models/message";
 import type { Rendered } from "../../shared/markdown/render";
 
@@ -140,17 +140,7 @@ export async function storeMessage(
 	// (fetches load messages by ID), never a message some recipient lacks.
 	const userIds = [...new Set([...(isChannel ? target.channel.subscribers : participants), sender.user_id])];
 	await db.UserMessage.insertMany(
-		userIds.map((u) => ({
-			_id: userMessageKey(u, message._id),
-			user_id: u,
-			message_id: message._id,
-			flags: [...(u === sender.user_id && readBySender ? ["read"] : []), ...flagsFor(u)],
-			channel_id: message.channel_id,
-			topic_key: message.topic_key,
-			recipient_id: recipient,
-			sender_id: sender.user_id,
-			...rendered.has,
-		})),
+		userIds.map((u) => userMessageRow(u, message, [...(u === sender.user_id && readBySender ? ["read"] : []), ...flagsFor(u)])),
 		{ ordered: false },
 	);
 	await db.Message.create(message);

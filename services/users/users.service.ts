@@ -33,6 +33,7 @@ import { realmHost, REALM_SETTING_DEFAULTS } from "./realm-settings";
 import { registerState } from "./register-state";
 import { updateUser, applyUpdate, type UserChanges } from "./user-admin";
 import { SETTINGS_PARAMS, updateSettings } from "./settings-update";
+import { userSettings } from "./user-settings";
 import { confirmEmailChange } from "./email-change";
 import { createField, deleteField, fieldMap, listFields, reorderFields, updateField, type FieldInput } from "./profile-field-store";
 import { fieldView } from "./profile-fields";
@@ -564,6 +565,16 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					return {
 						users: [...unique.values()].map((u) => ({ user_id: u._id, role: u.role, is_bot: u.is_bot, bot_owner_id: u.bot_owner_id })),
 					};
+				},
+			},
+
+			/** The caller's values of some personal settings (defaults filled in), for other services. */
+			mySettings: {
+				visibility: "public",
+				params: params({ names: p.stringList() }),
+				async handler(ctx: Ctx<{ names: string[] }>) {
+					const all = userSettings(await findUser(me(ctx).user_id));
+					return { values: Object.fromEntries(ctx.params.names.filter((n) => n in all).map((n) => [n, all[n]])) };
 				},
 			},
 

@@ -1,0 +1,58 @@
+// POST and DELETE /messages/{message_id}/reactions. Each change is announced as
+// messages.reactionChanged for the clients of everyone who can see the message.
+import { requireUser } from "../../../shared/actions";
+import { isDuplicateKey } from "../../../shared/db";
+import { p, params } from "../../../shared/params";
+import { checkAccess } from "../access";
+import { addHistoricalRows } from "../flags";
+import { checkEmoji, invalidEmojiCode, isKnownCode, reactionExists, reactionMissing, REACTION_TYPES, requestedEmoji, type EmojiRequest } from "../reactions";
+import type { Ctx, ServiceDeps } from "./deps";
+
+type ReactionParams = EmojiRequest & { message_id: number };
+
+const emojiParams = { emoji_code: p.string({ optional: true }), reaction_type: p.oneOf(REACTION_TYPES, { optional: true }) };
+
+export function reactionActions({ db, resolvers }: ServiceDeps) {
+	return {
+		addReaction: {
+			params: params({ message_id: p.int(), emoji_name: p.string(), ...emojiParams }),
+			async handler(ctx: Ctx<ReactionParams>) {
+				const actor = requireUser(ctx);
+				const { message_id } = ctx.params;
+				const access = await checkAccess(db, actor.user_id, [message_id], resolvers(ctx).readable);
+				const emoji = requestedEmoji(ctx.params);
+				const same = { message_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code };
+				if (await db.Reaction.exists({ ...same, user_id: actor.user_id })) throw reactionExists();
+				// Someone reacted with this emoji already (perhaps under an older name): join theirs.
+				const existing = await db.Reaction.findOne(same, { emoji_name: 1 }).lean();
+				if (existing) emoji.emoji_name = existing.emoji_name;
+				else checkEmoji(emoji);
+				// Reacting to a message seen through channel history makes it part of the user's history.
+				await addHistoricalRows(db, actor.user_id, access.unreceived);
+				try {
+					await db.Reaction.create({ _id: await db.nextId("reaction"), user_id: actor.user_id, ...same, emoji_name: emoji.emoji_name });
+				} catch (err) {
+					if (isDuplicateKey(err)) throw reactionExists();
+					throw err;
+				}
+				await ctx.broadcast("messages.reactionChanged", { op: "add", user_id: actor.user_id, ...same, emoji_name: emoji.emoji_name });
+				return {};
+			},
+		},
+
+		removeReaction: {
+			params: params({ message_id: p.int(), emoji_name: p.string({ optional: true }), ...emojiParams }),
+			async handler(ctx: Ctx<ReactionParams>) {
+				const actor = requireUser(ctx);
+				const { message_id } = ctx.params;
+				await checkAccess(db, actor.user_id, [message_id], resolvers(ctx).readable);
+				const emoji = requestedEmoji(ctx.params);
+				const same = { message_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code };
+				const removed = await db.Reaction.findOneAndDelete({ ...same, user_id: actor.user_id }).lean();
+				if (!removed) throw isKnownCode(emoji) ? reactionMissing() : invalidEmojiCode();
+				await ctx.broadcast("messages.reactionChanged", { op: "remove", user_id: actor.user_id, ...same, emoji_name: removed.emoji_name });
+				return {};
+			},
+		},
+	};
+}

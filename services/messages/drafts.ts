@@ -1,0 +1,69 @@
+// Drafts: the Draft resource's rules (POST /drafts, PATCH /drafts/{id}).
+//
+// A draft is checked whole before anything is stored, and a batch is stored only when every
+// draft in it passes. Channel drafts name exactly one channel the user can access; direct
+// drafts name active users; unaddressed drafts keep no recipients and no topic.
+import { badRequest, apiError } from "../../shared/errors";
+import { clock } from "../../shared/clock";
+import { LIMITS } from "../../shared/version";
+import type { DraftDoc } from "./models/draft";
+
+export type DraftInput = Omit<DraftDoc, "_id" | "user_id">;
+
+const KEYS = ["type", "to", "topic", "content", "timestamp"];
+const REQUIRED = ["type", "to", "topic", "content"];
+const TYPES = ["", "stream", "private"];
+
+export const draftMissing = () => apiError(404, "BAD_REQUEST", "Draft does not exist");
+export const draftsDisabled = () => badRequest("User has disabled synchronizing drafts.");
+
+/** Recipient checks that need other services, given by the caller. */
+export interface DraftTargets {
+	/** Throws unless the user may access the channel. */
+	channel(id: number): Promise<void>;
+	/** Throws unless every ID is an active user. */
+	users(ids: number[]): Promise<void>;
+}
+
+/** A draft object's shape, field by field, with Zulip's messages; `name` is how errors call it. */
+export function draftShape(raw: unknown, name: string): DraftInput {
+	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw badRequest(`${name} is not a dict`);
+	const d = raw as Record<string, unknown>;
+	const unexpected = Object.keys(d).filter((k) => !KEYS.includes(k));
+	if (unexpected.length) throw badRequest(`Unexpected arguments: ${unexpected.join(", ")}`);
+	for (const k of REQUIRED) if (!(k in d)) throw badRequest(`${k} key is missing from ${name}`);
+	const field = (k: string) => `${name}["${k}"]`;
+	if (typeof d.type !== "string") throw badRequest(`${field("type")} is not a string`);
+	if (!TYPES.includes(d.type)) throw badRequest(`Invalid ${field("type")}`);
+	if (!Array.isArray(d.to)) throw badRequest(`${field("to")} is not a list`);
+	d.to.forEach((x, i) => {
+		if (!Number.isInteger(x)) throw badRequest(`${field("to")}[${i}] is not an integer`);
+	});
+	if (typeof d.topic !== "string") throw badRequest(`${field("topic")} is not a string`);
+	if (typeof d.content !== "string") throw badRequest(`${field("content")} is not a string`);
+	if (d.timestamp !== undefined && !Number.isInteger(d.timestamp)) throw badRequest(`${field("timestamp")} is not an integer`);
+	return { type: d.type as DraftInput["type"], to: d.to as number[], topic: d.topic, content: d.content, timestamp: d.timestamp as number };
+}
+
+/** The draft as stored: its rules checked, its recipients verified, its timestamp filled in. */
+export async function checkDraft(d: DraftInput, targets: DraftTargets): Promise<DraftInput> {
+	if (d.content.includes("\0")) throw badRequest("Content must not contain null bytes");
+	if (d.topic.includes("\0")) throw badRequest("Topic must not contain null bytes");
+	if (d.timestamp !== undefined && d.timestamp < 0) throw badRequest("Timestamp must not be negative.");
+	const timestamp = d.timestamp ?? clock.now();
+	if (d.type === "stream") {
+		if (d.to.length !== 1) throw badRequest("Must specify exactly 1 channel ID for channel messages");
+		await targets.channel(d.to[0]);
+		// As Zulip does, an over-long topic is cut to the limit rather than refused.
+		return { type: "stream", to: d.to, topic: [...d.topic].slice(0, LIMITS.max_topic_length).join(""), content: d.content, timestamp };
+	}
+	if (d.type === "private") {
+		const to = [...new Set(d.to)].sort((a, b) => a - b);
+		if (to.length) await targets.users(to);
+		return { type: "private", to, topic: "", content: d.content, timestamp };
+	}
+	return { type: "", to: [], topic: "", content: d.content, timestamp };
+}
+
+/** A stored draft as the API shows it. */
+export const draftView = (d: DraftDoc) => ({ id: d._id, type: d.type, to: d.to, topic: d.topic, content: d.content, timestamp: d.timestamp });

@@ -1,0 +1,91 @@
+// Emoji reactions: which emoji a request names, and the reactions as message objects show them.
+//
+// Unicode emoji come from iamcal's data (shared/emoji.ts). The one service emoji is Zulip's
+// own, named and coded "zulip". Custom (realm) emoji do not exist yet, so every realm_emoji
+// code is refused as an invalid custom emoji.
+import type { ApiUser } from "../../shared/actions";
+import { apiError, badRequest } from "../../shared/errors";
+import { emojiCode, emojiNames } from "../../shared/emoji";
+import type { MessagesDb } from "./db";
+import type { ReactionDoc, ReactionType } from "./models/reaction";
+
+export const REACTION_TYPES = ["unicode_emoji", "realm_emoji", "service_extra_emoji", "zulip_extra_emoji"] as const;
+const SERVICE_EMOJI = "zulip";
+
+export interface EmojiRequest {
+	emoji_name?: string;
+	emoji_code?: string;
+	/** zulip_extra_emoji is the older name of service_extra_emoji. */
+	reaction_type?: ReactionType | "zulip_extra_emoji";
+}
+
+export interface Emoji {
+	emoji_name: string;
+	emoji_code: string;
+	reaction_type: ReactionType;
+}
+
+/** The emoji a name stands for, when no code is given. */
+function byName(name: string): Emoji {
+	if (name === SERVICE_EMOJI) return { emoji_name: name, emoji_code: SERVICE_EMOJI, reaction_type: "service_extra_emoji" };
+	const code = emojiCode(name);
+	if (!code) throw badRequest(`Emoji '${name}' does not exist`);
+	return { emoji_name: name, emoji_code: code, reaction_type: "unicode_emoji" };
+}
+
+/** The emoji a request names: by code where one is given, else by name. */
+export function requestedEmoji(q: EmojiRequest): Emoji {
+	if (q.emoji_code === undefined) {
+		if (q.emoji_name === undefined) throw badRequest("At least one of the following arguments must be present: emoji_name, emoji_code");
+		return byName(q.emoji_name);
+	}
+	const type = q.reaction_type === "zulip_extra_emoji" ? "service_extra_emoji" : (q.reaction_type ?? "unicode_emoji");
+	return { emoji_name: q.emoji_name ?? "", emoji_code: q.emoji_code.toLowerCase(), reaction_type: type };
+}
+
+/** Refuses a code that names no emoji of its type, or a name that does not belong to the code. */
+export function checkEmoji(e: Emoji): void {
+	if (e.reaction_type === "realm_emoji") throw badRequest("Invalid custom emoji.");
+	if (e.reaction_type === "service_extra_emoji") {
+		if (e.emoji_code !== SERVICE_EMOJI) throw invalidEmojiCode();
+		if (e.emoji_name !== SERVICE_EMOJI) throw badRequest("Invalid emoji name.");
+		return;
+	}
+	const names = emojiNames(e.emoji_code);
+	if (!names) throw invalidEmojiCode();
+	if (!names.includes(e.emoji_name)) throw badRequest("Invalid emoji name.");
+}
+
+/** Whether a code names an emoji of its type (removing a reaction checks only the code). */
+export function isKnownCode(e: Emoji): boolean {
+	if (e.reaction_type === "service_extra_emoji") return e.emoji_code === SERVICE_EMOJI;
+	return e.reaction_type === "unicode_emoji" && emojiNames(e.emoji_code) !== undefined;
+}
+
+export const invalidEmojiCode = () => badRequest("Invalid emoji code");
+export const reactionExists = () => apiError(400, "REACTION_ALREADY_EXISTS", "Reaction already exists.");
+export const reactionMissing = () => apiError(400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.");
+
+/** The reactions on some messages, oldest first, grouped by message. */
+export async function reactionsOf(db: MessagesDb, messageIds: number[]): Promise<Map<number, ReactionDoc[]>> {
+	const out = new Map<number, ReactionDoc[]>();
+	if (!messageIds.length) return out;
+	const all = await db.Reaction.find({ message_id: { $in: messageIds } }).sort({ message_id: 1, _id: 1 }).lean();
+	for (const r of all) {
+		const list = out.get(r.message_id);
+		if (list) list.push(r);
+		else out.set(r.message_id, [r]);
+	}
+	return out;
+}
+
+/** A reaction as message objects show it, with the deprecated `user` object beside `user_id`. */
+export function reactionView(r: ReactionDoc, user: ApiUser | undefined): Record<string, unknown> {
+	return {
+		emoji_name: r.emoji_name,
+		emoji_code: r.emoji_code,
+		reaction_type: r.reaction_type,
+		user_id: r.user_id,
+		user: { id: r.user_id, email: user?.email ?? "", full_name: user?.full_name ?? "", is_mirror_dummy: false },
+	};
+}
