@@ -5,7 +5,7 @@
 // code is refused as an invalid custom emoji.
 import type { ApiUser } from "../../shared/actions";
 import { apiError, badRequest } from "../../shared/errors";
-import { emojiCode, emojiNames } from "../../shared/emoji";
+import { emojiCode, emojiNames, normalizeEmojiCode } from "../../shared/emoji";
 import type { MessagesDb } from "./db";
 import type { ReactionDoc, ReactionType } from "./models/reaction";
 
@@ -40,7 +40,7 @@ export function requestedEmoji(q: EmojiRequest): Emoji {
 		return byName(q.emoji_name);
 	}
 	const type = q.reaction_type === "zulip_extra_emoji" ? "service_extra_emoji" : (q.reaction_type ?? "unicode_emoji");
-	return { emoji_name: q.emoji_name ?? "", emoji_code: q.emoji_code.toLowerCase(), reaction_type: type };
+	return { emoji_name: q.emoji_name ?? "", emoji_code: normalizeEmojiCode(q.emoji_code), reaction_type: type };
 }
 
 /** Refuses a code that names no emoji of its type, or a name that does not belong to the code. */

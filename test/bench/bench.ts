@@ -10,7 +10,8 @@
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
-// without it the embedded store is started).
+// without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages", or
+// "flags" for the flag figures alone).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,6 +23,8 @@ import { messageFigures, pairTable, type Pair } from "./messages-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ONLY = process.env.BENCH_ONLY;
+const runs = (part: "gateway" | "messages") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 
 interface Figure {
 	topology: string;
@@ -86,34 +89,47 @@ async function main() {
 			EXTERNAL_URL: "http://bench.test",
 		};
 
-		const port1 = await freePort();
-		const one = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "one"), PORT: String(port1) };
-		figures.push(...(await runTopology("one process", [{}], one, port1)));
+		if (runs("gateway")) {
+			const port1 = await freePort();
+			const one = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "one"), PORT: String(port1) };
+			figures.push(...(await runTopology("one process", [{}], one, port1)));
 
-		const port2 = await freePort();
-		const two = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "nats"), PORT: String(port2), TRANSPORTER: nats.url };
-		figures.push(...(await runTopology("api + users over NATS", [{ SERVICES: "users" }, { SERVICES: "api" }], two, port2)));
-
-		const port3 = await freePort();
-		const prefix = `b${randomBytes(4).toString("hex")}`;
-		const three = { ...common, DB_PREFIX: prefix, DATA_DIR: path.join(work, "messages"), PORT: String(port3) };
-		const node = startServerNode(three);
-		try {
-			const base = `http://127.0.0.1:${port3}/api/v1`;
-			await waitFor(async () => fs.existsSync(path.join(three.DATA_DIR, "zuliprc")), "the owner's zuliprc", 120_000);
-			await waitFor(async () => (await fetch(`${base}/users/me`).catch(() => null))?.status === 401, "the gateway", 60_000);
-			pairs = await messageFigures({ base, mongoUrl: common.MONGO_URL, prefix, dataDir: three.DATA_DIR, seconds: SECONDS, connections: Number(process.env.BENCH_MESSAGE_CONNECTIONS ?? 4) });
-		} finally {
-			await node.stop();
+			const port2 = await freePort();
+			const two = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "nats"), PORT: String(port2), TRANSPORTER: nats.url };
+			figures.push(...(await runTopology("api + users over NATS", [{ SERVICES: "users" }, { SERVICES: "api" }], two, port2)));
+		}
+		if (runs("messages")) {
+			const port3 = await freePort();
+			const prefix = `b${randomBytes(4).toString("hex")}`;
+			const three = { ...common, DB_PREFIX: prefix, DATA_DIR: path.join(work, "messages"), PORT: String(port3) };
+			const node = startServerNode(three);
+			try {
+				const base = `http://127.0.0.1:${port3}/api/v1`;
+				await waitFor(async () => fs.existsSync(path.join(three.DATA_DIR, "zuliprc")), "the owner's zuliprc", 120_000);
+				await waitFor(async () => (await fetch(`${base}/users/me`).catch(() => null))?.status === 401, "the gateway", 60_000);
+				pairs = await messageFigures({
+					base,
+					mongoUrl: common.MONGO_URL,
+					prefix,
+					dataDir: three.DATA_DIR,
+					seconds: SECONDS,
+					connections: Number(process.env.BENCH_MESSAGE_CONNECTIONS ?? 4),
+					flagsOnly: ONLY === "flags",
+				});
+			} finally {
+				await node.stop();
+			}
 		}
 	} finally {
 		await nats.proc.stop();
 		await store?.stop();
 		fs.rmSync(work, { recursive: true, force: true });
 	}
-	process.stdout.write(`\n${CONNECTIONS} connections, ${SECONDS} s per figure, ${os.cpus().length} cores\n\n${table(figures)}\n`);
-	const failing = figures.filter((f) => f.endpoint === "GET /users/me" && f.rps / figures.find((b) => b.topology === f.topology)!.rps < 0.8);
-	process.stdout.write(failing.length ? `\nBelow the 0.8 target: ${failing.map((f) => f.topology).join(", ")}\n` : "\nBoth topologies meet the 0.8 target.\n");
+	if (figures.length) {
+		process.stdout.write(`\n${CONNECTIONS} connections, ${SECONDS} s per figure, ${os.cpus().length} cores\n\n${table(figures)}\n`);
+		const failing = figures.filter((f) => f.endpoint === "GET /users/me" && f.rps / figures.find((b) => b.topology === f.topology)!.rps < 0.8);
+		process.stdout.write(failing.length ? `\nBelow the 0.8 target: ${failing.map((f) => f.topology).join(", ")}\n` : "\nBoth topologies meet the 0.8 target.\n");
+	}
 	if (pairs.length) process.stdout.write(`\n${pairTable(pairs)}\n`);
 }
 

@@ -1,0 +1,155 @@
+// Emoji reactions: adding and removing by name or code, matching by code, the errors, access,
+// and reactions as message objects show them.
+import { startTestApp, type TestApp, type Account } from "../support/app";
+import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { recordEvents } from "../support/events";
+
+let app: TestApp;
+let owner: Client;
+let alice: Account;
+let bob: Account;
+let dave: Account;
+const as = (a: Account) => client(app.baseUrl, a);
+let general: number;
+
+async function send(c: Client, params: Record<string, unknown>): Promise<number> {
+	const res = await c.post("/messages", params);
+	expectSuccess(res);
+	return res.body.id;
+}
+async function reactionsOn(c: Client, id: number) {
+	const res = await c.get(`/messages/${id}`);
+	expectSuccess(res);
+	return res.body.message.reactions;
+}
+const channelMessage = () => send(as(alice), { type: "channel", to: general, topic: "t", content: "react to me" });
+
+beforeAll(async () => {
+	app = await startTestApp();
+	owner = client(app.baseUrl, app.owner);
+	alice = await app.createUser({ full_name: "Alice" });
+	bob = await app.createUser({ full_name: "Bob" });
+	dave = await app.createUser({ full_name: "Dave" });
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "general" }], principals: [alice.user_id, bob.user_id] }));
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "vault" }], invite_only: true }));
+	general = (await owner.get("/get_stream_id", { stream: "general" })).body.stream_id;
+});
+afterAll(() => app.stop());
+
+describe("adding reactions", () => {
+	test("by name: the code and type are looked up; message objects show it, with the deprecated user object", async () => {
+		const id = await channelMessage();
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		const expected = {
+			emoji_name: "octopus",
+			emoji_code: "1f419",
+			reaction_type: "unicode_emoji",
+			user_id: bob.user_id,
+			user: { id: bob.user_id, email: bob.email, full_name: "Bob", is_mirror_dummy: false },
+		};
+		expect(await reactionsOn(as(alice), id)).toEqual([expected]);
+		const listed = await as(alice).get("/messages", { anchor: id, num_before: 0, num_after: 0 });
+		expect(listed.body.messages[0].reactions).toEqual([expected]);
+	});
+
+	test("by code: another name of the same emoji joins the reaction already there, under its name", async () => {
+		const id = await channelMessage();
+		expectSuccess(await as(alice).post(`/messages/${id}/reactions`, { emoji_name: "thumbsup", emoji_code: "1f44d", reaction_type: "unicode_emoji" }));
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "+1", emoji_code: "1f44d" }));
+		const all = await reactionsOn(as(bob), id);
+		expect(all.map((r: { user_id: number; emoji_name: string }) => [r.user_id, r.emoji_name])).toEqual([
+			[alice.user_id, "thumbsup"],
+			[bob.user_id, "thumbsup"],
+		]);
+		// The same emoji again, by either name, is a duplicate.
+		expectError(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "+1" }), 400, "REACTION_ALREADY_EXISTS", "Reaction already exists.");
+		expectError(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "thumbsup" }), 400, "REACTION_ALREADY_EXISTS");
+		expect(await reactionsOn(as(bob), id)).toHaveLength(2);
+	});
+
+	test("the service emoji", async () => {
+		const id = await channelMessage();
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" }));
+		expect((await reactionsOn(as(bob), id))[0]).toMatchObject({ emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" });
+		expectError(await as(alice).post(`/messages/${id}/reactions`, { emoji_name: "zulip", emoji_code: "other", reaction_type: "service_extra_emoji" }), 400, "BAD_REQUEST", "Invalid emoji code");
+	});
+
+	test("bad emoji and bad parameters change nothing", async () => {
+		const id = await channelMessage();
+		const post = (params: Record<string, unknown>) => as(bob).post(`/messages/${id}/reactions`, params);
+		expectError(await post({ emoji_name: "no_such_emoji" }), 400, "BAD_REQUEST", "Emoji 'no_such_emoji' does not exist");
+		expectError(await post({ emoji_name: "octopus", emoji_code: "zzzz" }), 400, "BAD_REQUEST", "Invalid emoji code");
+		expectError(await post({ emoji_name: "smile", emoji_code: "1f419" }), 400, "BAD_REQUEST", "Invalid emoji name.");
+		expectError(await post({ emoji_name: "party", emoji_code: "1", reaction_type: "realm_emoji" }), 400, "BAD_REQUEST", "Invalid custom emoji.");
+		expectError(await post({ emoji_name: "octopus", reaction_type: "weird_emoji" }), 400, "BAD_REQUEST", "Invalid reaction_type");
+		expectError(await post({}), 400, "REQUEST_VARIABLE_MISSING", "Missing 'emoji_name' argument");
+		expectError(await as(bob).post("/messages/abc/reactions", { emoji_name: "octopus" }), 404, "NOT_FOUND");
+		expect(await reactionsOn(as(bob), id)).toEqual([]);
+	});
+
+	test("content access: unknown messages, others' direct messages and private channels are refused", async () => {
+		const dm = await send(as(alice), { type: "direct", to: [app.owner.user_id], content: "secret" });
+		const vaulted = await send(owner, { type: "channel", to: "vault", topic: "t", content: "secret" });
+		for (const id of [999_999, dm, vaulted]) {
+			expectError(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }), 400, "BAD_REQUEST", "Invalid message(s)");
+		}
+		expect(await reactionsOn(owner, dm)).toEqual([]);
+		expect(await reactionsOn(owner, vaulted)).toEqual([]);
+	});
+
+	test("reacting to a public channel message never received makes it part of the user's history", async () => {
+		const id = await channelMessage();
+		expectSuccess(await as(dave).post(`/messages/${id}/reactions`, { emoji_name: "eyes" }));
+		const res = await as(dave).get(`/messages/${id}`);
+		expect(res.body.message.flags).toEqual(["read", "historical"]);
+		expect(res.body.message.reactions).toHaveLength(1);
+	});
+});
+
+describe("removing reactions", () => {
+	test("by name, by code, or by code alone; only one's own", async () => {
+		const id = await channelMessage();
+		expectSuccess(await as(alice).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "heart" }));
+		expectSuccess(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		expectSuccess(await as(bob).delete(`/messages/${id}/reactions`, { emoji_code: "2764-fe0f", reaction_type: "unicode_emoji" }));
+		expect((await reactionsOn(as(bob), id)).map((r: { user_id: number }) => r.user_id)).toEqual([alice.user_id]);
+		// Bob's are gone; Alice's stays.
+		expectError(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "octopus" }), 400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.");
+		expect(await reactionsOn(as(bob), id)).toHaveLength(1);
+	});
+
+	test("errors: nothing named, unknown emoji, invalid codes, inaccessible messages", async () => {
+		const id = await channelMessage();
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		const del = (params: Record<string, unknown>) => as(bob).delete(`/messages/${id}/reactions`, params);
+		expectError(await del({}), 400, "BAD_REQUEST", "At least one of the following arguments must be present: emoji_name, emoji_code");
+		expectError(await del({ emoji_name: "no_such_emoji" }), 400, "BAD_REQUEST", "Emoji 'no_such_emoji' does not exist");
+		expectError(await del({ emoji_code: "zzzz" }), 400, "BAD_REQUEST", "Invalid emoji code");
+		expectError(await del({ emoji_code: "1", reaction_type: "realm_emoji" }), 400, "BAD_REQUEST", "Invalid emoji code");
+		expectError(await del({ emoji_name: "smile" }), 400, "REACTION_DOES_NOT_EXIST");
+		const vaulted = await send(owner, { type: "channel", to: "vault", topic: "t", content: "secret" });
+		expectError(await as(bob).delete(`/messages/${vaulted}/reactions`, { emoji_name: "octopus" }), 400, "BAD_REQUEST", "Invalid message(s)");
+		expect(await reactionsOn(as(bob), id)).toHaveLength(1);
+	});
+
+	test("adding and removing are announced on the bus", async () => {
+		const seen = await recordEvents(app, ["messages.reactionChanged"]);
+		const id = await channelMessage();
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		expectSuccess(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		const reaction = { user_id: bob.user_id, message_id: id, emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji" };
+		expect(seen.map((e) => e.payload)).toEqual([
+			{ op: "add", ...reaction },
+			{ op: "remove", ...reaction },
+		]);
+	});
+
+	test("deleting a message deletes its reactions", async () => {
+		const id = await channelMessage();
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		expectSuccess(await as(alice).delete(`/messages/${id}`));
+		expectError(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "octopus" }), 400, "BAD_REQUEST", "Invalid message(s)");
+	});
+});
