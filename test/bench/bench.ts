@@ -116,6 +116,10 @@ async function main() {
 					connections: Number(process.env.BENCH_MESSAGE_CONNECTIONS ?? 4),
 					flagsOnly: ONLY === "flags",
 				});
+			} catch (err) {
+				await new Promise((resolve) => setTimeout(resolve, 1000));
+				process.stderr.write(`the server's last words:\n${node.output().slice(-4000)}\n`);
+				throw err;
 			} finally {
 				await node.stop();
 			}

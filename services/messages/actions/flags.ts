@@ -12,6 +12,11 @@ import type { Ctx, ServiceDeps } from "./deps";
 
 /** mark_all_as_read stops after this long and answers `complete: false`; the client repeats. */
 const MARK_ALL_BUDGET_MS = 20_000;
+/**
+ * Marking a channel or topic read has no way to report partial work, so it runs to the end: its
+ * call may take longer than the broker's usual request timeout on a slow store.
+ */
+const MARK_IN_CHANNEL_TIMEOUT_MS = 10 * 60_000;
 
 interface FlagParams {
 	op: FlagOp;
@@ -108,6 +113,7 @@ export function flagActions({ db, resolvers }: ServiceDeps) {
 		},
 
 		markChannelAsRead: {
+			timeout: MARK_IN_CHANNEL_TIMEOUT_MS,
 			params: params({ stream_id: p.int() }),
 			async handler(ctx: Ctx<{ stream_id: number }>) {
 				const actor = requireUser(ctx);
@@ -118,6 +124,7 @@ export function flagActions({ db, resolvers }: ServiceDeps) {
 		},
 
 		markTopicAsRead: {
+			timeout: MARK_IN_CHANNEL_TIMEOUT_MS,
 			params: params({ stream_id: p.int(), topic_name: p.string() }),
 			async handler(ctx: Ctx<{ stream_id: number; topic_name: string }>) {
 				const actor = requireUser(ctx);
