@@ -23,8 +23,17 @@ export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions 
 		cacher: { type: "Memory", options: { ttl: 300, clone: false } },
 		validator: true,
 		registry: { strategy: "RoundRobin", preferLocal: true },
-		// A call to a replica that went away is retried on another one.
-		retryPolicy: { enabled: true, retries: 3, delay: 50, maxDelay: 500, factor: 2, check: (err) => !!(err as { retryable?: boolean }).retryable },
+		// A call to a replica that went away is retried on another one. A call that timed out is
+		// not: it may still be running, and doing a write (a send, a flag update) twice is worse
+		// than reporting the timeout.
+		retryPolicy: {
+			enabled: true,
+			retries: 3,
+			delay: 50,
+			maxDelay: 500,
+			factor: 2,
+			check: (err) => !!(err as { retryable?: boolean }).retryable && (err as Error).name !== "RequestTimeoutError",
+		},
 		requestTimeout: 30_000,
 		heartbeatInterval: 2,
 		heartbeatTimeout: 6,
