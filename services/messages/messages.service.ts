@@ -4,10 +4,9 @@ import { topicForClient } from "../../shared/topics";
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
-import { call, requireUser, type ApiUser, type ChannelTarget, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
+import { call, requireUser, type ApiUser, type ChannelTarget, type Identity, type RegisterStateParams } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { apiError, badRequest } from "../../shared/errors";
-import { invalidMessages } from "./access";
 import { p, params } from "../../shared/params";
 import { GroupGraphCache } from "../../shared/group-settings";
 import type { MessagesDb } from "./db";
@@ -30,18 +29,16 @@ import { recipientId } from "./db";
 import { fetchMessages, MAX_MESSAGES, type FetchParams, type Resolvers } from "./fetch";
 import { parseNarrow } from "./narrow";
 import { messageView } from "./message-view";
-import { checkAccess } from "./access";
+import { checkAccess, invalidMessages } from "./access";
 import { reactionModel } from "./models/reaction";
 import { draftModel } from "./models/draft";
 import { savedSnippetModel } from "./models/saved-snippet";
 import { reactionsOf } from "./reactions";
-import type { ServiceDeps } from "./actions/deps";
+import type { Ctx, ServiceDeps } from "./actions/deps";
 import { flagActions } from "./actions/flags";
 import { reactionActions } from "./actions/reactions";
 import { draftActions, draftsState } from "./actions/drafts";
 import { savedSnippetActions, savedSnippetsState } from "./actions/saved-snippets";
-
-type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
 interface GetParams extends FetchParams {
 	narrow?: unknown;
