@@ -4,6 +4,7 @@ import type { ApiUser } from "../../shared/actions";
 import type { MessageDoc } from "./models/message";
 import type { ReactionDoc } from "./models/reaction";
 import { reactionView } from "./reactions";
+import { topicLinks } from "../../shared/markdown/topic-links";
 
 export interface ViewContext {
 	users: Map<number, ApiUser>;
@@ -35,7 +36,7 @@ export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Rec
 		recipient_id: m.recipient_id,
 		type: m.type,
 		subject: topic,
-		topic_links: [],
+		topic_links: m.type === "stream" ? topicLinks(m.topic) : [],
 		is_me_message: m.is_me_message,
 		reactions: (v.reactions.get(m._id) ?? []).map((r) => reactionView(r, v.users.get(r.user_id))),
 		submessages: [],

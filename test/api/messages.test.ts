@@ -66,6 +66,14 @@ describe("sending to a channel", () => {
 		expect(raw.messages.find((x: { id: number }) => x.id === id)).toMatchObject({ content: "Hello **world**", content_type: "text/x-markdown" });
 	});
 
+	test("topic_links lists the http(s) URLs a topic names; other dotted words are not links", async () => {
+		const id = await send(as(alice), { type: "channel", to: general, topic: "see https://example.com/a?b=1 and v1.2", content: "x" });
+		const m = (await fetchAll(as(alice), [["channel", "general"]])).messages.find((x: { id: number }) => x.id === id);
+		expect(m.topic_links).toEqual([{ text: "https://example.com/a?b=1", url: "https://example.com/a?b=1" }]);
+		const dm = await send(as(alice), { type: "direct", to: [bob.user_id], content: "https://example.com" });
+		expect((await as(bob).get(`/messages/${dm}`)).body.message.topic_links).toEqual([]);
+	});
+
 	test("read_by_sender false leaves the sender's copy unread", async () => {
 		const id = await send(as(alice), { type: "channel", to: general, topic: "t", content: "later", read_by_sender: false });
 		expect((await fetchAll(as(alice))).messages.find((x: { id: number }) => x.id === id).flags).toEqual([]);
