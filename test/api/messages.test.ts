@@ -70,8 +70,8 @@ describe("sending to a channel", () => {
 		const id = await send(as(alice), { type: "channel", to: general, topic: "see https://example.com/a?b=1 and v1.2", content: "x" });
 		const m = (await fetchAll(as(alice), [["channel", "general"]])).messages.find((x: { id: number }) => x.id === id);
 		expect(m.topic_links).toEqual([{ text: "https://example.com/a?b=1", url: "https://example.com/a?b=1" }]);
-		const dm = await send(as(alice), { type: "direct", to: [bob.user_id], content: "https://example.com" });
-		expect((await as(bob).get(`/messages/${dm}`)).body.message.topic_links).toEqual([]);
+		const dm = await send(owner, { type: "direct", to: [app.owner.user_id], content: "https://example.com" });
+		expect((await owner.get(`/messages/${dm}`)).body.message.topic_links).toEqual([]);
 	});
 
 	test("read_by_sender false leaves the sender's copy unread", async () => {
