@@ -2,7 +2,8 @@
 //
 // A draft is checked whole before anything is stored, and a batch is stored only when every
 // draft in it passes. Channel drafts name exactly one channel the user can access; direct
-// drafts name active users; unaddressed drafts keep no recipients and no topic.
+// drafts name active users; unaddressed drafts keep no recipients and no topic. The recipients
+// of a whole batch are looked up with one call per service, not one per draft.
 import { badRequest, apiError } from "../../shared/errors";
 import { clock } from "../../shared/clock";
 import { LIMITS } from "../../shared/version";
@@ -17,12 +18,19 @@ const TYPES = ["", "stream", "private"];
 export const draftMissing = () => apiError(404, "BAD_REQUEST", "Draft does not exist");
 export const draftsDisabled = () => badRequest("User has disabled synchronizing drafts.");
 
-/** Recipient checks that need other services, given by the caller. */
+/** What the drafts of a request address, looked up in other services once for the whole batch. */
 export interface DraftTargets {
-	/** Throws unless the user may access the channel. */
-	channel(id: number): Promise<void>;
-	/** Throws unless every ID is an active user. */
-	users(ids: number[]): Promise<void>;
+	/** The channels among those named that the user may access. */
+	channels: Set<number>;
+	/** Whether every user named by a direct draft is an active user. */
+	usersValid: boolean;
+}
+
+/** The channels and users a batch of drafts names, for one lookup of each. */
+export function draftRecipients(drafts: DraftInput[]): { channelIds: number[]; userIds: number[] } {
+	const channelIds = drafts.filter((d) => d.type === "stream" && d.to.length === 1).map((d) => d.to[0]);
+	const userIds = drafts.filter((d) => d.type === "private").flatMap((d) => d.to);
+	return { channelIds: [...new Set(channelIds)], userIds: [...new Set(userIds)] };
 }
 
 /** A draft object's shape, field by field, with Zulip's messages; `name` is how errors call it. */
@@ -46,20 +54,20 @@ export function draftShape(raw: unknown, name: string): DraftInput {
 }
 
 /** The draft as stored: its rules checked, its recipients verified, its timestamp filled in. */
-export async function checkDraft(d: DraftInput, targets: DraftTargets): Promise<DraftInput> {
+export function checkDraft(d: DraftInput, targets: DraftTargets): DraftInput {
 	if (d.content.includes("\0")) throw badRequest("Content must not contain null bytes");
 	if (d.topic.includes("\0")) throw badRequest("Topic must not contain null bytes");
 	if (d.timestamp !== undefined && d.timestamp < 0) throw badRequest("Timestamp must not be negative.");
 	const timestamp = d.timestamp ?? clock.now();
 	if (d.type === "stream") {
 		if (d.to.length !== 1) throw badRequest("Must specify exactly 1 channel ID for channel messages");
-		await targets.channel(d.to[0]);
+		if (!targets.channels.has(d.to[0])) throw badRequest("Invalid channel ID");
 		// As Zulip does, an over-long topic is cut to the limit rather than refused.
 		return { type: "stream", to: d.to, topic: [...d.topic].slice(0, LIMITS.max_topic_length).join(""), content: d.content, timestamp };
 	}
 	if (d.type === "private") {
 		const to = [...new Set(d.to)].sort((a, b) => a - b);
-		if (to.length) await targets.users(to);
+		if (to.length && !targets.usersValid) throw badRequest("Invalid user ID");
 		return { type: "private", to, topic: "", content: d.content, timestamp };
 	}
 	return { type: "", to: [], topic: "", content: d.content, timestamp };

@@ -5,7 +5,7 @@
 import { call, requireUser, type Identity } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
-import { checkDraft, draftMissing, draftShape, draftsDisabled, draftView, type DraftTargets } from "../drafts";
+import { checkDraft, draftMissing, draftRecipients, draftShape, draftsDisabled, draftView, type DraftInput, type DraftTargets } from "../drafts";
 import type { Ctx, ServiceDeps } from "./deps";
 
 async function draftsEnabled(ctx: Ctx<any>): Promise<boolean> {
@@ -20,17 +20,20 @@ export function draftActions({ db, resolvers }: ServiceDeps) {
 		return actor;
 	}
 
-	function targets(ctx: Ctx<any>): DraftTargets {
-		return {
-			async channel(id) {
-				if (!(await resolvers(ctx).readable([id])).length) throw badRequest("Invalid channel ID");
-			},
-			async users(ids) {
-				await call(ctx, "users.resolvePrincipals", { principals: ids }).catch(() => {
-					throw badRequest("Invalid user ID");
-				});
-			},
-		};
+	/** Checks a request's drafts whole: one lookup of their channels and one of their users. */
+	async function checkDrafts(ctx: Ctx<any>, drafts: DraftInput[]): Promise<DraftInput[]> {
+		const { channelIds, userIds } = draftRecipients(drafts);
+		const [readable, usersValid] = await Promise.all([
+			channelIds.length ? resolvers(ctx).readable(channelIds) : [],
+			userIds.length
+				? call(ctx, "users.resolvePrincipals", { principals: userIds }).then(
+						() => true,
+						() => false,
+					)
+				: true,
+		]);
+		const targets: DraftTargets = { channels: new Set(readable.map((c) => c.channel_id)), usersValid };
+		return drafts.map((d) => checkDraft(d, targets));
 	}
 
 	const announce = (ctx: Ctx<any>, userId: number, change: Record<string, unknown>) => ctx.broadcast("messages.draftsChanged", { user_id: userId, ...change });
@@ -52,8 +55,7 @@ export function draftActions({ db, resolvers }: ServiceDeps) {
 				const raw = ctx.params.drafts ?? [];
 				if (!Array.isArray(raw)) throw badRequest("drafts is not a list");
 				// Every draft is checked before any is stored.
-				const checked = [];
-				for (const [i, d] of raw.entries()) checked.push(await checkDraft(draftShape(d, `drafts[${i}]`), targets(ctx)));
+				const checked = await checkDrafts(ctx, raw.map((d, i) => draftShape(d, `drafts[${i}]`)));
 				if (!checked.length) return { ids: [] };
 				const first = await db.nextId("draft", checked.length);
 				const docs = checked.map((d, i) => ({ _id: first + i, user_id: actor.user_id, ...d }));
@@ -67,7 +69,7 @@ export function draftActions({ db, resolvers }: ServiceDeps) {
 			params: params({ draft_id: p.int(), draft: p.json() }),
 			async handler(ctx: Ctx<{ draft_id: number; draft: unknown }>) {
 				const actor = await requireDrafts(ctx);
-				const draft = await checkDraft(draftShape(ctx.params.draft, "draft"), targets(ctx));
+				const [draft] = await checkDrafts(ctx, [draftShape(ctx.params.draft, "draft")]);
 				const updated = await db.Draft.findOneAndUpdate({ _id: ctx.params.draft_id, user_id: actor.user_id }, { $set: draft }, { returnDocument: "after" }).lean();
 				if (!updated) throw draftMissing();
 				await announce(ctx, actor.user_id, { op: "update", draft: draftView(updated) });
