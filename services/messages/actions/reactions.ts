@@ -22,10 +22,10 @@ export function reactionActions({ db, resolvers }: ServiceDeps) {
 				const access = await checkAccess(db, actor.user_id, [message_id], resolvers(ctx).readable);
 				const emoji = requestedEmoji(ctx.params);
 				const same = { message_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code };
-				if (await db.Reaction.exists({ ...same, user_id: actor.user_id })) throw reactionExists();
+				const existing = await db.Reaction.find(same, { user_id: 1, emoji_name: 1 }).sort({ _id: 1 }).lean();
+				if (existing.some((r) => r.user_id === actor.user_id)) throw reactionExists();
 				// Someone reacted with this emoji already (perhaps under an older name): join theirs.
-				const existing = await db.Reaction.findOne(same, { emoji_name: 1 }).lean();
-				if (existing) emoji.emoji_name = existing.emoji_name;
+				if (existing.length) emoji.emoji_name = existing[0].emoji_name;
 				else checkEmoji(emoji);
 				// Reacting to a message seen through channel history makes it part of the user's history.
 				await addHistoricalRows(db, actor.user_id, access.unreceived);
