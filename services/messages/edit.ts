@@ -9,6 +9,7 @@ import type { EditRecord, MessageDoc } from "./models/message";
 import { userMessageKey } from "./models/user-message";
 import { checkContent, checkTopic } from "./send";
 import type { Rendered } from "../../shared/markdown/render";
+import { contentWords, topicWords } from "./search";
 
 
 export const noEditPermission = () => badRequest("You don't have permission to edit this message");
@@ -61,7 +62,10 @@ export async function applyContentEdit(db: MessagesDb, actor: Identity, m: Messa
 	const record: EditRecord = { user_id: actor.user_id, timestamp: now, prev_content: m.content, prev_rendered_content: m.rendered_content };
 	await db.Message.updateOne(
 		{ _id: m._id },
-		{ $set: { content, rendered_content: rendered.html, is_me_message: rendered.isMeMessage, ...rendered.has, last_edit_timestamp: now }, $push: { edit_history: record } },
+		{
+			$set: { content, rendered_content: rendered.html, is_me_message: rendered.isMeMessage, ...rendered.has, search_words: contentWords(rendered.html), last_edit_timestamp: now },
+			$push: { edit_history: record },
+		},
 	);
 	await db.UserMessage.updateMany({ message_id: m._id }, { $set: rendered.has });
 	const rows = await db.UserMessage.find({ message_id: m._id }, { user_id: 1, flags: 1 }).lean();
@@ -87,7 +91,7 @@ export async function applyMove(
 	const ids = (await db.Message.find(scope, { _id: 1 }).lean()).map((x) => x._id);
 	const now = clock.now();
 	const record: EditRecord = { user_id: actor.user_id, timestamp: now };
-	const set: Record<string, unknown> = { topic, topic_key: topic.toLowerCase() };
+	const set: Record<string, unknown> = { topic, topic_key: topic.toLowerCase(), topic_words: topicWords(topic) };
 	if (topic !== m.topic) Object.assign(record, { prev_topic: m.topic, topic });
 	if (target) {
 		Object.assign(record, { prev_stream: m.channel_id, stream: target.channel_id });

@@ -1,7 +1,7 @@
 // GET /messages: anchors, windows before and after them, and narrows, over either a channel's
 // whole history (where the caller may read it) or the caller's own received messages.
 import { topicFromClient } from "../../shared/topics";
-import { escapeRegExp } from "../../shared/regexp";
+import { parseSearch, searchFilter } from "./search";
 import type { Identity, TopicPolicies } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
@@ -43,8 +43,8 @@ interface Plan {
 	dm?: { key: string; negated: boolean };
 	/** Direct conversations including this user (dm-including). */
 	dmIncluding?: { userId: number; negated: boolean };
-	/** Keywords every match must contain (search). */
-	search?: string[];
+	/** Keyword search: a filter on messages, and whether any term is positive (can use the index). */
+	search?: { filter: Record<string, unknown>; positive: boolean };
 	/** near: an anchor given inside the narrow. */
 	near?: number;
 }
@@ -61,7 +61,8 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 	let dm: Plan["dm"];
 	let dmIncluding: Plan["dmIncluding"];
 	let publicChannels = false;
-	const search: string[] = [];
+	const searches: Array<Record<string, unknown>> = [];
+	let positiveSearch = false;
 	let near: number | undefined;
 
 	for (const t of terms) {
@@ -141,9 +142,13 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 			case "has":
 				and(`has_${t.operand as string}`, true, t.negated);
 				break;
-			case "search":
-				search.push(...(t.operand as string).toLowerCase().split(/\s+/).filter(Boolean));
+			case "search": {
+				// Decision: a search with no word in it (only punctuation) finds nothing.
+				const filter = searchFilter(parseSearch(t.operand as string)) ?? { _id: null };
+				searches.push(t.negated ? { $nor: [filter] } : filter);
+				positiveSearch ||= !t.negated;
 				break;
+			}
 			case "near":
 				near = Number(t.operand);
 				break;
@@ -167,7 +172,7 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 		const [readable] = await r.readable([channelId]);
 		channelHistory = !!readable && readable.history_public_to_subscribers;
 	}
-	return { channelHistory, rows, messages, dm, dmIncluding, search: search.length ? search : undefined, near };
+	return { channelHistory, rows, messages, dm, dmIncluding, search: searches.length ? { filter: { $and: searches }, positive: positiveSearch } : undefined, near };
 }
 
 export interface FetchResult {
@@ -191,39 +196,25 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 	}
 	// dm-including: every direct conversation whose participants include both users.
 	if (p.dmIncluding) {
-		const both = [actor.user_id, p.dmIncluding.userId];
+		const pair = [actor.user_id, p.dmIncluding.userId];
 		const keys = await db.Recipient.find({ key: { $regex: /^dm:/ } }).lean();
-		const ids = keys.filter((k) => both.every((u) => k.key.slice(3).split(",").includes(String(u)))).map((k) => k._id);
+		const ids = keys.filter((k) => pair.every((u) => k.key.slice(3).split(",").includes(String(u)))).map((k) => k._id);
 		p.rows.recipient_id = p.dmIncluding.negated ? { $nin: ids } : { $in: ids };
 		if (!p.dmIncluding.negated) p.rows.channel_id = null;
 	}
 
-	// Keyword search runs over the messages themselves, limited to what the caller may see.
-	let useMessages = p.channelHistory;
-	let base: Record<string, unknown> = p.channelHistory ? { ...p.messages } : { ...p.rows };
-	if (p.search) {
-		const words = p.search.map((w) => new RegExp(escapeRegExp(w), "i"));
-		const matches = { $and: words.map((w) => ({ $or: [{ content: w }, { topic: w }] })) };
-		if (p.channelHistory) base = { $and: [base, matches] };
-		else {
-			const mine = (await db.UserMessage.find(p.rows, { message_id: 1 }).lean()).map((x) => x.message_id);
-			base = { $and: [{ _id: { $in: mine } }, matches] };
-			useMessages = true;
-		}
-	}
 	if (p.near !== undefined && !q.message_ids) q = { ...q, anchor: p.near };
 
-	const idField = useMessages ? "_id" : "message_id";
-	const model = (useMessages ? db.Message : db.UserMessage) as unknown as {
-		find(f: object, proj: object): { sort(s: object): { limit(n: number): { lean(): Promise<Array<Record<string, number>>> } } };
+	// Channel history reads the channel's messages; otherwise the caller's own rows are read. A
+	// keyword search joins the two a page at a time, led by the search index when a keyword is
+	// searched for, and by the caller's rows when every search is negated.
+	const search = p.search;
+	const personal = (rows: Filter): Window => {
+		if (!search) return window(db.UserMessage, "message_id", rows);
+		if (search.positive) return joined(window(db.Message, "_id", both(p.messages, search.filter)), (ids) => idSet(db.UserMessage, "message_id", both(rows, { message_id: { $in: ids } })));
+		return joined(window(db.UserMessage, "message_id", rows), (ids) => idSet(db.Message, "_id", both({ _id: { $in: ids } }, search.filter)));
 	};
-	const ids = async (cond: object, dir: 1 | -1, limit: number): Promise<number[]> => {
-		if (limit <= 0) return [];
-		// The window's bounds are combined with the narrow's own conditions (which may name an ID).
-		const filter = idField in base ? { $and: [base, { [idField]: cond }] } : { ...base, [idField]: cond };
-		const docs = await model.find(filter, { [idField]: 1 }).sort({ [idField]: dir }).limit(limit).lean();
-		return docs.map((d) => d[idField]);
-	};
+	const ids = p.channelHistory ? window(db.Message, "_id", search ? both(p.messages, search.filter) : p.messages) : personal(p.rows);
 
 	let result: FetchResult;
 	if (q.message_ids) {
@@ -237,8 +228,9 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 		if (raw === "newest") anchor = NEWEST;
 		else if (raw === "oldest") anchor = 0;
 		else if (raw === "first_unread") {
-			const unread = await db.UserMessage.findOne({ ...p.rows, flags: { $ne: "read" } }, { message_id: 1 }).sort({ message_id: 1 }).lean();
-			anchor = unread ? unread.message_id : NEWEST;
+			// Unread messages are always the caller's own, so their rows are searched even in channel history.
+			const [unread] = await personal(both(p.rows, { flags: { $ne: "read" } }))({ $gte: 0 }, 1, 1);
+			anchor = unread ?? NEWEST;
 		} else if (typeof raw === "number" || (typeof raw === "string" && /^\d+$/.test(raw))) anchor = Number(raw);
 		else throw badRequest(`Invalid anchor`);
 
@@ -266,6 +258,48 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 	return result;
 }
 
+type Filter = Record<string, unknown>;
+/** Message IDs matching a narrow beyond a bound on the ID field, in one direction, up to a limit. */
+export type Window = (cond: Filter, dir: 1 | -1, limit: number) => Promise<number[]>;
+interface IdModel {
+	find(f: object, proj: object): { sort(s: object): { limit(n: number): { lean(): Promise<Array<Record<string, number>>> } }; lean(): Promise<Array<Record<string, number>>> };
+}
+
+const both = (a: Filter, b: Filter): Filter => ({ $and: [a, b] });
+
+/** The window over one collection's ID field (indexes serve the filter with the ID as sort). */
+function window(model: unknown, field: string, filter: Filter): Window {
+	const m = model as IdModel;
+	return async (cond, dir, limit) => {
+		if (limit <= 0) return [];
+		const docs = await m.find(both(filter, { [field]: cond }), { [field]: 1 }).sort({ [field]: dir }).limit(limit).lean();
+		return docs.map((d) => d[field]);
+	};
+}
+
+async function idSet(model: unknown, field: string, filter: Filter): Promise<Set<number>> {
+	const docs = await (model as IdModel).find(filter, { [field]: 1 }).lean();
+	return new Set(docs.map((d) => d[field]));
+}
+
+const JOIN_PAGE = 1000;
+
+/** The IDs `lead` yields that `keep` accepts, read a page at a time until the limit is reached. */
+export function joined(lead: Window, keep: (ids: number[]) => Promise<Set<number>>, pageSize = JOIN_PAGE): Window {
+	return async (cond, dir, limit) => {
+		const out: number[] = [];
+		let bound = cond;
+		while (out.length < limit) {
+			const page = await lead(bound, dir, pageSize);
+			const kept = await keep(page);
+			out.push(...page.filter((id) => kept.has(id)).slice(0, limit - out.length));
+			if (page.length < pageSize) break;
+			// Each page starts past the last; that bound is stricter than the window's own in its direction.
+			bound = { ...cond, [dir === 1 ? "$gt" : "$lt"]: page[page.length - 1] };
+		}
+		return out;
+	};
+}
 
 function emptyResult(q: FetchParams): FetchResult {
 	return { ids: [], flags: new Map(), anchor: q.message_ids ? undefined : 0, found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };

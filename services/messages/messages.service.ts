@@ -20,7 +20,7 @@ import { renderContent } from "../../shared/markdown/render";
 import { channelLinkCandidates, type ChannelLinks } from "../../shared/markdown/zulip-markdown";
 import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, type PropagateMode } from "./edit";
 import { messageHistory } from "./history";
-import { highlight } from "./highlight";
+import { highlight, highlightTopic, parseSearch } from "./search";
 import { escapeHtml } from "../../shared/html";
 import { unreadMessages } from "./unreads";
 import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./alert-words";
@@ -233,13 +233,13 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const result = await fetchMessages(db, actor, terms, q, resolvers(ctx));
 					const docs = await db.Message.find({ _id: { $in: result.ids } }).sort({ _id: 1 }).lean();
 					const views_ = await views(ctx, docs, result.flags, q);
-					const keywords = terms.filter((t) => t.operator === "search" && !t.negated).flatMap((t) => String(t.operand).split(/\s+/).filter(Boolean));
-					if (keywords.length) {
+					const searched = terms.filter((t) => t.operator === "search" && !t.negated).map((t) => parseSearch(String(t.operand)));
+					if (searched.length) {
 						const byId = new Map(docs.map((d) => [d._id, d]));
 						for (const v of views_) {
 							const m = byId.get(v.id as number)!;
-							v.match_content = highlight(q.apply_markdown === false ? escapeHtml(m.content) : m.rendered_content, keywords);
-							v.match_subject = highlight(escapeHtml(v.subject as string), keywords);
+							v.match_content = highlight(q.apply_markdown === false ? escapeHtml(m.content) : m.rendered_content, searched);
+							v.match_subject = highlightTopic(v.subject as string, searched);
 						}
 					}
 					const out: Record<string, unknown> = {

@@ -9,6 +9,7 @@ import { recipientId, type MessagesDb } from "./db";
 import { userMessageRow } from "./models/user-message";
 import type { MessageDoc } from "./models/message";
 import type { Rendered } from "../../shared/markdown/render";
+import { contentWords, topicWords } from "./search";
 
 export interface SendParams {
 	type: "channel" | "stream" | "direct" | "private";
@@ -132,6 +133,8 @@ export async function storeMessage(
 		client,
 		is_me_message: rendered.isMeMessage,
 		...rendered.has,
+		search_words: contentWords(rendered.html),
+		topic_words: topicWords(topic),
 		edit_history: [],
 		last_edit_timestamp: null,
 		last_moved_timestamp: null,

@@ -10,6 +10,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import mongoose from "mongoose";
 import { randomToken } from "../../shared/passwords";
+import { contentWords, topicWords } from "../../services/messages/search";
 
 export interface Pair {
 	endpoint: string;
@@ -105,7 +106,8 @@ export async function messageFigures(env: { base: string; mongoUrl: string; pref
 			const batch = Array.from({ length: Math.min(5000, CHANNEL_MESSAGES - off) }, (_, i) => {
 				const id = start + off + i;
 				const topic = `topic-${id % TOPICS}`;
-				return { ...seed, _id: id, topic, topic_key: topic, content: `message ${id}`, rendered_content: `<p>message ${id}</p>` };
+				const rendered = `<p>message ${id}</p>`;
+				return { ...seed, _id: id, topic, topic_key: topic, topic_words: topicWords(topic), content: `message ${id}`, rendered_content: rendered, search_words: contentWords(rendered) };
 			});
 			const t = Date.now();
 			await msgDb.collection("messages").insertMany(batch as never[]);
@@ -207,7 +209,7 @@ async function generateUnread(api: Api, msgDb: mongoose.mongo.Db, channel: strin
 	process.stderr.write(`generating ${count} unread messages in #${channel}...\n`);
 	for (let off = 0; off < count; off += 5000) {
 		const batch = ids.slice(off, off + 5000);
-		await msgDb.collection("messages").insertMany(batch.map((id) => ({ ...seed, _id: id, content: `message ${id}`, rendered_content: `<p>message ${id}</p>` })) as never[]);
+		await msgDb.collection("messages").insertMany(batch.map((id) => ({ ...seed, _id: id, content: `message ${id}`, rendered_content: `<p>message ${id}</p>`, search_words: contentWords(`message ${id}`) })) as never[]);
 		await msgDb.collection("user_messages").insertMany(
 			batch.map((id) => ({ _id: `1:${id}`, user_id: 1, message_id: id, flags: [], channel_id: channelId, topic_key: "unread", recipient_id: seed!.recipient_id, sender_id: 1 })) as never[],
 		);

@@ -5,6 +5,7 @@
 //   a channel topic's messages              -> { channel_id, topic_key, _id }
 //   a conversation's messages               -> { recipient_id, _id }
 //   a sender's messages                     -> { sender_id, _id }
+//   keyword search (each stem, newest first) -> { search_words, _id } and { topic_words, _id }
 import { Connection, Schema } from "mongoose";
 
 export interface MessageDoc {
@@ -29,6 +30,9 @@ export interface MessageDoc {
 	has_link: boolean;
 	has_image: boolean;
 	has_attachment: boolean;
+	/** Stems of the rendered content's and the topic's words, for keyword search (search.ts). */
+	search_words: string[];
+	topic_words: string[];
 	/** Edits and moves, oldest first (the API shows them newest first). */
 	edit_history: EditRecord[];
 	/** Content edits only (feature level 365). */
@@ -67,6 +71,8 @@ const schema = new Schema<MessageDoc>(
 		has_link: { type: Boolean, default: false },
 		has_image: { type: Boolean, default: false },
 		has_attachment: { type: Boolean, default: false },
+		search_words: { type: [String], default: [] },
+		topic_words: { type: [String], default: [] },
 		edit_history: { type: Schema.Types.Mixed, default: [] },
 		last_edit_timestamp: { type: Number, default: null },
 		last_moved_timestamp: { type: Number, default: null },
@@ -77,5 +83,7 @@ schema.index({ channel_id: 1, _id: 1 });
 schema.index({ channel_id: 1, topic_key: 1, _id: 1 });
 schema.index({ recipient_id: 1, _id: 1 });
 schema.index({ sender_id: 1, _id: 1 });
+schema.index({ search_words: 1, _id: 1 });
+schema.index({ topic_words: 1, _id: 1 });
 
 export const messageModel = (conn: Connection) => conn.model<MessageDoc>("Message", schema, "messages");
