@@ -103,8 +103,10 @@ export interface ActionMap {
 	"users.resolvePrincipals": { params: { principals: Array<number | string> }; result: { users: Principal[] } };
 	"users.groupGraph": { params: None; result: GroupGraphData };
 	"users.mentionTargets": { params: { names: string[]; ids: number[] }; result: { users: Array<{ id: number; full_name: string; unique_name: boolean }> } };
+	"users.notificationBot": { params: None; result: Identity };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
+	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };
 	"channels.messagePermissions": { params: { channel_id: number }; result: ChannelPermissions };
 	"channels.readableChannels": { params: { channel_ids: number[] }; result: { channels: Array<{ channel_id: number; name: string; history_public_to_subscribers: boolean; subscribed: boolean }> } };
 	"channels.idsByName": { params: { names: string[] }; result: { ids: Record<string, number> } };

@@ -3,7 +3,7 @@
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
-import { call, requireUser, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
+import { call, requireUser, type ChannelTarget, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { badRequest } from "../../shared/errors";
 import { GroupGraphCache, type GroupGraph } from "../../shared/group-settings";
@@ -25,6 +25,15 @@ import { userTopicModel, VisibilityPolicy } from "./models/user-topic";
 import { adminRequired, apiError } from "../../shared/errors";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
+
+/** What the messages service needs to deliver a message into a channel. */
+const sendTargetOf = (channel: ChannelDoc, subscribers: number[]): ChannelTarget => ({
+	channel_id: channel._id,
+	name: channel.name,
+	topics_policy: channel.topics_policy,
+	history_public_to_subscribers: channel.history_public_to_subscribers,
+	subscribers,
+});
 
 const groupSettingParams = Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((k) => [k, p.json({ optional: true })]));
 
@@ -375,14 +384,22 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					if (!hasContentAccess(graph, actor, channel, subscribed) || !graph.allows(channel.settings.can_send_message_group, actor.user_id)) {
 						throw badRequest(`You do not have permission to post in this channel.`);
 					}
-					const subscribers = (await subscribersOf(graph, [channel._id])).get(channel._id)!;
-					return {
-						channel_id: channel._id,
-						name: channel.name,
-						topics_policy: channel.topics_policy,
-						history_public_to_subscribers: channel.history_public_to_subscribers,
-						subscribers,
-					};
+					return sendTargetOf(channel, (await subscribersOf(graph, [channel._id])).get(channel._id)!);
+				},
+			},
+
+			/**
+			 * For the messages service: a channel that Notification Bot announces a move or a
+			 * resolved topic in. The caller has already been allowed the move, so nothing is checked
+			 * beyond the channel existing.
+			 */
+			notificationTarget: {
+				visibility: "public",
+				params: params({ channel_id: p.int() }),
+				async handler(ctx: Ctx<{ channel_id: number }>): Promise<ChannelTarget> {
+					const channel = await db.Channel.findOne({ _id: ctx.params.channel_id, realm_id: db.realmId }).lean();
+					if (!channel) throw invalidChannel();
+					return sendTargetOf(channel, (await subscribersOf(await db.graphs.get(), [channel._id])).get(channel._id)!);
 				},
 			},
 

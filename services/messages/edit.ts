@@ -17,8 +17,11 @@ export const MENTION_FLAGS = ["mentioned", "stream_wildcard_mentioned", "topic_w
 
 /** Resolving a topic prefixes "✔ "; that and undoing it are not moves. */
 export const RESOLVED_PREFIX = "✔ ";
-export function isResolveToggle(before: string, after: string): boolean {
-	return after === RESOLVED_PREFIX + before || before === RESOLVED_PREFIX + after;
+/** Resolving adds the prefix to the same name, unresolving removes it: +1, -1, or 0 for neither. */
+export function resolveChange(before: string, after: string): 1 | -1 | 0 {
+	if (after === RESOLVED_PREFIX + before) return 1;
+	if (before === RESOLVED_PREFIX + after) return -1;
+	return 0;
 }
 
 const withinLimit = (m: MessageDoc, limit: number | null) => limit === null || clock.now() - m.timestamp <= limit;
@@ -97,7 +100,7 @@ export async function applyMove(
 		Object.assign(record, { prev_stream: m.channel_id, stream: target.channel_id });
 		Object.assign(set, { channel_id: target.channel_id, recipient_id: target.recipient_id });
 	}
-	if (target || !isResolveToggle(m.topic, topic)) set.last_moved_timestamp = now;
+	if (target || resolveChange(m.topic, topic) === 0) set.last_moved_timestamp = now;
 	await db.Message.updateMany({ _id: { $in: ids } }, { $set: set, $push: { edit_history: record } });
 	const rowSet: Record<string, unknown> = { topic_key: topic.toLowerCase() };
 	if (target) Object.assign(rowSet, { channel_id: target.channel_id, recipient_id: target.recipient_id });

@@ -16,7 +16,7 @@ export interface Resolvers {
 	channelIds(names: string[]): Promise<Record<string, number>>;
 	userIds(refs: Array<number | string>): Promise<number[]>;
 	/** Channels the caller may read, with whether their whole history is open to subscribers. */
-	readable(channelIds: number[]): Promise<Array<{ channel_id: number; history_public_to_subscribers: boolean; subscribed: boolean }>>;
+	readable(channelIds: number[]): Promise<Array<{ channel_id: number; name: string; history_public_to_subscribers: boolean; subscribed: boolean }>>;
 	emptyTopicName(): Promise<string>;
 	/** Public channels whose history the caller may read (channels:public). */
 	publicChannelIds(): Promise<number[]>;

@@ -13,7 +13,8 @@ import type { MessagesDb } from "./db";
 import { messageModel, type MessageDoc } from "./models/message";
 import { userMessageModel } from "./models/user-message";
 import { recipientModel } from "./models/recipient";
-import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams } from "./send";
+import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams, type Sent } from "./send";
+import { announceMove, type NoticeDeps } from "./move-notices";
 import { mentionCandidates, type MentionTargets } from "../../shared/markdown/mentions";
 import { mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
@@ -149,6 +150,31 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		return messages.map((m) => messageView(m, flags.get(m._id) ?? ["read", "historical"], context));
 	}
 
+	/** Tells the services that keep derived state (first message, recent activity) about a message. */
+	async function announceSent(ctx: Ctx<any>, sent: Sent) {
+		const m = sent.message;
+		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, user_ids: sent.userIds });
+	}
+
+	/** What move notices need: channel facts as the mover sees them, and posting as Notification Bot. */
+	function noticeDeps(ctx: Ctx<any>): NoticeDeps {
+		return {
+			db,
+			externalUrl: config.externalUrl,
+			channels: async (ids) => new Map((await resolvers(ctx).readable(ids)).map((c) => [c.channel_id, { name: c.name, historyOpen: c.history_public_to_subscribers }])),
+			async post(channelId, topic, content, unreadFor) {
+				const bot = await call(ctx, "users.notificationBot", {});
+				const channel = await call(ctx, "channels.notificationTarget", { channel_id: channelId });
+				const target = { channel, topic };
+				const { rendered, flagsFor } = await flagsForContent(ctx, bot, content, recipientsOf(bot, target), channelId, topic);
+				const flags = unreadFor ? (u: number) => [...(unreadFor.has(u) ? [] : ["read"]), ...flagsFor(u)] : flagsFor;
+				const sent = await storeMessage(db, bot, target, content, rendered, flags, !unreadFor, "Internal");
+				await announceSent(ctx, sent);
+				return sent.message._id;
+			},
+		};
+	}
+
 	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs };
 
 	return {
@@ -187,16 +213,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const recipients = recipientsOf(actor, target);
 					const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, "channel" in target ? target.channel.channel_id : null, "channel" in target ? target.topic : "");
 					const sent = await storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, "API");
-					const m = sent.message;
-					await ctx.broadcast("message.sent", {
-						message_id: m._id,
-						channel_id: m.channel_id ?? undefined,
-						topic: m.topic,
-						timestamp: m.timestamp,
-						sender_id: m.sender_id,
-						user_ids: sent.userIds,
-					});
-					return { id: m._id };
+					await announceSent(ctx, sent);
+					return { id: sent.message._id };
 				},
 			},
 
@@ -278,7 +296,18 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					send_notification_to_old_thread: p.bool({ optional: true }),
 					send_notification_to_new_thread: p.bool({ optional: true }),
 				}),
-				async handler(ctx: Ctx<{ message_id: number; content?: string; topic?: string; subject?: string; stream_id?: number; propagate_mode?: PropagateMode }>) {
+				async handler(
+					ctx: Ctx<{
+						message_id: number;
+						content?: string;
+						topic?: string;
+						subject?: string;
+						stream_id?: number;
+						propagate_mode?: PropagateMode;
+						send_notification_to_old_thread?: boolean;
+						send_notification_to_new_thread?: boolean;
+					}>,
+				) {
 					const actor = requireUser(ctx);
 					const q = ctx.params;
 					const rawTopic = q.topic ?? q.subject;
@@ -313,8 +342,20 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 						await applyContentEdit(db, actor, m, content, rendered, flagsFor);
 					}
 					if (move && (move.topic !== m.topic || move.target)) {
-						const moved = await applyMove(db, actor, m, move.topic, move.target, q.propagate_mode ?? "change_one");
-						await ctx.broadcast("messages.moved", { message_ids: moved, channel_id: move.target?.channel_id ?? m.channel_id, topic: move.topic });
+						const propagate = q.propagate_mode ?? "change_one";
+						const moved = await applyMove(db, actor, m, move.topic, move.target, propagate);
+						const to = { channel_id: move.target?.channel_id ?? m.channel_id!, topic: move.topic };
+						await ctx.broadcast("messages.moved", { message_ids: moved, ...to });
+						await announceMove(noticeDeps(ctx), {
+							actor,
+							from: { channel_id: m.channel_id!, topic: m.topic },
+							to,
+							moved,
+							propagate,
+							editedContent: q.content !== undefined,
+							notifyOld: q.send_notification_to_old_thread ?? false,
+							notifyNew: q.send_notification_to_new_thread ?? true,
+						});
 					}
 					return {};
 				},

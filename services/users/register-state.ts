@@ -30,8 +30,8 @@ const LEGACY_NOTIFICATIONS = Object.keys(USER_SETTINGS).filter(
 	(k) => k.startsWith("enable_") || k.endsWith("_notifications") || k === "notification_sound" || k === "wildcard_mentions_notify",
 );
 
-export function registerState(input: { realm: RealmDoc; user: UserDoc; all: UserDoc[]; fields: ProfileFieldDoc[]; params: RegisterStateParams }): RegisterState {
-	const { realm, user, all, fields, params } = input;
+export function registerState(input: { realm: RealmDoc; user: UserDoc; all: UserDoc[]; systemBots: UserDoc[]; fields: ProfileFieldDoc[]; params: RegisterStateParams }): RegisterState {
+	const { realm, user, all, systemBots, fields, params } = input;
 	const wants = (type: string) => params.event_types === null || params.event_types.includes(type);
 	const viewer = { user_id: user._id, role: user.role };
 	const host = realmHost(realm);
@@ -55,7 +55,7 @@ export function registerState(input: { realm: RealmDoc; user: UserDoc; all: User
 		Object.assign(out, {
 			realm_users: all.filter((u) => u.is_active).map(view),
 			realm_non_active_users: all.filter((u) => !u.is_active).map(view),
-			cross_realm_bots: [],
+			cross_realm_bots: systemBots.map((u) => ({ ...view(u), is_system_bot: true })),
 			avatar_source: user.avatar_source,
 			avatar_url: avatar,
 			avatar_url_medium: avatar.replace("?d=identicon", "?d=identicon&s=500"),

@@ -29,6 +29,7 @@ import type { UsersDb } from "./db";
 import { apiEmail, canSeeDeliveryEmail, toApiUser, type ViewOptions } from "./user-view";
 import { createUser } from "./accounts";
 import { ensureOwner, ensureRealm } from "./bootstrap";
+import { ensureSystemBots, notificationBot, SYSTEM_REALM_ID, systemBots } from "./system-bots";
 import { realmHost, REALM_SETTING_DEFAULTS } from "./realm-settings";
 import { registerState } from "./register-state";
 import { updateUser, applyUpdate, type UserChanges } from "./user-admin";
@@ -203,7 +204,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					const key = ctx.params.api_key.trim();
 					if (!API_KEY_PATTERN.test(key)) throw malformedApiKey();
 					const user = await db.User.findOne({ api_key: key }).lean();
-					if (!user) throw invalidApiKey();
+					// System bots (another realm) never authenticate.
+					if (!user || user.realm_id !== db.realm._id) throw invalidApiKey();
 					const email = ctx.params.email.toLowerCase();
 					if (email !== user.email_key && email !== apiEmail(user, host()).toLowerCase()) throw invalidApiKey();
 					if (!user.is_active) throw userDeactivated();
@@ -289,7 +291,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				visibility: "public",
 				params: params({ user_ids: p.intList(), ...viewParams }),
 				async handler(ctx: Ctx<ViewParams & { user_ids: number[] }>): Promise<{ users: ApiUser[] }> {
-					const [users, opts] = await Promise.all([db.User.find({ _id: { $in: ctx.params.user_ids }, realm_id: db.realm._id }).lean(), view(ctx.params)]);
+					// System bots are included: they send messages too.
+					const realms = [db.realm._id, SYSTEM_REALM_ID];
+					const [users, opts] = await Promise.all([db.User.find({ _id: { $in: ctx.params.user_ids }, realm_id: { $in: realms } }).lean(), view(ctx.params)]);
 					return { users: users.map((u) => toApiUser(u, ctx.meta.user ?? null, opts)) };
 				},
 			},
@@ -578,6 +582,15 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				},
 			},
 
+			/** For the messages service: Notification Bot, who announces moved and resolved topics. */
+			notificationBot: {
+				visibility: "public",
+				cache: { ttl: 3600 },
+				async handler(): Promise<Identity> {
+					return identity(await notificationBot(db.User));
+				},
+			},
+
 			/**
 			 * For message rendering: the users a message mentions, by exact full name or by ID.
 			 * A name several active users share matches none (the sender must add |ID).
@@ -703,8 +716,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				visibility: "public",
 				async handler(ctx: Ctx<RegisterStateParams>) {
 					const self = me(ctx);
-					const [user, all, fields] = await Promise.all([findUser(self.user_id), db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), listFields(db)]);
-					const state = registerState({ realm: db.realm, user, all, fields, params: ctx.params });
+					const [user, all, bots, fields] = await Promise.all([findUser(self.user_id), db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), systemBots(db.User), listFields(db)]);
+					const state = registerState({ realm: db.realm, user, all, systemBots: bots, fields, params: ctx.params });
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
 					if (wants("realm_user_groups")) state.realm_user_groups = await groupsView(false);
 					if (wants("realm")) {
@@ -757,6 +770,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			db.realm = await ensureRealm(db.Realm, config);
 			await ensureSystemGroups(db);
 			await ensureOwner(db.User, db.nextId, db.realm, config, this.logger);
+			await ensureSystemBots(db.User, db.nextId);
 			// Settings changed by another process (the management CLI) are picked up within seconds.
 			realmPoll = setInterval(() => {
 				void reloadRealm(this.broker);

@@ -18,6 +18,12 @@ function narrowSlug(id: number, name: string): string {
 	return `${id}-${encodeURIComponent(name.replace(/ /g, "-"))}`;
 }
 
+/** The web app's address of a channel, or of one of its topics. */
+export function narrowUrl(channelId: number, channelName: string, topic?: string): string {
+	const channel = `/#narrow/channel/${narrowSlug(channelId, channelName)}`;
+	return topic === undefined ? channel : `${channel}/topic/${encodeURIComponent(topic)}`;
+}
+
 export function zulipMarkdown(md: MarkdownIt): void {
 	md.inline.ruler.before("emphasis", "zulip_emoji", (state, silent) => {
 		const m = /^:([a-z0-9_+-]+):/.exec(state.src.slice(state.pos));
@@ -40,12 +46,11 @@ export function zulipMarkdown(md: MarkdownIt): void {
 		if (!channel) return false;
 		if (!silent) {
 			const t = state.push("html_inline", "", 0);
-			const href = `/#narrow/channel/${narrowSlug(channel.id, channel.name)}`;
 			if (m[2] === undefined) {
-				t.content = `<a class="stream" data-stream-id="${channel.id}" href="${href}">#${escapeHtml(channel.name)}</a>`;
+				t.content = `<a class="stream" data-stream-id="${channel.id}" href="${narrowUrl(channel.id, channel.name)}">#${escapeHtml(channel.name)}</a>`;
 			} else {
 				const topic = m[2].trim();
-				t.content = `<a class="stream-topic" data-stream-id="${channel.id}" href="${href}/topic/${encodeURIComponent(topic)}">#${escapeHtml(channel.name)} &gt; ${escapeHtml(topic)}</a>`;
+				t.content = `<a class="stream-topic" data-stream-id="${channel.id}" href="${narrowUrl(channel.id, channel.name, topic)}">#${escapeHtml(channel.name)} &gt; ${escapeHtml(topic)}</a>`;
 			}
 		}
 		state.pos += m[0].length;
