@@ -265,7 +265,11 @@ interface IdModel {
 	find(f: object, proj: object): { sort(s: object): { limit(n: number): { lean(): Promise<Array<Record<string, number>>> } }; lean(): Promise<Array<Record<string, number>>> };
 }
 
-const both = (a: Filter, b: Filter): Filter => ({ $and: [a, b] });
+/**
+ * Both filters. Kept flat where their fields differ: the embedded store pushes only top-level
+ * equality conditions down to its database (MongoDB flattens `$and` itself).
+ */
+const both = (a: Filter, b: Filter): Filter => (Object.keys(b).some((k) => k in a) ? { $and: [a, b] } : { ...a, ...b });
 
 /** The window over one collection's ID field (indexes serve the filter with the ID as sort). */
 function window(model: unknown, field: string, filter: Filter): Window {
