@@ -5,7 +5,8 @@ import { parseSearch, searchFilter } from "./search";
 import type { Identity, TopicPolicies } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
-import { badNarrow, type Term } from "./narrow";
+import { badNarrow, CONVERSATION_OPERATORS, namesConversation, type Term } from "./narrow";
+import { checkAccess } from "./access";
 
 /** What the anchor "newest" stands for (Zulip's LARGER_THAN_MAX_MESSAGE_ID). */
 export const NEWEST = 10_000_000_000_000_000;
@@ -47,6 +48,8 @@ interface Plan {
 	search?: { filter: Record<string, unknown>; positive: boolean };
 	/** near: an anchor given inside the narrow. */
 	near?: number;
+	/** The narrow names a channel (first_unread then skips muted topics only, not muted channels). */
+	channelNamed: boolean;
 }
 
 async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan> {
@@ -108,13 +111,8 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				else if (v === "mentioned") rows.flags = t.negated ? { $ne: "mentioned" } : "mentioned";
 				else if (v === "alerted") rows.flags = t.negated ? { $ne: "has_alert_word" } : "has_alert_word";
 				else if (v === "muted" || v === "followed") {
-					const { muted_channel_ids, topics } = await r.topicPolicies();
-					const pick = (policy: number) => topics.filter((t) => t.visibility_policy === policy).map((t) => ({ channel_id: t.channel_id, topic_key: t.topic_key }));
-					// Muted: a muted topic, or a muted channel's topic that is not unmuted. Followed: a followed topic.
-					const matches =
-						v === "followed"
-							? pick(3)
-							: [...pick(1), ...(muted_channel_ids.length ? [{ channel_id: { $in: muted_channel_ids }, $nor: [{ $or: pick(2).length ? pick(2) : [{ _id: null }] }] }] : [])];
+					const policies = await r.topicPolicies();
+					const matches = v === "followed" ? topicsWithPolicy(policies, FOLLOWED) : mutedConditions(policies, true);
 					const cond = matches.length ? { [t.negated ? "$nor" : "$or"]: matches } : t.negated ? {} : { _id: null };
 					rows.$and = [...((rows.$and as unknown[]) ?? []), cond];
 				} else if (v === "resolved") {
@@ -172,7 +170,7 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 		const [readable] = await r.readable([channelId]);
 		channelHistory = !!readable && readable.history_public_to_subscribers;
 	}
-	return { channelHistory, rows, messages, dm, dmIncluding, search: searches.length ? { filter: { $and: searches }, positive: positiveSearch } : undefined, near };
+	return { channelHistory, rows, messages, dm, dmIncluding, search: searches.length ? { filter: { $and: searches }, positive: positiveSearch } : undefined, near, channelNamed: channelId !== undefined };
 }
 
 export interface FetchResult {
@@ -186,8 +184,35 @@ export interface FetchResult {
 	history_limited: boolean;
 }
 
+/**
+ * `with`: the conversation a message is in now (it may have moved), in place of the narrow's own
+ * channel, topic and dm terms. A message the caller cannot see is ignored when the narrow names a
+ * conversation by itself, and refused otherwise (Zulip's rules).
+ */
+async function applyWith(db: MessagesDb, actor: Identity, terms: Term[], r: Resolvers): Promise<Term[]> {
+	const term = terms.find((t) => t.operator === "with");
+	if (!term) return terms;
+	const rest = terms.filter((t) => t !== term);
+	const id = Number(term.operand);
+	const access = await checkAccess(db, actor.user_id, [id], r.readable).catch(() => null);
+	const m = access && (access.unreceived[0] ?? (await db.Message.findById(id).lean()));
+	if (!m) {
+		if (namesConversation(rest)) return rest;
+		throw badNarrow("Invalid 'with' operator");
+	}
+	const conversation: Term[] =
+		m.channel_id !== null
+			? [
+					{ operator: "channel", operand: m.channel_id, negated: false },
+					// The stored topic: the empty topic is "", which the topic term reads as itself.
+					{ operator: "topic", operand: m.topic, negated: false },
+				]
+			: [{ operator: "dm", operand: m.dm_user_ids, negated: false }];
+	return [...conversation, ...rest.filter((t) => !CONVERSATION_OPERATORS.has(t.operator))];
+}
+
 export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term[], q: FetchParams, r: Resolvers): Promise<FetchResult> {
-	const p = await plan(actor, terms, r);
+	const p = await plan(actor, await applyWith(db, actor, terms, r), r);
 	// A direct-message narrow names a conversation: its recipient ID, if it has one yet.
 	if (p.dm) {
 		const rec = await db.Recipient.findOne({ key: p.dm.key }).lean();
@@ -228,11 +253,15 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 		if (raw === "newest") anchor = NEWEST;
 		else if (raw === "oldest") anchor = 0;
 		else if (raw === "first_unread") {
-			// Unread messages are always the caller's own, so their rows are searched even in channel history.
-			const [unread] = await personal(both(p.rows, { flags: { $ne: "read" } }))({ $gte: 0 }, 1, 1);
+			// Unread messages are always the caller's own, so their rows are searched even in channel
+			// history. Muted topics are skipped, and muted channels unless the narrow names one.
+			const muted = mutedConditions(await r.topicPolicies(), !p.channelNamed);
+			const [unread] = await personal(both(p.rows, { flags: { $ne: "read" }, ...(muted.length ? { $nor: muted } : {}) }))({ $gte: 0 }, 1, 1);
 			anchor = unread ?? NEWEST;
-		} else if (typeof raw === "number" || (typeof raw === "string" && /^\d+$/.test(raw))) anchor = Number(raw);
-		else throw badRequest(`Invalid anchor`);
+		} else if (typeof raw === "number" || (typeof raw === "string" && /^-?\d+$/.test(raw))) {
+			// As Zulip: below zero reads as the oldest, beyond the largest ID as the newest.
+			anchor = Math.min(Math.max(Number(raw), 0), NEWEST);
+		} else throw badRequest(`Invalid anchor`);
 
 		const includeAnchor = q.include_anchor ?? true;
 		const [before, at, after] = await Promise.all([
@@ -259,6 +288,25 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 }
 
 type Filter = Record<string, unknown>;
+
+const MUTED = 1;
+const UNMUTED = 2;
+const FOLLOWED = 3;
+const topicsWithPolicy = (policies: TopicPolicies, policy: number) =>
+	policies.topics.filter((t) => t.visibility_policy === policy).map((t) => ({ channel_id: t.channel_id, topic_key: t.topic_key }));
+
+/**
+ * Conditions, any of which makes a message muted for the caller: a muted topic, and (with
+ * `channels`) a muted channel's topic that is not unmuted or followed.
+ */
+function mutedConditions(policies: TopicPolicies, channels: boolean): Filter[] {
+	const out: Filter[] = topicsWithPolicy(policies, MUTED);
+	if (channels && policies.muted_channel_ids.length) {
+		const visible = [...topicsWithPolicy(policies, UNMUTED), ...topicsWithPolicy(policies, FOLLOWED)];
+		out.push({ channel_id: { $in: policies.muted_channel_ids }, ...(visible.length ? { $nor: visible } : {}) });
+	}
+	return out;
+}
 /** Message IDs matching a narrow beyond a bound on the ID field, in one direction, up to a limit. */
 export type Window = (cond: Filter, dir: 1 | -1, limit: number) => Promise<number[]>;
 interface IdModel {

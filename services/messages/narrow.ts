@@ -11,7 +11,7 @@ export const badNarrow = (what: string) => apiError(400, "BAD_NARROW", `Invalid 
 
 /** Older names of operators, mapped to the current ones. */
 const ALIASES: Record<string, string> = { stream: "channel", streams: "channels", subject: "topic", "pm-with": "dm", "group-pm-with": "dm-including" };
-const OPERATORS = new Set(["channel", "channels", "topic", "sender", "dm", "dm-including", "is", "id", "near", "has", "search"]);
+const OPERATORS = new Set(["channel", "channels", "topic", "sender", "dm", "dm-including", "is", "id", "near", "with", "has", "search"]);
 const HAS_OPERANDS = new Set(["link", "image", "attachment"]);
 const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", "alerted", "resolved", "muted", "followed"]);
 
@@ -19,7 +19,7 @@ const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", 
 export function parseNarrow(raw: unknown): Term[] {
 	if (raw === undefined || raw === null || raw === "") return [];
 	if (!Array.isArray(raw)) throw badNarrow("narrow is not a list");
-	return raw.map((item) => {
+	const terms = raw.map((item): Term => {
 		let operator: unknown;
 		let operand: unknown;
 		let negated: unknown = false;
@@ -34,10 +34,22 @@ export function parseNarrow(raw: unknown): Term[] {
 		if (!OPERATORS.has(op)) throw badNarrow(`unknown operator '${operator}'`);
 		if (op === "is" && (typeof operand !== "string" || !IS_OPERANDS.has(operand))) throw badNarrow(`unknown 'is' operand '${String(operand)}'`);
 		if (op === "topic" && typeof operand !== "string") throw badNarrow("topic must be a string");
+		if (op === "with" && !(Number.isInteger(operand) || (typeof operand === "string" && /^\d+$/.test(operand)))) throw badNarrow("Invalid 'with' operator");
 		if ((op === "id" || op === "near") && !(Number.isInteger(operand) || (typeof operand === "string" && /^\d+$/.test(operand)))) throw badNarrow(`${op} must be a message ID`);
 		if (op === "channels" && operand !== "public") throw badNarrow(`unknown 'channels' operand '${String(operand)}'`);
 		if (op === "has" && (typeof operand !== "string" || !HAS_OPERANDS.has(operand))) throw badNarrow(`unknown 'has' operand '${String(operand)}'`);
 		if (op === "search" && (typeof operand !== "string" || !operand.trim())) throw badNarrow("search needs keywords");
 		return { operator: op, operand, negated };
 	});
+	if (terms.filter((t) => t.operator === "with").length > 1) throw apiError(400, "BAD_NARROW", "Invalid narrow operator combination: Duplicate 'with' operators.");
+	return terms;
 }
+
+/** Whether the narrow names one conversation by itself: a direct one, or a channel and a topic. */
+export function namesConversation(terms: Term[]): boolean {
+	const has = (op: string) => terms.some((t) => t.operator === op);
+	return has("dm") || (has("channel") && has("topic"));
+}
+
+/** Operators a `with` term replaces with the conversation its message is in now. */
+export const CONVERSATION_OPERATORS = new Set(["channel", "topic", "dm"]);

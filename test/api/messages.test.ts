@@ -233,6 +233,15 @@ describe("fetching", () => {
 		expect(one.messages.map((m: { id: number }) => m.id)).toEqual([ids[3]]);
 	});
 
+	test("an anchor below zero is the oldest; one past any ID, the newest", async () => {
+		const low = (await get({ anchor: "-5", num_before: 0, num_after: 2 })).body;
+		expect(low).toMatchObject({ anchor: 0, found_oldest: true });
+		expect(low.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(0, 2));
+		const high = (await get({ anchor: "99999999999999999999", num_before: 2, num_after: 0 })).body;
+		expect(high).toMatchObject({ found_newest: true, found_anchor: false });
+		expect(high.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(-2));
+	});
+
 	test("message_ids returns the accessible subset, and excludes anchors", async () => {
 		const res = await as(alice).get("/messages", { message_ids: [ids[1], ids[2], 999999] });
 		expectSuccess(res);
@@ -489,6 +498,34 @@ describe("more narrows", () => {
 		expect(res).not.toContain(other);
 	});
 
+	test("with: the conversation a message is in now, wherever the narrow thought it was", async () => {
+		const first = await send(owner, { type: "channel", to: "narrowing", topic: "draft name", content: "w1" });
+		const second = await send(owner, { type: "channel", to: "narrowing", topic: "draft name", content: "w2" });
+		expectSuccess(await owner.patch(`/messages/${first}`, { topic: "final name", propagate_mode: "change_all", send_notification_to_new_thread: false }));
+		const moved = await fetchAll(as(alice), [["channel", "narrowing"], ["topic", "draft name"], ["with", first]]);
+		expect(ids(moved)).toEqual([first, second]);
+		expect(moved.messages[0].subject).toBe("final name");
+		// Other terms stay.
+		expect(ids(await fetchAll(as(alice), [["with", String(second)], ["search", "w1"]]))).toEqual([first]);
+		// A direct message: its conversation.
+		const dm = await send(as(alice), { type: "direct", to: [bob.user_id], content: "between us" });
+		const conversation = ids(await fetchAll(as(bob), [["dm", alice.user_id]]));
+		expect(conversation).toContain(dm);
+		expect(ids(await fetchAll(as(bob), [["channel", "general"], ["with", dm]]))).toEqual(conversation);
+	});
+
+	test("with: a message out of reach is ignored where the narrow names a conversation, refused elsewhere", async () => {
+		const secret = await send(as(alice), { type: "direct", to: [bob.user_id], content: "not for carol" });
+		const own = await send(owner, { type: "channel", to: "narrowing", topic: "other", content: "for all" });
+		expect(ids(await fetchAll(as(carol), [["channel", "narrowing"], ["topic", "other"], ["with", secret]]))).toEqual([]);
+		expect(ids(await fetchAll(owner, [["channel", "narrowing"], ["topic", "other"], ["with", secret]]))).toContain(own);
+		const get = (narrow: unknown[]) => as(carol).get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow });
+		expectError(await get([["with", secret]]), 400, "BAD_NARROW", "Invalid narrow operator: Invalid 'with' operator");
+		expectError(await get([["with", 99999999]]), 400, "BAD_NARROW", "Invalid narrow operator: Invalid 'with' operator");
+		expectError(await get([["with", "soon"]]), 400, "BAD_NARROW", "Invalid narrow operator: Invalid 'with' operator");
+		expectError(await get([["with", own], ["with", own]]), 400, "BAD_NARROW", "Invalid narrow operator combination: Duplicate 'with' operators.");
+	});
+
 	test("near sets the anchor", async () => {
 		const res = (await as(alice).get("/messages", { anchor: "newest", num_before: 0, num_after: 0, narrow: [["channel", "narrowing"], ["near", linkMsg]] })).body;
 		expect(res.anchor).toBe(linkMsg);
@@ -519,5 +556,11 @@ describe("is:muted and is:followed", () => {
 		expect(await idsOf([{ operator: "is", operand: "muted", negated: true }])).not.toEqual(expect.arrayContaining([q1]));
 		expect(await idsOf([["is", "followed"]])).toEqual([l2]);
 		expect(await idsOf([["channel", "loud"], ["is", "followed"]])).toEqual([l2]);
+
+		// first_unread skips muted topics, and muted channels unless the narrow names the channel.
+		const firstUnread = async (narrow: unknown[]) => (await g.get("/messages", { anchor: "first_unread", num_before: 0, num_after: 0, narrow })).body.anchor;
+		expect(await firstUnread([])).toBe(q2);
+		expect(await firstUnread([["channel", "quiet"]])).toBe(q1);
+		expect(await firstUnread([["channel", "loud"]])).toBe(l2);
 	});
 });
