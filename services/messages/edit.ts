@@ -110,6 +110,13 @@ export async function applyMove(
 	return ids;
 }
 
+/** Deletes messages: the messages first, then their copies, so nothing shows a copy without its message. */
+export async function deleteMessages(db: MessagesDb, ids: number[]): Promise<void> {
+	await db.Message.deleteMany({ _id: { $in: ids } });
+	await db.UserMessage.deleteMany({ message_id: { $in: ids } });
+	await db.Reaction.deleteMany({ message_id: { $in: ids } });
+}
+
 /** Deleting: the sender with the delete-own permission, in time; or anyone with delete-any. */
 export function checkDelete(graph: GroupGraph, actor: Identity, m: MessageDoc, perms: ChannelPermissions | null): void {
 	if (perms?.can_delete_any || (!perms && isAdmin(actor.role))) return;

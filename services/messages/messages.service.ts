@@ -19,7 +19,7 @@ import { mentionCandidates, type MentionTargets } from "../../shared/markdown/me
 import { mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
 import { channelLinkCandidates, type ChannelLinks } from "../../shared/markdown/zulip-markdown";
-import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, type PropagateMode } from "./edit";
+import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deleteMessages, type PropagateMode } from "./edit";
 import { messageHistory } from "./history";
 import { highlight, highlightTopic, parseSearch } from "./search";
 import { escapeHtml } from "../../shared/html";
@@ -162,13 +162,18 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			db,
 			externalUrl: config.externalUrl,
 			channels: async (ids) => new Map((await resolvers(ctx).readable(ids)).map((c) => [c.channel_id, { name: c.name, historyOpen: c.history_public_to_subscribers }])),
+			async remove(m) {
+				await deleteMessages(db, [m._id]);
+				await ctx.broadcast("messages.deleted", { message_ids: [m._id], channel_id: m.channel_id ?? undefined });
+			},
 			async post(channelId, topic, content, unreadFor) {
 				const bot = await call(ctx, "users.notificationBot", {});
 				const channel = await call(ctx, "channels.notificationTarget", { channel_id: channelId });
 				const target = { channel, topic };
 				const { rendered, flagsFor } = await flagsForContent(ctx, bot, content, recipientsOf(bot, target), channelId, topic);
 				const flags = unreadFor ? (u: number) => [...(unreadFor.has(u) ? [] : ["read"]), ...flagsFor(u)] : flagsFor;
-				const sent = await storeMessage(db, bot, target, content, rendered, flags, !unreadFor, "Internal");
+				// Only resolve notices are unread for some alone; they are the ones a quick undo removes.
+				const sent = await storeMessage(db, bot, target, content, rendered, flags, !unreadFor, "Internal", !!unreadFor);
 				await announceSent(ctx, sent);
 				return sent.message._id;
 			},
@@ -367,10 +372,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const actor = requireUser(ctx);
 					const m = await accessibleMessage(ctx, actor, ctx.params.message_id);
 					checkDelete(await graphs.get(), actor, m, m.channel_id ? await permissionsIn(ctx, m.channel_id) : null);
-					// The message first, then its copies: nothing can show a copy without its message.
-					await db.Message.deleteOne({ _id: m._id });
-					await db.UserMessage.deleteMany({ message_id: m._id });
-					await db.Reaction.deleteMany({ message_id: m._id });
+					await deleteMessages(db, [m._id]);
 					await ctx.broadcast("messages.deleted", { message_ids: [m._id], channel_id: m.channel_id ?? undefined });
 					return {};
 				},

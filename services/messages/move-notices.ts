@@ -1,7 +1,8 @@
 // What Notification Bot says after a topic is moved, resolved or unresolved, in Zulip's words, and
 // when it says it (Zulip's rules for PATCH /messages/{id}):
 // - Resolving or unresolving a topic is always announced in the topic, as unread only for those
-//   who sent or reacted to its messages.
+//   who sent or reacted to its messages. Undoing it within a minute, while that notice is still
+//   the topic's last message, deletes the notice instead of adding another.
 // - `send_notification_to_new_thread` (default true) announces a move in the new topic, unless the
 //   request only resolved or unresolved the topic (its own notice is enough).
 // - `send_notification_to_old_thread` (default false) announces it in the old topic.
@@ -9,7 +10,9 @@
 //   topic, none was there already); otherwise the number of messages moved.
 import type { Identity } from "../../shared/actions";
 import { narrowUrl } from "../../shared/markdown/zulip-markdown";
+import { clock } from "../../shared/clock";
 import type { MessagesDb } from "./db";
+import type { MessageDoc } from "./models/message";
 import { resolveChange } from "./edit";
 
 /** Where a topic is: a channel (ID and name) and a topic name. */
@@ -30,6 +33,9 @@ export interface MoveFacts {
 	/** The new topic held no message the mover could see before the move. */
 	newTopicWasEmpty: boolean;
 }
+
+/** How long a resolve notice can be taken back by undoing the resolve (Zulip's grace period). */
+const RESOLVE_UNDO_SECONDS = 60;
 
 const mention = (u: Identity) => `@_**${u.full_name}|${u.user_id}**`;
 const topicLink = (p: Place) => `#**${p.channel}>${p.topic}**`;
@@ -52,9 +58,6 @@ export function newTopicNotice(f: MoveFacts, externalUrl: string): string {
 	return `${f.moved.length} messages were moved here from ${where}`;
 }
 
-/** The topic without resolved markers, to tell a rename from a resolve. */
-export const bareTopic = (topic: string) => topic.replace(/^[✔ ]+/u, "");
-
 /**
  * Whether the caller can see a message in the topic other than `except`: any message where the
  * channel's history is open to them, else only the messages they received.
@@ -76,6 +79,8 @@ export interface NoticeDeps {
 	externalUrl: string;
 	/** The channels' names, and whether their history is open to the mover. */
 	channels(ids: number[]): Promise<Map<number, { name: string; historyOpen: boolean }>>;
+	/** Deletes a message (a resolve notice being undone). */
+	remove(m: MessageDoc): Promise<void>;
 	/** Posts as Notification Bot; the message is unread only for `unreadFor` when given. Returns its ID. */
 	post(channelId: number, topic: string, content: string, unreadFor?: Set<number>): Promise<number>;
 }
@@ -100,9 +105,17 @@ export async function announceMove(d: NoticeDeps, r: MoveDone): Promise<void> {
 	const to = place(r.to);
 	const change = resolveChange(from.topic, to.topic);
 	let resolveNoticeId: number | undefined;
-	if (change !== 0 && !r.editedContent) resolveNoticeId = await d.post(to.channel_id, to.topic, resolveNotice(r.actor, change === 1), await participants(d.db, r.moved));
+	let resolveUndone = false;
+	if (change !== 0 && !r.editedContent) {
+		const last = await d.db.Message.findOne({ channel_id: to.channel_id, topic_key: to.topic.toLowerCase() }).sort({ _id: -1 }).lean();
+		if (last?.is_resolve_notice && clock.now() - last.timestamp <= RESOLVE_UNDO_SECONDS) {
+			await d.remove(last);
+			resolveUndone = true;
+		} else resolveNoticeId = await d.post(to.channel_id, to.topic, resolveNotice(r.actor, change === 1), await participants(d.db, r.moved));
+	}
 
-	const notifyNew = r.notifyNew && (from.channel_id !== to.channel_id || resolveNoticeId === undefined || bareTopic(from.topic) !== bareTopic(to.topic));
+	// A resolve (or its undo) within the channel says enough in the new topic.
+	const notifyNew = r.notifyNew && (from.channel_id !== to.channel_id || (resolveNoticeId === undefined && !resolveUndone));
 	if (!notifyNew && !r.notifyOld) return;
 	const open = (id: number) => info.get(id)?.historyOpen ?? false;
 	const facts: MoveFacts = {

@@ -111,6 +111,7 @@ export async function storeMessage(
 	flagsFor: (userId: number) => string[],
 	readBySender: boolean,
 	client: string,
+	isResolveNotice = false,
 ): Promise<Sent> {
 	const isChannel = "channel" in target;
 	const participants = isChannel ? [] : [...new Set([sender.user_id, ...target.participants.map((u) => u.user_id)])].sort((a, b) => a - b);
@@ -135,6 +136,7 @@ export async function storeMessage(
 		...rendered.has,
 		search_words: contentWords(rendered.html),
 		topic_words: topicWords(topic),
+		is_resolve_notice: isResolveNotice,
 		edit_history: [],
 		last_edit_timestamp: null,
 		last_moved_timestamp: null,

@@ -2,6 +2,7 @@
 // unresolved (send_notification_to_old_thread / send_notification_to_new_thread).
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { clock } from "../../shared/clock";
 
 let app: TestApp;
 let owner: Client;
@@ -46,6 +47,7 @@ beforeAll(async () => {
 	bot = (await owner.post("/register", { fetch_event_types: ["realm_user"] })).body.cross_realm_bots[0];
 });
 afterAll(() => app.stop());
+afterEach(() => clock.reset());
 
 describe("the bot", () => {
 	test("is a system bot outside the organization's user list", async () => {
@@ -128,8 +130,26 @@ describe("resolving", () => {
 		expect(await flagsOf(bob)).toEqual(["read"]);
 		expect((await topic(owner, "✔ bug")).slice(-1)[0].flags).toEqual(["read"]);
 
+		// A minute later, unresolving is announced too.
+		clock.advance(61_000);
 		expectSuccess(await as(alice).patch(`/messages/${id}`, { topic: "bug", propagate_mode: "change_all" }));
 		expect(await notices("bug")).toEqual([`${mention(bob)} has marked this topic as resolved.`, `${mention(alice)} has marked this topic as unresolved.`]);
+	});
+
+	test("undone within a minute: the notice is deleted, and nothing is added", async () => {
+		const id = await send(as(alice), "flaky", "sometimes");
+		expectSuccess(await as(bob).patch(`/messages/${id}`, { topic: "✔ flaky", propagate_mode: "change_all" }));
+		const [notice] = (await topic(as(bob), "✔ flaky")).filter((m) => m.sender_id === bot.user_id);
+		expectSuccess(await as(bob).patch(`/messages/${id}`, { topic: "flaky", propagate_mode: "change_all" }));
+		expect(await notices("flaky")).toEqual([]);
+		expect((await topic(as(bob), "flaky")).map((m) => m.id)).toEqual([id]);
+		expectError(await as(bob).get(`/messages/${notice.id}`), 400, "BAD_REQUEST", "Invalid message(s)");
+		// Not when someone has written since: the notice is no longer the topic's last message.
+		expectSuccess(await as(bob).patch(`/messages/${id}`, { topic: "✔ flaky", propagate_mode: "change_all" }));
+		const reply = await send(as(carol), "✔ flaky", "thanks");
+		expectSuccess(await as(bob).patch(`/messages/${id}`, { topic: "flaky", propagate_mode: "change_all" }));
+		expect(await notices("flaky")).toEqual([`${mention(bob)} has marked this topic as resolved.`, `${mention(bob)} has marked this topic as unresolved.`]);
+		expect((await topic(as(bob), "flaky")).map((m) => m.id)).toContain(reply);
 	});
 
 	test("resolving while moving to another channel: both notices there", async () => {

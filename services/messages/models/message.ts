@@ -33,6 +33,8 @@ export interface MessageDoc {
 	/** Stems of the rendered content's and the topic's words, for keyword search (search.ts). */
 	search_words: string[];
 	topic_words: string[];
+	/** Notification Bot's notice that the topic was resolved or unresolved (undone within a minute). */
+	is_resolve_notice: boolean;
 	/** Edits and moves, oldest first (the API shows them newest first). */
 	edit_history: EditRecord[];
 	/** Content edits only (feature level 365). */
@@ -73,6 +75,7 @@ const schema = new Schema<MessageDoc>(
 		has_attachment: { type: Boolean, default: false },
 		search_words: { type: [String], default: [] },
 		topic_words: { type: [String], default: [] },
+		is_resolve_notice: { type: Boolean, default: false },
 		edit_history: { type: Schema.Types.Mixed, default: [] },
 		last_edit_timestamp: { type: Number, default: null },
 		last_moved_timestamp: { type: Number, default: null },
