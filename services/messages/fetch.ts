@@ -50,6 +50,8 @@ interface Plan {
 	near?: number;
 	/** The narrow names a channel (first_unread then skips muted topics only, not muted channels). */
 	channelNamed: boolean;
+	/** has:reaction (true), its negation (false), or both at once (null: nothing matches). */
+	hasReaction?: boolean | null;
 }
 
 async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan> {
@@ -66,6 +68,7 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 	let publicChannels = false;
 	const searches: Array<Record<string, unknown>> = [];
 	let positiveSearch = false;
+	let hasReaction: boolean | null | undefined;
 	let near: number | undefined;
 
 	for (const t of terms) {
@@ -138,7 +141,10 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				break;
 			}
 			case "has":
-				and(`has_${t.operand as string}`, true, t.negated);
+				// Reactions live in their own collection; the other kinds are copied onto messages and rows.
+				// Asking for both has:reaction and its negation finds nothing (null).
+				if (t.operand === "reaction") hasReaction = hasReaction === undefined || hasReaction === !t.negated ? !t.negated : null;
+				else and(`has_${t.operand as string}`, true, t.negated);
 				break;
 			case "search": {
 				// Decision: a search with no word in it (only punctuation) finds nothing.
@@ -170,7 +176,7 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 		const [readable] = await r.readable([channelId]);
 		channelHistory = !!readable && readable.history_public_to_subscribers;
 	}
-	return { channelHistory, rows, messages, dm, dmIncluding, search: searches.length ? { filter: { $and: searches }, positive: positiveSearch } : undefined, near, channelNamed: channelId !== undefined };
+	return { channelHistory, rows, messages, dm, dmIncluding, search: searches.length ? { filter: { $and: searches }, positive: positiveSearch } : undefined, near, channelNamed: channelId !== undefined, hasReaction };
 }
 
 export interface FetchResult {
@@ -230,16 +236,30 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 
 	if (p.near !== undefined && !q.message_ids) q = { ...q, anchor: p.near };
 
-	// Channel history reads the channel's messages; otherwise the caller's own rows are read. A
-	// keyword search joins the two a page at a time, led by the search index when a keyword is
-	// searched for, and by the caller's rows when every search is negated.
+	// Channel history reads the channel's messages; otherwise the caller's own rows are read. What
+	// another collection answers is checked a page at a time (joined): a keyword search is led by
+	// its index when a keyword is searched for, and checked against the rows; otherwise the rows
+	// lead and the messages are checked. has:reaction is checked against the reactions.
 	const search = p.search;
-	const personal = (rows: Filter): Window => {
-		if (!search) return window(db.UserMessage, "message_id", rows);
-		if (search.positive) return joined(window(db.Message, "_id", both(p.messages, search.filter)), (ids) => idSet(db.UserMessage, "message_id", both(rows, { message_id: { $in: ids } })));
-		return joined(window(db.UserMessage, "message_id", rows), (ids) => idSet(db.Message, "_id", both({ _id: { $in: ids } }, search.filter)));
+	const reactions: Check | undefined =
+		p.hasReaction === undefined
+			? undefined
+			: async (ids) => {
+					if (p.hasReaction === null) return new Set<number>();
+					const reacted = new Set<number>(await db.Reaction.distinct("message_id", { message_id: { $in: ids } }));
+					return new Set(ids.filter((id) => reacted.has(id) === p.hasReaction));
+				};
+	const led = (lead: Window, checks: Array<Check | undefined>): Window => {
+		const present = checks.filter((c): c is Check => c !== undefined);
+		return present.length ? joined(lead, allOf(present)) : lead;
 	};
-	const ids = p.channelHistory ? window(db.Message, "_id", search ? both(p.messages, search.filter) : p.messages) : personal(p.rows);
+	const personal = (rows: Filter): Window => {
+		const rowsHave: Check = (ids) => idSet(db.UserMessage, "message_id", both(rows, { message_id: { $in: ids } }));
+		if (search?.positive) return led(window(db.Message, "_id", both(p.messages, search.filter)), [rowsHave, reactions]);
+		const messagesMatch: Check | undefined = search && ((ids) => idSet(db.Message, "_id", both({ _id: { $in: ids } }, search.filter)));
+		return led(window(db.UserMessage, "message_id", rows), [messagesMatch, reactions]);
+	};
+	const ids = p.channelHistory ? led(window(db.Message, "_id", search ? both(p.messages, search.filter) : p.messages), [reactions]) : personal(p.rows);
 
 	let result: FetchResult;
 	if (q.message_ids) {
@@ -337,7 +357,23 @@ async function idSet(model: unknown, field: string, filter: Filter): Promise<Set
 const JOIN_PAGE = 1000;
 
 /** The IDs `lead` yields that `keep` accepts, read a page at a time until the limit is reached. */
-export function joined(lead: Window, keep: (ids: number[]) => Promise<Set<number>>, pageSize = JOIN_PAGE): Window {
+/** Which of a page of IDs pass a condition another collection answers. */
+type Check = (ids: number[]) => Promise<Set<number>>;
+
+/** The IDs every check passes (each check sees only the survivors of the ones before). */
+function allOf(checks: Check[]): Check {
+	return async (ids) => {
+		let left = ids;
+		for (const check of checks) {
+			if (!left.length) break;
+			const passed = await check(left);
+			left = left.filter((id) => passed.has(id));
+		}
+		return new Set(left);
+	};
+}
+
+export function joined(lead: Window, keep: Check, pageSize = JOIN_PAGE): Window {
 	return async (cond, dir, limit) => {
 		const out: number[] = [];
 		let bound = cond;

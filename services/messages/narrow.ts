@@ -12,7 +12,7 @@ export const badNarrow = (what: string) => apiError(400, "BAD_NARROW", `Invalid 
 /** Older names of operators, mapped to the current ones. */
 const ALIASES: Record<string, string> = { stream: "channel", streams: "channels", subject: "topic", "pm-with": "dm", "group-pm-with": "dm-including" };
 const OPERATORS = new Set(["channel", "channels", "topic", "sender", "dm", "dm-including", "is", "id", "near", "with", "has", "search"]);
-const HAS_OPERANDS = new Set(["link", "image", "attachment"]);
+const HAS_OPERANDS = new Set(["link", "image", "attachment", "reaction"]);
 const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", "alerted", "resolved", "muted", "followed"]);
 
 /** Accepts objects `{operator, operand, negated}` or `[operator, operand]` pairs. */

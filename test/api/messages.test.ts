@@ -468,6 +468,21 @@ describe("more narrows", () => {
 		expectError(await as(alice).get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [["has", "video"]] }), 400, "BAD_NARROW");
 	});
 
+	test("has:reaction, from the channel's history or the caller's own, and its negation", async () => {
+		const liked = await send(owner, { type: "channel", to: "narrowing", topic: "reacts", content: "like me" });
+		const ignored = await send(owner, { type: "channel", to: "narrowing", topic: "reacts", content: "or not" });
+		expectSuccess(await as(alice).post(`/messages/${liked}/reactions`, { emoji_name: "smile" }));
+		const inTopic = (has: unknown) => fetchAll(as(alice), [["channel", "narrowing"], ["topic", "reacts"], has]);
+		expect(ids(await inTopic(["has", "reaction"]))).toEqual([liked]);
+		expect(ids(await inTopic({ operator: "has", operand: "reaction", negated: true }))).toEqual([ignored]);
+		const mine = ids(await fetchAll(as(alice), [["has", "reaction"]]));
+		expect(mine).toContain(liked);
+		expect(mine).not.toContain(ignored);
+		expect(ids(await fetchAll(as(alice), [["has", "reaction"], { operator: "has", operand: "reaction", negated: true }]))).toEqual([]);
+		expectSuccess(await as(alice).delete(`/messages/${liked}/reactions`, { emoji_name: "smile" }));
+		expect(ids(await inTopic(["has", "reaction"]))).toEqual([]);
+	});
+
 	test("search: every keyword, in content or topic, with highlighting", async () => {
 		const res = await fetchAll(as(alice), [["channel", "narrowing"], ["search", "kittens"]]);
 		expect(ids(res)).toEqual([linkMsg, plainMsg]);
