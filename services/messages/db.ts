@@ -26,7 +26,8 @@ export async function recipientId(db: MessagesDb, key: string): Promise<number> 
 	if (found) return found._id;
 	const id = await db.nextId("recipient");
 	try {
-		await db.Recipient.create({ _id: id, key });
+		const user_ids = key.startsWith("dm:") ? key.slice(3).split(",").map(Number) : [];
+		await db.Recipient.create({ _id: id, key, user_ids });
 		return id;
 	} catch {
 		const again = await db.Recipient.findOne({ key }).lean();

@@ -227,9 +227,7 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 	}
 	// dm-including: every direct conversation whose participants include both users.
 	if (p.dmIncluding) {
-		const pair = [actor.user_id, p.dmIncluding.userId];
-		const keys = await db.Recipient.find({ key: { $regex: /^dm:/ } }).lean();
-		const ids = keys.filter((k) => pair.every((u) => k.key.slice(3).split(",").includes(String(u)))).map((k) => k._id);
+		const ids = (await db.Recipient.find({ user_ids: { $all: [actor.user_id, p.dmIncluding.userId] } }, { _id: 1 }).lean()).map((k) => k._id);
 		p.rows.recipient_id = p.dmIncluding.negated ? { $nin: ids } : { $in: ids };
 		if (!p.dmIncluding.negated) p.rows.channel_id = null;
 	}

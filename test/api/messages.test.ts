@@ -511,6 +511,11 @@ describe("more narrows", () => {
 		const res = ids(await fetchAll(as(alice), [["dm-including", carol.user_id]]));
 		expect(res).toEqual(expect.arrayContaining([one, group]));
 		expect(res).not.toContain(other);
+		// Oneself: every direct conversation; negated, every other message.
+		expect(ids(await fetchAll(as(alice), [["dm-including", alice.user_id]]))).toEqual(expect.arrayContaining([one, group, other]));
+		const notCarol = ids(await fetchAll(as(alice), [{ operator: "dm-including", operand: carol.user_id, negated: true }]));
+		expect(notCarol).toContain(other);
+		expect(notCarol).not.toContain(one);
 	});
 
 	test("with: the conversation a message is in now, wherever the narrow thought it was", async () => {
