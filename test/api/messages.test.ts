@@ -263,6 +263,57 @@ describe("fetching", () => {
 	});
 });
 
+describe("history rules per role and channel kind", () => {
+	const kinds = { open: {}, shared: { invite_only: true, history_public_to_subscribers: true }, closed: { invite_only: true, history_public_to_subscribers: false } };
+	const early: Record<string, number> = {};
+	const channelIds: Record<string, number> = {};
+	beforeAll(async () => {
+		for (const [name, opts] of Object.entries(kinds)) {
+			expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: `rules-${name}` }], ...opts }));
+			channelIds[name] = (await owner.get("/get_stream_id", { stream: `rules-${name}` })).body.stream_id;
+			early[name] = await send(owner, { type: "channel", to: `rules-${name}`, topic: "t", content: `before anyone (${name})` });
+		}
+	});
+	const seen = async (c: Client, kind: string) => (await fetchAll(c, [["channel", channelIds[kind]]])).messages.map((m: { id: number }) => m.id);
+	const join = (kind: string, user: Account) => owner.post("/users/me/subscriptions", { subscriptions: [{ name: `rules-${kind}` }], principals: [user.user_id] });
+
+	test("members: a public channel's history without subscribing; a private one's only when subscribed and shared", async () => {
+		const member = await app.createUser({ full_name: "Member Rules" });
+		expect(await seen(as(member), "open")).toEqual([early.open]);
+		expect(await seen(as(member), "shared")).toEqual([]);
+		expect(await seen(as(member), "closed")).toEqual([]);
+		expectError(await as(member).get(`/messages/${early.shared}`), 400, "BAD_REQUEST", "Invalid message(s)");
+		expectSuccess(await join("shared", member));
+		expectSuccess(await join("closed", member));
+		expect(await seen(as(member), "shared")).toEqual([early.shared]);
+		expect(await seen(as(member), "closed")).toEqual([]);
+	});
+
+	test("administrators: no private history without subscribing", async () => {
+		const admin = await app.createUser({ full_name: "Admin Rules", role: 200 });
+		expect(await seen(as(admin), "open")).toEqual([early.open]);
+		expect(await seen(as(admin), "shared")).toEqual([]);
+		expectError(await as(admin).get(`/messages/${early.shared}`), 400, "BAD_REQUEST", "Invalid message(s)");
+	});
+
+	test("guests: nothing from a public channel until subscribed, then its shared history", async () => {
+		const guest = await app.createUser({ full_name: "Guest Rules", role: 600 });
+		expect(await seen(as(guest), "open")).toEqual([]);
+		expectError(await as(guest).get(`/messages/${early.open}`), 400, "BAD_REQUEST", "Invalid message(s)");
+		expectSuccess(await join("open", guest));
+		expect(await seen(as(guest), "open")).toEqual([early.open]);
+	});
+
+	test("an empty channel: no messages from any anchor, and both ends found", async () => {
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "rules-empty" }] }));
+		for (const anchor of ["newest", "oldest", "first_unread", "12345"]) {
+			const res = await owner.get("/messages", { anchor, num_before: 5, num_after: 5, narrow: [["channel", "rules-empty"]] });
+			expectSuccess(res);
+			expect(res.body).toMatchObject({ messages: [], found_oldest: true, found_newest: true, found_anchor: false, history_limited: false });
+		}
+	});
+});
+
 describe("history", () => {
 	test("a new subscriber reads a public channel's earlier messages through a channel narrow, marked historical", async () => {
 		const early = await send(owner, { type: "channel", to: "general", topic: "before dave", content: "old news" });
