@@ -234,30 +234,7 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 
 	if (p.near !== undefined && !q.message_ids) q = { ...q, anchor: p.near };
 
-	// Channel history reads the channel's messages; otherwise the caller's own rows are read. What
-	// another collection answers is checked a page at a time (joined): a keyword search is led by
-	// its index when a keyword is searched for, and checked against the rows; otherwise the rows
-	// lead and the messages are checked. has:reaction is checked against the reactions.
-	const search = p.search;
-	const reactions: Check | undefined =
-		p.hasReaction === undefined
-			? undefined
-			: async (ids) => {
-					if (p.hasReaction === null) return new Set<number>();
-					const reacted = new Set<number>(await db.Reaction.distinct("message_id", { message_id: { $in: ids } }));
-					return new Set(ids.filter((id) => reacted.has(id) === p.hasReaction));
-				};
-	const led = (lead: Window, checks: Array<Check | undefined>): Window => {
-		const present = checks.filter((c): c is Check => c !== undefined);
-		return present.length ? joined(lead, allOf(present)) : lead;
-	};
-	const personal = (rows: Filter): Window => {
-		const rowsHave: Check = (ids) => idSet(db.UserMessage, "message_id", both(rows, { message_id: { $in: ids } }));
-		if (search?.positive) return led(window(db.Message, "_id", both(p.messages, search.filter)), [rowsHave, reactions]);
-		const messagesMatch: Check | undefined = search && ((ids) => idSet(db.Message, "_id", both({ _id: { $in: ids } }, search.filter)));
-		return led(window(db.UserMessage, "message_id", rows), [messagesMatch, reactions]);
-	};
-	const ids = p.channelHistory ? led(window(db.Message, "_id", search ? both(p.messages, search.filter) : p.messages), [reactions]) : personal(p.rows);
+	const { ids, personal } = windowsFor(db, p);
 
 	let result: FetchResult;
 	if (q.message_ids) {
@@ -385,6 +362,37 @@ export function joined(lead: Window, keep: Check, pageSize = JOIN_PAGE): Window 
 		}
 		return out;
 	};
+}
+
+/**
+ * The windows a narrow is read through. Channel history reads the channel's messages; otherwise
+ * the caller's own rows are read (`personal`, also used for first_unread). What another
+ * collection answers is checked a page at a time (joined): a keyword search is led by its index
+ * when a keyword is searched for, and checked against the rows; otherwise the rows lead and the
+ * messages are checked. has:reaction is checked against the reactions.
+ */
+function windowsFor(db: MessagesDb, p: Plan): { ids: Window; personal: (rows: Filter) => Window } {
+	const search = p.search;
+	const reactions: Check | undefined =
+		p.hasReaction === undefined
+			? undefined
+			: async (ids) => {
+					if (p.hasReaction === null) return new Set<number>();
+					const reacted = new Set<number>(await db.Reaction.distinct("message_id", { message_id: { $in: ids } }));
+					return new Set(ids.filter((id) => reacted.has(id) === p.hasReaction));
+				};
+	const led = (lead: Window, checks: Array<Check | undefined>): Window => {
+		const present = checks.filter((c): c is Check => c !== undefined);
+		return present.length ? joined(lead, allOf(present)) : lead;
+	};
+	const personal = (rows: Filter): Window => {
+		const rowsHave: Check = (ids) => idSet(db.UserMessage, "message_id", both(rows, { message_id: { $in: ids } }));
+		if (search?.positive) return led(window(db.Message, "_id", both(p.messages, search.filter)), [rowsHave, reactions]);
+		const messagesMatch: Check | undefined = search && ((ids) => idSet(db.Message, "_id", both({ _id: { $in: ids } }, search.filter)));
+		return led(window(db.UserMessage, "message_id", rows), [messagesMatch, reactions]);
+	};
+	const ids = p.channelHistory ? led(window(db.Message, "_id", search ? both(p.messages, search.filter) : p.messages), [reactions]) : personal(p.rows);
+	return { ids, personal };
 }
 
 function emptyResult(q: FetchParams): FetchResult {
