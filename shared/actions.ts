@@ -104,6 +104,7 @@ export interface ActionMap {
 	"users.groupGraph": { params: None; result: GroupGraphData };
 	"users.mentionTargets": { params: { names: string[]; ids: number[] }; result: { users: Array<{ id: number; full_name: string; unique_name: boolean }> } };
 	"users.notificationBot": { params: None; result: Identity };
+	"users.settingsOf": { params: { user_ids: number[]; names: string[] }; result: { values: Record<string, Record<string, unknown>> } };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };
@@ -114,6 +115,10 @@ export interface ActionMap {
 	"channels.linkTargets": { params: { names: string[] }; result: { channels: Array<{ id: number; name: string }> } };
 	"channels.publicChannels": { params: None; result: { channel_ids: number[] } };
 	"channels.topicPolicies": { params: None; result: TopicPolicies };
+	"channels.autoTopicVisibility": {
+		params: { channel_id: number; topic: string; follow: number[]; unmute: number[] };
+		result: { changed: Array<{ user_id: number; visibility_policy: number }> };
+	};
 }
 
 export type ActionName = keyof ActionMap;

@@ -21,7 +21,7 @@ import { updateProperties, type PropertyChange } from "./subscription-properties
 import { createFolder, folderView, updateFolder } from "./folders";
 import { setVisibility, topicForClient, topicFromClient } from "./topics";
 import { channelFolderModel } from "./models/channel-folder";
-import { userTopicModel, VisibilityPolicy } from "./models/user-topic";
+import { userTopicKey, userTopicModel, VisibilityPolicy } from "./models/user-topic";
 import { adminRequired, apiError } from "../../shared/errors";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
@@ -347,6 +347,41 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					await setVisibility(db, actor.user_id, channel._id, topic, q.op === "add" ? VisibilityPolicy.MUTED : VisibilityPolicy.NONE);
 					await ctx.broadcast("channels.userTopicChanged", { user_id: actor.user_id, channel_id: channel._id, topic });
 					return {};
+				},
+			},
+
+			/**
+			 * For the messages service: follows or unmutes a topic for users whose settings ask for it
+			 * after they sent to it, started it, reacted in it or were mentioned in it (the messages
+			 * service applies the settings). Zulip's rules: following replaces any other policy;
+			 * unmuting applies only in a channel the user muted, to a topic neither followed nor
+			 * unmuted. Returns the policies that changed.
+			 */
+			autoTopicVisibility: {
+				visibility: "public",
+				params: params({ channel_id: p.int(), topic: p.string(), follow: p.intList(), unmute: p.intList() }),
+				async handler(ctx: Ctx<{ channel_id: number; topic: string; follow: number[]; unmute: number[] }>) {
+					const { channel_id, topic } = ctx.params;
+					const follow = new Set(ctx.params.follow);
+					const userIds = [...new Set([...follow, ...ctx.params.unmute])];
+					const [topics, mutedSubs] = await Promise.all([
+						db.UserTopic.find({ _id: { $in: userIds.map((u) => userTopicKey(u, channel_id, topic)) } }, { user_id: 1, visibility_policy: 1 }).lean(),
+						db.Subscription.find({ _id: { $in: ctx.params.unmute.map((u) => subscriptionKey(u, channel_id)) }, is_muted: true }, { user_id: 1 }).lean(),
+					]);
+					const current = new Map(topics.map((t) => [t.user_id, t.visibility_policy]));
+					const muted = new Set(mutedSubs.map((s) => s.user_id));
+					const changed: Array<{ user_id: number; visibility_policy: number }> = [];
+					for (const userId of userIds) {
+						const now = current.get(userId) ?? VisibilityPolicy.NONE;
+						let next: number | undefined;
+						if (follow.has(userId)) next = VisibilityPolicy.FOLLOWED;
+						else if (muted.has(userId) && now !== VisibilityPolicy.FOLLOWED) next = VisibilityPolicy.UNMUTED;
+						if (next === undefined || next === now) continue;
+						await setVisibility(db, userId, channel_id, topic, next);
+						await ctx.broadcast("channels.userTopicChanged", { user_id: userId, channel_id, topic });
+						changed.push({ user_id: userId, visibility_policy: next });
+					}
+					return { changed };
 				},
 			},
 

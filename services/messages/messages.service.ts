@@ -15,6 +15,7 @@ import { userMessageModel } from "./models/user-message";
 import { recipientModel } from "./models/recipient";
 import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams, type Sent } from "./send";
 import { announceMove, type NoticeDeps } from "./move-notices";
+import { AutoFollow } from "./auto-follow";
 import { mentionCandidates, type MentionTargets } from "../../shared/markdown/mentions";
 import { mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
@@ -180,7 +181,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		};
 	}
 
-	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs };
+	const autoFollow = new AutoFollow();
+	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs, autoFollow };
 
 	return {
 		name: "messages",
@@ -216,10 +218,19 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 						target = { participants: await resolveUsers(ctx, directRefs(q.to)) };
 					}
 					const recipients = recipientsOf(actor, target);
-					const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, "channel" in target ? target.channel.channel_id : null, "channel" in target ? target.topic : "");
+					const channelId = "channel" in target ? target.channel.channel_id : null;
+					const topic = "channel" in target ? target.topic : "";
+					const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, channelId, topic);
+					const starts = channelId !== null && !(await db.Message.exists({ channel_id: channelId, topic_key: topic.toLowerCase() }));
 					const sent = await storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, "API");
 					await announceSent(ctx, sent);
-					return { id: sent.message._id };
+					if (channelId === null) return { id: sent.message._id };
+					// The sender, and those mentioned, may follow or unmute the topic by their settings.
+					const mentioned = sent.userIds.filter((u) => u !== actor.user_id && flagsFor(u).includes("mentioned"));
+					const acts = [{ user: actor, act: starts ? ("start" as const) : ("send" as const) }, ...mentioned.map((user_id) => ({ user: { user_id }, act: "mentioned" as const }))];
+					const changed = await autoFollow.apply(ctx, channelId, topic, acts);
+					const policy = changed.get(actor.user_id);
+					return { id: sent.message._id, ...(policy ? { automatic_new_visibility_policy: policy } : {}) };
 				},
 			},
 
@@ -454,6 +465,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			/** Turning drafts synchronization off deletes the drafts kept on the server. */
 			async "users.settingsChanged"(ctx: Context<{ user_id: number; changes: Record<string, unknown> }>) {
 				if (ctx.params.changes.enable_drafts_synchronization === false) await db.Draft.deleteMany({ user_id: ctx.params.user_id });
+				autoFollow.forget(ctx.params.user_id);
 			},
 		},
 

@@ -582,6 +582,17 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				},
 			},
 
+			/** Some personal settings of several users (defaults filled in), by user ID, for other services. */
+			settingsOf: {
+				visibility: "public",
+				params: params({ user_ids: p.intList(), names: p.stringList() }),
+				async handler(ctx: Ctx<{ user_ids: number[]; names: string[] }>) {
+					const users = await db.User.find({ _id: { $in: ctx.params.user_ids }, realm_id: db.realm._id }).lean();
+					const pick = (all: Record<string, unknown>) => Object.fromEntries(ctx.params.names.filter((n) => n in all).map((n) => [n, all[n]]));
+					return { values: Object.fromEntries(users.map((u) => [String(u._id), pick(userSettings(u))])) };
+				},
+			},
+
 			/** For the messages service: Notification Bot, who announces moved and resolved topics. */
 			notificationBot: {
 				visibility: "public",

@@ -5,6 +5,7 @@ import type { Meta } from "../../../shared/actions";
 import type { GroupGraphCache } from "../../../shared/group-settings";
 import type { MessagesDb } from "../db";
 import type { Resolvers } from "../fetch";
+import type { AutoFollow } from "../auto-follow";
 
 export type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -12,4 +13,5 @@ export interface ServiceDeps {
 	db: MessagesDb;
 	resolvers(ctx: Ctx<any>): Resolvers;
 	graphs(): GroupGraphCache;
+	autoFollow: AutoFollow;
 }

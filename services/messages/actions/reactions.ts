@@ -1,5 +1,6 @@
 // POST and DELETE /messages/{message_id}/reactions. Each change is announced as
-// messages.reactionChanged for the clients of everyone who can see the message.
+// messages.reactionChanged for the clients of everyone who can see the message. Reacting counts
+// as taking part in the topic for the automatic follow and unmute settings (auto-follow.ts).
 import { requireUser } from "../../../shared/actions";
 import { isDuplicateKey } from "../../../shared/db";
 import { p, params } from "../../../shared/params";
@@ -12,7 +13,7 @@ type ReactionParams = EmojiRequest & { message_id: number };
 
 const emojiParams = { emoji_code: p.string({ optional: true }), reaction_type: p.oneOf(REACTION_TYPES, { optional: true }) };
 
-export function reactionActions({ db, resolvers }: ServiceDeps) {
+export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 	return {
 		addReaction: {
 			params: params({ message_id: p.int(), emoji_name: p.string(), ...emojiParams }),
@@ -36,6 +37,9 @@ export function reactionActions({ db, resolvers }: ServiceDeps) {
 					throw err;
 				}
 				await ctx.broadcast("messages.reactionChanged", { op: "add", user_id: actor.user_id, ...same, emoji_name: emoji.emoji_name });
+				// Reacting is taking part in the topic, which may follow or unmute it for the user.
+				const m = access.unreceived[0] ?? (await db.Message.findById(message_id, { channel_id: 1, topic: 1 }).lean());
+				if (m?.channel_id != null) await autoFollow.apply(ctx, m.channel_id, m.topic, [{ user: actor, act: "react" }]);
 				return {};
 			},
 		},
