@@ -75,6 +75,8 @@ export interface ChannelTarget {
 	topics_policy: string;
 	history_public_to_subscribers: boolean;
 	subscribers: number[];
+	/** channels.sendTarget: whether the sender has muted the channel. */
+	muted_by_sender?: boolean;
 }
 
 /** What the caller may do with messages in a channel (channels.messagePermissions). */

@@ -409,7 +409,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const graph = await db.graphs.get();
 					const ref = ctx.params.channel;
 					const channel = await db.Channel.findOne(typeof ref === "number" ? { _id: ref, realm_id: db.realmId } : { realm_id: db.realmId, name_key: ref.trim().toLowerCase() }).lean();
-					const subscribed = !!channel && !!(await db.Subscription.exists({ _id: subscriptionKey(actor.user_id, channel._id), active: true }));
+					const sub = channel && (await db.Subscription.findOne({ _id: subscriptionKey(actor.user_id, channel._id), active: true }, { is_muted: 1 }).lean());
+					const subscribed = !!sub;
 					if (!channel || !hasMetadataAccess(graph, actor, channel, subscribed)) {
 						throw typeof ref === "number"
 							? apiError(400, "STREAM_DOES_NOT_EXIST", `Channel with ID '${ref}' does not exist`, { stream_id: ref })
@@ -419,7 +420,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					if (!hasContentAccess(graph, actor, channel, subscribed) || !graph.allows(channel.settings.can_send_message_group, actor.user_id)) {
 						throw badRequest(`You do not have permission to post in this channel.`);
 					}
-					return sendTargetOf(channel, (await subscribersOf(graph, [channel._id])).get(channel._id)!);
+					return { ...sendTargetOf(channel, (await subscribersOf(graph, [channel._id])).get(channel._id)!), muted_by_sender: !!sub?.is_muted };
 				},
 			},
 

@@ -31,7 +31,8 @@ export class AutoFollow {
 		this.settings.delete(userId);
 	}
 
-	async apply(ctx: Ctx<any>, channelId: number, topic: string, acts: Array<{ user: Pick<Identity, "user_id">; act: Act }>): Promise<Map<number, number>> {
+	/** `channelMuted: false` says the user has not muted the channel, so unmuting cannot apply. */
+	async apply(ctx: Ctx<any>, channelId: number, topic: string, acts: Array<{ user: Pick<Identity, "user_id">; act: Act; channelMuted?: boolean }>): Promise<Map<number, number>> {
 		const missing = [...new Set(acts.map((a) => a.user.user_id))].filter((id) => !this.settings.has(id));
 		if (missing.length) {
 			const { values } = await call(ctx, "users.settingsOf", { user_ids: missing, names: AUTO_SETTINGS });
@@ -40,10 +41,10 @@ export class AutoFollow {
 		}
 		const follow = new Set<number>();
 		const unmute = new Set<number>();
-		for (const { user, act } of acts) {
+		for (const { user, act, channelMuted } of acts) {
 			const w = wanted(this.settings.get(user.user_id)!, act);
 			if (w.follow) follow.add(user.user_id);
-			else if (w.unmute) unmute.add(user.user_id);
+			else if (w.unmute && channelMuted !== false) unmute.add(user.user_id);
 		}
 		for (const id of follow) unmute.delete(id);
 		if (!follow.size && !unmute.size) return new Map();

@@ -227,7 +227,11 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					if (channelId === null) return { id: sent.message._id };
 					// The sender, and those mentioned, may follow or unmute the topic by their settings.
 					const mentioned = sent.userIds.filter((u) => u !== actor.user_id && flagsFor(u).includes("mentioned"));
-					const acts = [{ user: actor, act: starts ? ("start" as const) : ("send" as const) }, ...mentioned.map((user_id) => ({ user: { user_id }, act: "mentioned" as const }))];
+					const muted = "channel" in target ? target.channel.muted_by_sender : undefined;
+					const acts = [
+						{ user: actor, act: starts ? ("start" as const) : ("send" as const), channelMuted: muted },
+						...mentioned.map((user_id) => ({ user: { user_id }, act: "mentioned" as const })),
+					];
 					const changed = await autoFollow.apply(ctx, channelId, topic, acts);
 					const policy = changed.get(actor.user_id);
 					return { id: sent.message._id, ...(policy ? { automatic_new_visibility_policy: policy } : {}) };
