@@ -1,11 +1,14 @@
 // What the messages service's action groups share: the database handles, the lookups in other
 // services, and the organization snapshot.
 import type { Context } from "moleculer";
-import type { Meta } from "../../../shared/actions";
 import type { GroupGraphCache } from "../../../shared/group-settings";
 import type { MessagesDb } from "../db";
 import type { Resolvers } from "../fetch";
 import type { AutoFollow } from "../auto-follow";
+import type { ChannelPermissions, Identity, Meta } from "../../../shared/actions";
+import type { Rendered } from "../../../shared/markdown/render";
+import type { MessageDoc } from "../models/message";
+import type { NoticeDeps } from "../move-notices";
 
 export type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -14,4 +17,17 @@ export interface ServiceDeps {
 	resolvers(ctx: Ctx<any>): Resolvers;
 	graphs(): GroupGraphCache;
 	autoFollow: AutoFollow;
+	/** A message the caller may see (received, or in a channel history open to them); else "Invalid message(s)". */
+	accessibleMessage(ctx: Ctx<any>, actor: Identity, id: number): Promise<MessageDoc>;
+	permissionsIn(ctx: Ctx<any>, channelId: number): Promise<ChannelPermissions>;
+	/** Renders content and gives each recipient's mention and alert-word flags. */
+	flagsForContent(
+		ctx: Ctx<any>,
+		actor: Identity,
+		content: string,
+		recipients: number[],
+		channelId: number | null,
+		topic: string,
+	): Promise<{ rendered: Rendered; flagsFor: (userId: number) => string[] }>;
+	noticeDeps(ctx: Ctx<any>): NoticeDeps;
 }
