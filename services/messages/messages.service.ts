@@ -1,19 +1,19 @@
 // The messages service: sending, storing and fetching messages, with every recipient's flags.
-// Handlers are thin; the rules live in the modules beside this file.
+// This file wires the service (its database, the lookups in other services, rendering, message
+// objects); the actions are in actions/ and the rules in the modules beside this file.
 import { topicForClient } from "../../shared/topics";
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
-import { call, requireUser, type ApiUser, type ChannelTarget, type Identity, type RegisterStateParams } from "../../shared/actions";
+import { call, requireUser, type ApiUser, type Identity, type RegisterStateParams } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
-import { apiError, badRequest } from "../../shared/errors";
 import { p, params } from "../../shared/params";
 import { GroupGraphCache } from "../../shared/group-settings";
 import type { MessagesDb } from "./db";
 import { messageModel, type MessageDoc } from "./models/message";
 import { userMessageModel } from "./models/user-message";
 import { recipientModel } from "./models/recipient";
-import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams, type Sent } from "./send";
+import { recipientsOf, storeMessage, type Sent } from "./send";
 import type { NoticeDeps } from "./move-notices";
 import { AutoFollow } from "./auto-follow";
 import { mentionCandidates, type MentionTargets } from "../../shared/markdown/mentions";
@@ -21,32 +21,24 @@ import { mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
 import { channelLinkCandidates, type ChannelLinks } from "../../shared/markdown/zulip-markdown";
 import { deleteMessages } from "./edit";
-import { highlight, highlightTopic, parseSearch } from "./search";
-import { escapeHtml } from "../../shared/html";
 import { unreadMessages } from "./unreads";
 import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./alert-words";
 import { alertWordsModel } from "./models/alert-words";
-import { fetchMessages, MAX_MESSAGES, type FetchParams, type Resolvers } from "./fetch";
-import { parseNarrow } from "./narrow";
+import type { Resolvers } from "./fetch";
 import { messageView } from "./message-view";
 import { checkAccess, invalidMessages } from "./access";
 import { reactionModel } from "./models/reaction";
 import { draftModel } from "./models/draft";
 import { savedSnippetModel } from "./models/saved-snippet";
 import { reactionsOf } from "./reactions";
-import type { Ctx, ServiceDeps } from "./actions/deps";
+import type { Ctx, GetParams, ServiceDeps } from "./actions/deps";
 import { flagActions } from "./actions/flags";
 import { reactionActions } from "./actions/reactions";
 import { draftActions, draftsState } from "./actions/drafts";
 import { savedSnippetActions, savedSnippetsState } from "./actions/saved-snippets";
 import { editActions } from "./actions/edit";
-
-interface GetParams extends FetchParams {
-	narrow?: unknown;
-	client_gravatar?: boolean;
-	apply_markdown?: boolean;
-	allow_empty_topic_name?: boolean;
-}
+import { sendActions } from "./actions/send";
+import { fetchActions } from "./actions/fetch";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
@@ -69,9 +61,6 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		};
 	}
 
-	async function resolveUsers(ctx: Ctx<any>, refs: Array<number | string>) {
-		return (await call(ctx, "users.resolvePrincipals", { principals: refs })).users;
-	}
 
 	/** Everyone and every group the content mentions, in one call to the users service. */
 	async function mentionTargets(ctx: Ctx<any>, content: string): Promise<MentionTargets> {
@@ -181,7 +170,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	}
 
 	const autoFollow = new AutoFollow();
-	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs, autoFollow, accessibleMessage, permissionsIn, flagsForContent, noticeDeps };
+	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs, autoFollow, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, views, announceSent };
 
 	return {
 		name: "messages",
@@ -190,120 +179,9 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...reactionActions(deps),
 			...draftActions(deps),
 			...savedSnippetActions(deps),
+			...sendActions(deps),
+			...fetchActions(deps),
 			...editActions(deps),
-
-			send: {
-				params: params({
-					type: p.oneOf(["channel", "stream", "direct", "private"]),
-					to: p.either([p.int(), p.string(), p.list({ type: "any" })]),
-					topic: p.string({ optional: true }),
-					subject: p.string({ optional: true }),
-					content: p.string(),
-					read_by_sender: p.bool({ optional: true }),
-					queue_id: p.string({ optional: true }),
-					local_id: p.string({ optional: true }),
-				}),
-				async handler(ctx: Ctx<SendParams & { subject?: string }>) {
-					const actor: Identity = requireUser(ctx);
-					const q = ctx.params;
-					const content = checkContent(q.content);
-					const graph = await graphs.get();
-					let target: { channel: ChannelTarget; topic: string } | { participants: Awaited<ReturnType<typeof resolveUsers>> };
-					if (isChannelType(q.type)) {
-						const channel = await call(ctx, "channels.sendTarget", { channel: channelRef(q.to) });
-						// "inherit" follows the organization, which allows the empty topic.
-						const policy = channel.topics_policy === "inherit" ? "allow_empty_topic" : channel.topics_policy;
-						target = { channel, topic: checkTopic(q.topic ?? q.subject, graph.emptyTopicDisplayName, policy) };
-					} else {
-						target = { participants: await resolveUsers(ctx, directRefs(q.to)) };
-					}
-					const recipients = recipientsOf(actor, target);
-					const channelId = "channel" in target ? target.channel.channel_id : null;
-					const topic = "channel" in target ? target.topic : "";
-					const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, channelId, topic);
-					const starts = channelId !== null && !(await db.Message.exists({ channel_id: channelId, topic_key: topic.toLowerCase() }));
-					const sent = await storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, "API");
-					await announceSent(ctx, sent);
-					if (channelId === null) return { id: sent.message._id };
-					// The sender, and those mentioned, may follow or unmute the topic by their settings.
-					const mentioned = sent.userIds.filter((u) => u !== actor.user_id && flagsFor(u).includes("mentioned"));
-					const muted = "channel" in target ? target.channel.muted_by_sender : undefined;
-					const acts = [
-						{ user: actor, act: starts ? ("start" as const) : ("send" as const), channelMuted: muted },
-						...mentioned.map((user_id) => ({ user: { user_id }, act: "mentioned" as const })),
-					];
-					const changed = await autoFollow.apply(ctx, channelId, topic, acts);
-					const policy = changed.get(actor.user_id);
-					return { id: sent.message._id, ...(policy ? { automatic_new_visibility_policy: policy } : {}) };
-				},
-			},
-
-			list: {
-				params: params({
-					anchor: p.either([p.int(), p.string()], { optional: true }),
-					num_before: p.int({ optional: true, min: 0 }),
-					num_after: p.int({ optional: true, min: 0 }),
-					include_anchor: p.bool({ optional: true }),
-					use_first_unread_anchor: p.bool({ optional: true }),
-					narrow: p.json({ optional: true }),
-					client_gravatar: p.bool({ optional: true }),
-					apply_markdown: p.bool({ optional: true }),
-					message_ids: p.intList({ optional: true }),
-					allow_empty_topic_name: p.bool({ optional: true }),
-				}),
-				async handler(ctx: Ctx<GetParams>) {
-					const actor = requireUser(ctx);
-					const q = ctx.params;
-					if (q.message_ids) {
-						const clash = (["anchor", "include_anchor", "use_first_unread_anchor", "num_before", "num_after"] as const).filter((k) => q[k] !== undefined);
-						if (clash.length) {
-							throw apiError(400, "BAD_REQUEST", `Unsupported parameter combination: message_ids, ${clash.join(", ")}`, { parameters: ["message_ids", ...clash] });
-						}
-					} else {
-						if (q.anchor === undefined && !q.use_first_unread_anchor) throw apiError(400, "REQUEST_VARIABLE_MISSING", "Missing 'anchor' argument", { var_name: "anchor" });
-						if (q.anchor !== undefined && q.use_first_unread_anchor) throw badRequest("Unsupported parameter combination: anchor, use_first_unread_anchor");
-						for (const k of ["num_before", "num_after"] as const) {
-							if (q[k] === undefined) throw apiError(400, "REQUEST_VARIABLE_MISSING", `Missing '${k}' argument`, { var_name: k });
-						}
-						if (q.num_before! + q.num_after! > MAX_MESSAGES) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES}).`);
-					}
-					const terms = parseNarrow(q.narrow);
-					const result = await fetchMessages(db, actor, terms, q, resolvers(ctx));
-					const docs = await db.Message.find({ _id: { $in: result.ids } }).sort({ _id: 1 }).lean();
-					const views_ = await views(ctx, docs, result.flags, q);
-					const searched = terms.filter((t) => t.operator === "search" && !t.negated).map((t) => parseSearch(String(t.operand)));
-					if (searched.length) {
-						const byId = new Map(docs.map((d) => [d._id, d]));
-						for (const v of views_) {
-							const m = byId.get(v.id as number)!;
-							v.match_content = highlight(q.apply_markdown === false ? escapeHtml(m.content) : m.rendered_content, searched);
-							v.match_subject = highlightTopic(v.subject as string, searched);
-						}
-					}
-					const out: Record<string, unknown> = {
-						found_anchor: result.found_anchor,
-						found_oldest: result.found_oldest,
-						found_newest: result.found_newest,
-						history_limited: result.history_limited,
-						messages: views_,
-					};
-					if (!q.message_ids) out.anchor = result.anchor;
-					return out;
-				},
-			},
-
-			get: {
-				params: params({ message_id: p.int(), apply_markdown: p.bool({ optional: true }), allow_empty_topic_name: p.bool({ optional: true }) }),
-				async handler(ctx: Ctx<{ message_id: number; apply_markdown?: boolean; allow_empty_topic_name?: boolean }>) {
-					const actor = requireUser(ctx);
-					const m = await accessibleMessage(ctx, actor, ctx.params.message_id);
-					const row = await db.UserMessage.findOne({ user_id: actor.user_id, message_id: m._id }, { flags: 1 }).lean();
-					// Seen through an open channel history without being received: "historical".
-					const flags = new Map([[m._id, row ? row.flags : ["read", "historical"]]]);
-					const [message] = await views(ctx, [m], flags, { ...ctx.params, client_gravatar: false });
-					return { raw_content: m.content, message };
-				},
-			},
 
 			alertWords: {
 				params: params({}),

@@ -3,7 +3,8 @@
 import type { Context } from "moleculer";
 import type { GroupGraphCache } from "../../../shared/group-settings";
 import type { MessagesDb } from "../db";
-import type { Resolvers } from "../fetch";
+import type { FetchParams, Resolvers } from "../fetch";
+import type { Sent } from "../send";
 import type { AutoFollow } from "../auto-follow";
 import type { ChannelPermissions, Identity, Meta } from "../../../shared/actions";
 import type { Rendered } from "../../../shared/markdown/render";
@@ -30,4 +31,16 @@ export interface ServiceDeps {
 		topic: string,
 	): Promise<{ rendered: Rendered; flagsFor: (userId: number) => string[] }>;
 	noticeDeps(ctx: Ctx<any>): NoticeDeps;
+	/** Message objects for these messages (one call for the users, one for channel names). */
+	views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams): Promise<Array<Record<string, unknown>>>;
+	/** Broadcasts message.sent for the services that keep derived state. */
+	announceSent(ctx: Ctx<any>, sent: Sent): Promise<void>;
+}
+
+/** GET /messages and GET /messages/{id}: what shapes the message objects. */
+export interface GetParams extends FetchParams {
+	narrow?: unknown;
+	client_gravatar?: boolean;
+	apply_markdown?: boolean;
+	allow_empty_topic_name?: boolean;
 }

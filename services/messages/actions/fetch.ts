@@ -1,0 +1,81 @@
+// GET /messages and GET /messages/{message_id}: anchors, windows, narrows, and search
+// highlighting. The rules live in ../fetch.ts, ../narrow.ts and ../search.ts.
+import { apiError, badRequest } from "../../../shared/errors";
+import { requireUser } from "../../../shared/actions";
+import { escapeHtml } from "../../../shared/html";
+import { p, params } from "../../../shared/params";
+import { fetchMessages, MAX_MESSAGES } from "../fetch";
+import { parseNarrow } from "../narrow";
+import { highlight, highlightTopic, parseSearch } from "../search";
+import type { Ctx, GetParams, ServiceDeps } from "./deps";
+
+export function fetchActions({ db, resolvers, accessibleMessage, views }: ServiceDeps) {
+	return {
+		list: {
+			params: params({
+				anchor: p.either([p.int(), p.string()], { optional: true }),
+				num_before: p.int({ optional: true, min: 0 }),
+				num_after: p.int({ optional: true, min: 0 }),
+				include_anchor: p.bool({ optional: true }),
+				use_first_unread_anchor: p.bool({ optional: true }),
+				narrow: p.json({ optional: true }),
+				client_gravatar: p.bool({ optional: true }),
+				apply_markdown: p.bool({ optional: true }),
+				message_ids: p.intList({ optional: true }),
+				allow_empty_topic_name: p.bool({ optional: true }),
+			}),
+			async handler(ctx: Ctx<GetParams>) {
+				const actor = requireUser(ctx);
+				const q = ctx.params;
+				if (q.message_ids) {
+					const clash = (["anchor", "include_anchor", "use_first_unread_anchor", "num_before", "num_after"] as const).filter((k) => q[k] !== undefined);
+					if (clash.length) {
+						throw apiError(400, "BAD_REQUEST", `Unsupported parameter combination: message_ids, ${clash.join(", ")}`, { parameters: ["message_ids", ...clash] });
+					}
+				} else {
+					if (q.anchor === undefined && !q.use_first_unread_anchor) throw apiError(400, "REQUEST_VARIABLE_MISSING", "Missing 'anchor' argument", { var_name: "anchor" });
+					if (q.anchor !== undefined && q.use_first_unread_anchor) throw badRequest("Unsupported parameter combination: anchor, use_first_unread_anchor");
+					for (const k of ["num_before", "num_after"] as const) {
+						if (q[k] === undefined) throw apiError(400, "REQUEST_VARIABLE_MISSING", `Missing '${k}' argument`, { var_name: k });
+					}
+					if (q.num_before! + q.num_after! > MAX_MESSAGES) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES}).`);
+				}
+				const terms = parseNarrow(q.narrow);
+				const result = await fetchMessages(db, actor, terms, q, resolvers(ctx));
+				const docs = await db.Message.find({ _id: { $in: result.ids } }).sort({ _id: 1 }).lean();
+				const views_ = await views(ctx, docs, result.flags, q);
+				const searched = terms.filter((t) => t.operator === "search" && !t.negated).map((t) => parseSearch(String(t.operand)));
+				if (searched.length) {
+					const byId = new Map(docs.map((d) => [d._id, d]));
+					for (const v of views_) {
+						const m = byId.get(v.id as number)!;
+						v.match_content = highlight(q.apply_markdown === false ? escapeHtml(m.content) : m.rendered_content, searched);
+						v.match_subject = highlightTopic(v.subject as string, searched);
+					}
+				}
+				const out: Record<string, unknown> = {
+					found_anchor: result.found_anchor,
+					found_oldest: result.found_oldest,
+					found_newest: result.found_newest,
+					history_limited: result.history_limited,
+					messages: views_,
+				};
+				if (!q.message_ids) out.anchor = result.anchor;
+				return out;
+			},
+		},
+
+		get: {
+			params: params({ message_id: p.int(), apply_markdown: p.bool({ optional: true }), allow_empty_topic_name: p.bool({ optional: true }) }),
+			async handler(ctx: Ctx<{ message_id: number; apply_markdown?: boolean; allow_empty_topic_name?: boolean }>) {
+				const actor = requireUser(ctx);
+				const m = await accessibleMessage(ctx, actor, ctx.params.message_id);
+				const row = await db.UserMessage.findOne({ user_id: actor.user_id, message_id: m._id }, { flags: 1 }).lean();
+				// Seen through an open channel history without being received: "historical".
+				const flags = new Map([[m._id, row ? row.flags : ["read", "historical"]]]);
+				const [message] = await views(ctx, [m], flags, { ...ctx.params, client_gravatar: false });
+				return { raw_content: m.content, message };
+			},
+		},
+	};
+}
