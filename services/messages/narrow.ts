@@ -1,5 +1,12 @@
 // Narrows: parsing the `narrow` parameter and turning its terms into store filters.
 import { apiError } from "../../shared/errors";
+import { parseSearch } from "./search";
+
+/**
+ * Decision: a search names at most 100 distinct words. Each word is a condition of the query, and
+ * no person searches with more; the limit keeps a huge operand from becoming a huge query.
+ */
+export const MAX_SEARCH_WORDS = 100;
 
 export interface Term {
 	operator: string;
@@ -39,6 +46,7 @@ export function parseNarrow(raw: unknown): Term[] {
 		if (op === "channels" && operand !== "public") throw badNarrow(`unknown 'channels' operand '${String(operand)}'`);
 		if (op === "has" && (typeof operand !== "string" || !HAS_OPERANDS.has(operand))) throw badNarrow(`unknown 'has' operand '${String(operand)}'`);
 		if (op === "search" && (typeof operand !== "string" || !operand.trim())) throw badNarrow("search needs keywords");
+		if (op === "search" && parseSearch(operand as string).stems.length > MAX_SEARCH_WORDS) throw badNarrow(`search has too many words (limit: ${MAX_SEARCH_WORDS})`);
 		return { operator: op, operand, negated };
 	});
 	if (terms.filter((t) => t.operator === "with").length > 1) throw apiError(400, "BAD_NARROW", "Invalid narrow operator combination: Duplicate 'with' operators.");

@@ -96,6 +96,16 @@ describe("matching", () => {
 		for (const operand of ["", "   ", 5, ["quick"]]) {
 			expectError(await as(bob).get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [["search", operand]] }), 400, "BAD_NARROW");
 		}
+		// At most 100 distinct words (repeats count once).
+		const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");
+		const narrow = (operand: string) => JSON.stringify([["search", operand]]);
+		expectSuccess(await as(bob).post("/messages/flags/narrow", { anchor: "newest", num_before: 1, num_after: 0, narrow: narrow(`${words(100)} w1 w2`), op: "add", flag: "starred" }));
+		expectError(
+			await as(bob).post("/messages/flags/narrow", { anchor: "newest", num_before: 1, num_after: 0, narrow: narrow(words(101)), op: "add", flag: "starred" }),
+			400,
+			"BAD_NARROW",
+			"Invalid narrow operator: search has too many words (limit: 100)",
+		);
 	});
 });
 
