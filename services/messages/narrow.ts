@@ -8,6 +8,9 @@ import { parseSearch } from "./search";
  */
 export const MAX_SEARCH_WORDS = 100;
 
+/** Decision: a narrow has at most 50 terms; some need a lookup in another service each. */
+export const MAX_TERMS = 50;
+
 export interface Term {
 	operator: string;
 	operand: unknown;
@@ -26,6 +29,7 @@ const IS_OPERANDS = new Set(["dm", "private", "unread", "starred", "mentioned", 
 export function parseNarrow(raw: unknown): Term[] {
 	if (raw === undefined || raw === null || raw === "") return [];
 	if (!Array.isArray(raw)) throw badNarrow("narrow is not a list");
+	if (raw.length > MAX_TERMS) throw badNarrow(`too many terms (limit: ${MAX_TERMS})`);
 	const terms = raw.map((item): Term => {
 		let operator: unknown;
 		let operand: unknown;

@@ -260,6 +260,9 @@ describe("fetching", () => {
 		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["colour", "blue"]] }), 400, "BAD_NARROW", "Invalid narrow operator: unknown operator 'colour'");
 		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["channel", "nowhere"]] }), 400, "BAD_NARROW");
 		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: "channel:general" }), 400, "BAD_REQUEST");
+		const terms = (n: number) => Array.from({ length: n }, () => ["sender", alice.user_id]);
+		expectSuccess(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: terms(50) }));
+		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: terms(51) }), 400, "BAD_NARROW", "Invalid narrow operator: too many terms (limit: 50)");
 	});
 });
 
