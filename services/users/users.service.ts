@@ -302,7 +302,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				params: params({ user_id: p.int(), ...viewParams }),
 				async handler(ctx: Ctx<ViewParams & { user_id: number }>) {
 					const self = me(ctx);
-					return { user: toApiUser(await findUser(ctx.params.user_id), self, await view(ctx.params)) };
+					// System bots can be looked up by ID too (they send messages), as in Zulip.
+					const user = (await db.User.findOne({ _id: ctx.params.user_id, realm_id: SYSTEM_REALM_ID }).lean()) ?? (await findUser(ctx.params.user_id));
+					return { user: toApiUser(user, self, await view(ctx.params)) };
 				},
 			},
 

@@ -50,14 +50,17 @@ afterAll(() => app.stop());
 afterEach(() => clock.reset());
 
 describe("the bot", () => {
-	test("is a system bot outside the organization's user list", async () => {
+	test("is a system bot outside the organization's user list, found by ID, managed by no one", async () => {
 		expect(bot).toMatchObject({ email: "notification-bot@zulip.com", full_name: "Notification Bot", is_bot: true, is_system_bot: true, bot_type: 1 });
 		const users = (await owner.get("/users")).body.members.map((u: { user_id: number }) => u.user_id);
 		expect(users).not.toContain(bot.user_id);
 		const reg = (await owner.post("/register", { fetch_event_types: ["realm_user"] })).body;
 		expect(reg.realm_users.map((u: { user_id: number }) => u.user_id)).not.toContain(bot.user_id);
-		expectError(await owner.get(`/users/${bot.user_id}`), 400, "BAD_REQUEST", "No such user");
+		// It can be looked up by ID, as message senders are, but not managed.
+		expect((await owner.get(`/users/${bot.user_id}`)).body.user).toMatchObject({ user_id: bot.user_id, full_name: "Notification Bot", is_bot: true });
 		expectError(await owner.patch(`/users/${bot.user_id}`, { full_name: "Impostor" }), 400, "BAD_REQUEST", "No such user");
+		expectError(await owner.delete(`/users/${bot.user_id}`), 400, "BAD_REQUEST", "No such user");
+		expect((await owner.get(`/users/${bot.user_id}`)).body.user.full_name).toBe("Notification Bot");
 	});
 });
 
