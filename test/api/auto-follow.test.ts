@@ -65,6 +65,13 @@ describe("by default", () => {
 		expect(await policy(carol, "silent")).toBe(0);
 	});
 
+	test("several first messages at once: all are sent, the topic is followed once", async () => {
+		const sent = await Promise.all(Array.from({ length: 10 }, (_, i) => post(as(alice), "rush", `m${i}`)));
+		expect(new Set(sent.map((s) => s.id)).size).toBe(10);
+		expect(sent.some((s) => s.automatic_new_visibility_policy === FOLLOWED)).toBe(true);
+		expect(await policy(alice, "rush")).toBe(FOLLOWED);
+	});
+
 	test("direct messages have no topic to follow", async () => {
 		const res = await as(alice).post("/messages", { type: "direct", to: [bob.user_id], content: "psst" });
 		expectSuccess(res);

@@ -74,6 +74,7 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 					const moved = await applyMove(db, actor, m, move.topic, move.target, propagate);
 					const to = { channel_id: move.target?.channel_id ?? m.channel_id!, topic: move.topic };
 					await ctx.broadcast("messages.moved", { message_ids: moved, ...to });
+					// The move is done: a failure to post its notices is logged, not answered.
 					await announceMove(noticeDeps(ctx), {
 						actor,
 						from: { channel_id: m.channel_id!, topic: m.topic },
@@ -83,7 +84,7 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 						editedContent: q.content !== undefined,
 						notifyOld: q.send_notification_to_old_thread ?? false,
 						notifyNew: q.send_notification_to_new_thread ?? true,
-					});
+					}).catch((err: unknown) => ctx.service?.logger.error({ err }, "move notices failed"));
 				}
 				return {};
 			},

@@ -39,7 +39,10 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 				await ctx.broadcast("messages.reactionChanged", { op: "add", user_id: actor.user_id, ...same, emoji_name: emoji.emoji_name });
 				// Reacting is taking part in the topic, which may follow or unmute it for the user.
 				const m = access.unreceived[0] ?? (await db.Message.findById(message_id, { channel_id: 1, topic: 1 }).lean());
-				if (m?.channel_id != null) await autoFollow.apply(ctx, m.channel_id, m.topic, [{ user: actor, act: "react" }]);
+				if (m?.channel_id != null) {
+					// The reaction is stored: a failure to follow the topic is logged, not answered.
+					await autoFollow.apply(ctx, m.channel_id, m.topic, [{ user: actor, act: "react" }]).catch((err: unknown) => ctx.service?.logger.error({ err }, "automatic topic follow failed"));
+				}
 				return {};
 			},
 		},

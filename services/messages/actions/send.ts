@@ -47,7 +47,11 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 					{ user: actor, act: starts ? ("start" as const) : ("send" as const), channelMuted: muted },
 					...mentioned.map((user_id) => ({ user: { user_id }, act: "mentioned" as const })),
 				];
-				const changed = await autoFollow.apply(ctx, channelId, topic, acts);
+				const changed = await autoFollow.apply(ctx, channelId, topic, acts).catch((err: unknown) => {
+					// The message is sent: a failure to follow the topic is logged, not answered.
+					ctx.service?.logger.error({ err }, "automatic topic follow failed");
+					return new Map<number, number>();
+				});
 				const policy = changed.get(actor.user_id);
 				return { id: sent.message._id, ...(policy ? { automatic_new_visibility_policy: policy } : {}) };
 			},
