@@ -31,7 +31,7 @@ const counterSchema = new Schema<CounterDoc>({ _id: String, seq: Number }, { ver
 export function counters(conn: Connection): (entity: string, count?: number) => Promise<number> {
 	const Counter = conn.models.Counter ?? conn.model<CounterDoc>("Counter", counterSchema, "counters");
 	const reserve = async (entity: string, count: number) => {
-		const doc = await Counter.findOneAndUpdate({ _id: entity }, { $inc: { seq: count } }, { upsert: true, returnDocument: "after", lean: true });
+		const doc = await upsertRetrying(() => Counter.findOneAndUpdate({ _id: entity }, { $inc: { seq: count } }, { upsert: true, returnDocument: "after", lean: true }));
 		return (doc as CounterDoc).seq - count + 1;
 	};
 	const queues = new Map<string, Promise<number>>();
@@ -51,4 +51,17 @@ export async function ensureIndexes(conn: Connection): Promise<void> {
 /** Whether a write failed on a unique index: two requests raced to create the same thing. */
 export function isDuplicateKey(err: unknown): boolean {
 	return (err as { code?: number } | null)?.code === 11000;
+}
+
+/**
+ * Runs an upsert, once more if it lost a race: two upserts of a new key at once insert twice, and
+ * the second fails on the unique key. Run again, it finds the row and updates it.
+ */
+export async function upsertRetrying<T>(write: () => Promise<T>): Promise<T> {
+	try {
+		return await write();
+	} catch (err) {
+		if (!isDuplicateKey(err)) throw err;
+		return write();
+	}
 }

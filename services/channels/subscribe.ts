@@ -1,6 +1,6 @@
 // POST /users/me/subscriptions: create channels that do not exist yet and subscribe users to
 // them, with every permission rule checked before anything is written.
-import { isDuplicateKey } from "../../shared/db";
+import { isDuplicateKey, upsertRetrying } from "../../shared/db";
 import type { Identity, Principal } from "../../shared/actions";
 import { badRequest, insufficientPermission, ownerRequired, adminRequired } from "../../shared/errors";
 import { isAdmin, isOwner } from "../../shared/roles";
@@ -155,6 +155,6 @@ export async function subscribe(db: ChannelsDb, graph: GroupGraph, actor: Identi
 			ops.push({ updateOne: { filter: { _id: key }, update: { ...insert, $set: { active: true } }, upsert: true } });
 		}
 	}
-	if (ops.length) await db.Subscription.bulkWrite(ops);
+	if (ops.length) await upsertRetrying(() => db.Subscription.bulkWrite(ops));
 	return result;
 }

@@ -7,7 +7,7 @@ import { clock } from "../../shared/clock";
 import { LIMITS } from "../../shared/version";
 import type { ChannelsDb } from "./db";
 import { userTopicKey } from "./models/user-topic";
-import { isDuplicateKey } from "../../shared/db";
+import { upsertRetrying } from "../../shared/db";
 
 /** A topic from a client, with the empty topic's names read as "" (shared/topics.ts). */
 export function topicFromClient(graph: GroupGraph, raw: string): string {
@@ -28,13 +28,7 @@ export async function setVisibility(db: ChannelsDb, userId: number, channelId: n
 		await db.UserTopic.deleteOne({ _id });
 		return;
 	}
-	const write = () =>
-		db.UserTopic.updateOne({ _id }, { $set: { user_id: userId, channel_id: channelId, topic, visibility_policy: policy, last_updated: clock.now() } }, { upsert: true });
-	try {
-		await write();
-	} catch (err) {
-		// Two upserts of a new row at once: one inserts, the other fails on the key; it updates now.
-		if (!isDuplicateKey(err)) throw err;
-		await write();
-	}
+	await upsertRetrying(() =>
+		db.UserTopic.updateOne({ _id }, { $set: { user_id: userId, channel_id: channelId, topic, visibility_policy: policy, last_updated: clock.now() } }, { upsert: true }),
+	);
 }

@@ -1,6 +1,7 @@
 // Alert words: adding and removing them, and finding them in a message's text.
 import { escapeRegExp } from "../../shared/regexp";
 import { badRequest } from "../../shared/errors";
+import { upsertRetrying } from "../../shared/db";
 import type { MessagesDb } from "./db";
 
 export const ALERT_WORD_MAX = 100;
@@ -20,7 +21,7 @@ export async function alertWordsOf(db: MessagesDb, userId: number): Promise<stri
 }
 
 export async function setAlertWords(db: MessagesDb, userId: number, words: string[]): Promise<string[]> {
-	await db.AlertWords.updateOne({ _id: userId }, { $set: { words } }, { upsert: true });
+	await upsertRetrying(() => db.AlertWords.updateOne({ _id: userId }, { $set: { words } }, { upsert: true }));
 	return words;
 }
 
