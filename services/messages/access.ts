@@ -31,3 +31,11 @@ export async function checkAccess(db: MessagesDb, userId: number, ids: number[],
 	if (channelIds.some((c) => !open.has(c))) throw invalidMessages();
 	return { received, unreceived };
 }
+
+/** One message the user may see, as checkAccess decides; "Invalid message(s)" otherwise. */
+export async function accessibleMessage(db: MessagesDb, userId: number, id: number, readable: Resolvers["readable"]): Promise<MessageDoc> {
+	const { unreceived } = await checkAccess(db, userId, [id], readable);
+	const m = unreceived[0] ?? (await db.Message.findById(id).lean());
+	if (!m) throw invalidMessages();
+	return m;
+}

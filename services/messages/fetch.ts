@@ -6,7 +6,7 @@ import type { Identity, TopicPolicies } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
 import { badNarrow, CONVERSATION_OPERATORS, namesConversation, type Term } from "./narrow";
-import { checkAccess } from "./access";
+import { accessibleMessage } from "./access";
 
 /** What the anchor "newest" stands for (Zulip's LARGER_THAN_MAX_MESSAGE_ID). */
 export const NEWEST = 10_000_000_000_000_000;
@@ -200,8 +200,7 @@ async function applyWith(db: MessagesDb, actor: Identity, terms: Term[], r: Reso
 	if (!term) return terms;
 	const rest = terms.filter((t) => t !== term);
 	const id = Number(term.operand);
-	const access = await checkAccess(db, actor.user_id, [id], r.readable).catch(() => null);
-	const m = access && (access.unreceived[0] ?? (await db.Message.findById(id).lean()));
+	const m = await accessibleMessage(db, actor.user_id, id, r.readable).catch(() => null);
 	if (!m) {
 		if (namesConversation(rest)) return rest;
 		throw badNarrow("Invalid 'with' operator");

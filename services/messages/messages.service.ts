@@ -26,7 +26,7 @@ import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./al
 import { alertWordsModel } from "./models/alert-words";
 import type { Resolvers } from "./fetch";
 import { messageView } from "./message-view";
-import { checkAccess, invalidMessages } from "./access";
+import { accessibleMessage as findAccessible } from "./access";
 import { reactionModel } from "./models/reaction";
 import { draftModel } from "./models/draft";
 import { savedSnippetModel } from "./models/saved-snippet";
@@ -82,12 +82,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	}
 
 	/** A message the caller may see (received, or in a channel history open to them). */
-	async function accessibleMessage(ctx: Ctx<any>, actor: Identity, id: number): Promise<MessageDoc> {
-		const { unreceived } = await checkAccess(db, actor.user_id, [id], resolvers(ctx).readable);
-		const m = unreceived[0] ?? (await db.Message.findById(id).lean());
-		if (!m) throw invalidMessages();
-		return m;
-	}
+	const accessibleMessage = (ctx: Ctx<any>, actor: Identity, id: number): Promise<MessageDoc> => findAccessible(db, actor.user_id, id, resolvers(ctx).readable);
 
 	const permissionsIn = (ctx: Ctx<any>, channelId: number) =>
 		call(ctx, "channels.messagePermissions", { channel_id: channelId });

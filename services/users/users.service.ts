@@ -136,6 +136,12 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 
 	const noSuchUser = () => badRequest("No such user");
 
+	/** Some of a user's settings, defaults filled in (unknown names are left out). */
+	const settingsNamed = (u: UserDoc, names: string[]) => {
+		const all = userSettings(u);
+		return Object.fromEntries(names.filter((n) => n in all).map((n) => [n, all[n]]));
+	};
+
 	async function findUser(userId: number): Promise<UserDoc> {
 		const u = await db.User.findOne({ _id: userId, realm_id: db.realm._id }).lean();
 		if (!u) throw noSuchUser();
@@ -579,8 +585,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				visibility: "public",
 				params: params({ names: p.stringList() }),
 				async handler(ctx: Ctx<{ names: string[] }>) {
-					const all = userSettings(await findUser(me(ctx).user_id));
-					return { values: Object.fromEntries(ctx.params.names.filter((n) => n in all).map((n) => [n, all[n]])) };
+					return { values: settingsNamed(await findUser(me(ctx).user_id), ctx.params.names) };
 				},
 			},
 
@@ -590,8 +595,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				params: params({ user_ids: p.intList(), names: p.stringList() }),
 				async handler(ctx: Ctx<{ user_ids: number[]; names: string[] }>) {
 					const users = await db.User.find({ _id: { $in: ctx.params.user_ids }, realm_id: db.realm._id }).lean();
-					const pick = (all: Record<string, unknown>) => Object.fromEntries(ctx.params.names.filter((n) => n in all).map((n) => [n, all[n]]));
-					return { values: Object.fromEntries(users.map((u) => [String(u._id), pick(userSettings(u))])) };
+					return { values: Object.fromEntries(users.map((u) => [String(u._id), settingsNamed(u, ctx.params.names)])) };
 				},
 			},
 

@@ -1,7 +1,7 @@
 // Editing, moving and deleting messages, and their edit history: who may, until when, what is
 // recorded, and the state left behind.
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { clock } from "../../shared/clock";
 
 let app: TestApp;
@@ -11,11 +11,7 @@ let bob: Account;
 let guest: Account;
 const as = (a: Account) => client(app.baseUrl, a);
 
-async function send(c: Client, params: Record<string, unknown>): Promise<number> {
-	const res = await c.post("/messages", params);
-	expectSuccess(res);
-	return res.body.id;
-}
+const send = sendMessage;
 async function message(c: Client, id: number): Promise<any> {
 	return (await c.get(`/messages/${id}`)).body.message;
 }

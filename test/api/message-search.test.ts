@@ -1,7 +1,7 @@
 // Keyword search (the `search` narrow): stems, phrases, negation, what is and is not indexed, the
 // index kept up to date by edits and moves, highlighting, and the joins with the caller's history.
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 
 let app: TestApp;
 let owner: Client;
@@ -9,11 +9,7 @@ let alice: Account;
 let bob: Account;
 const as = (a: Account) => client(app.baseUrl, a);
 
-async function send(c: Client, params: Record<string, unknown>): Promise<number> {
-	const res = await c.post("/messages", params);
-	expectSuccess(res);
-	return res.body.id;
-}
+const send = sendMessage;
 async function search(c: Client, narrow: unknown[], extra: Record<string, unknown> = {}) {
 	const res = await c.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow, ...extra });
 	expectSuccess(res);

@@ -1,7 +1,7 @@
 // Sending and fetching messages: channel and direct messages, the topic rules, permissions,
 // rendering that cannot be used to inject markup, anchors, windows, narrows and history rules.
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 
 let app: TestApp;
 let owner: Client;
@@ -11,11 +11,7 @@ let carol: Account;
 const as = (a: Account) => client(app.baseUrl, a);
 let general: number;
 
-async function send(c: Client, params: Record<string, unknown>): Promise<number> {
-	const res = await c.post("/messages", params);
-	expectSuccess(res);
-	return res.body.id;
-}
+const send = sendMessage;
 async function fetchAll(c: Client, narrow: unknown[] = [], extra: Record<string, unknown> = {}) {
 	const res = await c.get("/messages", { anchor: "newest", num_before: 1000, num_after: 0, narrow, ...extra });
 	expectSuccess(res);

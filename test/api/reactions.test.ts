@@ -1,7 +1,7 @@
 // Emoji reactions: adding and removing by name or code, matching by code, the errors, access,
 // and reactions as message objects show them.
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { recordEvents } from "../support/events";
 
 let app: TestApp;
@@ -12,11 +12,7 @@ let dave: Account;
 const as = (a: Account) => client(app.baseUrl, a);
 let general: number;
 
-async function send(c: Client, params: Record<string, unknown>): Promise<number> {
-	const res = await c.post("/messages", params);
-	expectSuccess(res);
-	return res.body.id;
-}
+const send = sendMessage;
 async function reactionsOn(c: Client, id: number) {
 	const res = await c.get(`/messages/${id}`);
 	expectSuccess(res);

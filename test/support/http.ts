@@ -70,3 +70,10 @@ export function expectError(res: Response, status: number, code: string, msg?: s
 export function expectSuccess(res: Response): void {
 	expect({ status: res.status, result: res.body?.result, msg: res.body?.msg }).toEqual({ status: 200, result: "success", msg: "" });
 }
+
+/** POST /messages, asserting success; the new message's ID. */
+export async function sendMessage(c: Client, params: Record<string, unknown>): Promise<number> {
+	const res = await c.post("/messages", params);
+	expectSuccess(res);
+	return res.body.id;
+}
