@@ -18,7 +18,8 @@ export interface Log {
 
 function sourceHash(): string {
 	const h = createHash("sha256");
-	for (const f of ["main.go", "go.mod", "go.sum"]) h.update(fs.readFileSync(path.join(LAUNCHER_DIR, f)));
+	const files = fs.readdirSync(LAUNCHER_DIR).filter((f) => f.endsWith(".go") || f === "go.mod" || f === "go.sum");
+	for (const f of files.sort()) h.update(f).update(fs.readFileSync(path.join(LAUNCHER_DIR, f)));
 	return h.digest("hex");
 }
 

@@ -1,4 +1,8 @@
-// Command embedded-store runs FerretDB (SQLite backend) as a MongoDB wire-protocol server.
+// Command embedded-store is the chat server's embedded MongoDB-compatible store: a MongoDB
+// wire-protocol server holding its data in memory with real indexes, made durable by an
+// append-only journal on disk (see journal.go). Query matching, update operators, sorting and
+// projection are lungo's (github.com/256dpi/lungo), which follows MongoDB's semantics; the
+// planner (query.go) picks indexes by MongoDB's rules.
 //
 // The chat server starts it as a child process when MONGO_URL is not set, so one command runs
 // everything on a bare machine. It listens on -listen, keeps its data under -data, and stops
@@ -6,67 +10,88 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
-
-	"github.com/FerretDB/FerretDB/ferretdb"
+	"time"
 )
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
-	data := flag.String("data", "data/store", "directory for the SQLite databases")
+	data := flag.String("data", "data/store", "directory for the journal")
 	level := flag.String("log-level", "warn", "log level: debug, info, warn, error")
 	watchStdin := flag.Bool("watch-stdin", false, "exit when standard input closes (parent died)")
+	fsync := flag.Bool("fsync", false, "fsync the journal after each write (survive power loss, not only a killed process)")
 	flag.Parse()
 
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
-		fail(err)
+		fatal(err)
 	}
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: lv}))
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: lv}))
 
 	dir, err := filepath.Abs(*data)
 	if err != nil {
-		fail(err)
+		fatal(err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fail(err)
+		fatal(err)
 	}
 
-	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: *listen},
-		Logger:    logger,
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + dir + "/",
-	})
+	store := newStore()
+	journal, err := openJournal(dir, *fsync, log)
 	if err != nil {
-		fail(err)
+		fatal(err)
 	}
+	began := time.Now()
+	if err := journal.replay(store); err != nil {
+		fatal(err)
+	}
+	store.journal = journal
+	if err := journal.compactIfLarge(store); err != nil {
+		fatal(err)
+	}
+	log.Info("embedded store loaded", "data", dir, "records", journal.records, "took", time.Since(began).String())
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fatal(err)
+	}
+	srv := &Server{store: store, cursors: newCursors(), started: time.Now()}
 
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	if *watchStdin {
 		go func() {
 			_, _ = io.Copy(io.Discard, os.Stdin)
-			stop()
+			stop <- syscall.SIGTERM
 		}()
 	}
+	go func() {
+		<-stop
+		// Wait for the command being written, then close: every answered write is on disk.
+		store.mu.Lock()
+		_ = journal.flush()
+		os.Exit(0)
+	}()
 
-	logger.Info("embedded store starting", "listen", *listen, "data", dir)
-	if err := f.Run(ctx); err != nil {
-		fail(err)
+	log.Info("embedded store listening", "listen", *listen)
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			fatal(err)
+		}
+		go srv.serve(conn, log)
 	}
 }
 
-func fail(err error) {
+func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "embedded-store:", err)
 	os.Exit(1)
 }

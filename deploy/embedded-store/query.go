@@ -1,0 +1,360 @@
+package main
+
+import (
+	"math"
+
+	"github.com/256dpi/lungo/bsonkit"
+	"github.com/256dpi/lungo/mongokit"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/primitive"
+)
+
+// The query planner. Like MongoDB, it serves a query from the index whose leading fields the
+// filter pins by equality (or $in), then one range field, and returns documents in index order
+// when the sort follows the index after those fields, so a limit stops the scan early. Every
+// candidate is still checked against the whole filter, so an index only ever narrows the scan.
+
+type findOpts struct {
+	filter bsonkit.Doc
+	sort   bsonkit.Doc
+	skip   int
+	limit  int // 0: no limit
+}
+
+// cond is what a filter says of one field that an index can use.
+type cond struct {
+	eq       []interface{} // equality values ($eq, or $in); nil when none
+	hasEq    bool
+	lo, hi   interface{}
+	loInc    bool
+	hiInc    bool
+	hasRange bool
+}
+
+const maxRanges = 50_000
+
+func analyze(filter bsonkit.Doc, conds map[string]*cond) {
+	for _, e := range *filter {
+		if e.Key == "$and" {
+			if arr, ok := e.Value.(bson.A); ok {
+				for _, item := range arr {
+					if d, ok := item.(bson.D); ok {
+						analyze(&d, conds)
+					}
+				}
+			}
+			continue
+		}
+		if len(e.Key) > 0 && e.Key[0] == '$' {
+			continue
+		}
+		c := conds[e.Key]
+		if c == nil {
+			c = &cond{}
+		}
+		if ops, ok := e.Value.(bson.D); ok && len(ops) > 0 && len(ops[0].Key) > 0 && ops[0].Key[0] == '$' {
+			for _, op := range ops {
+				switch op.Key {
+				case "$eq":
+					if !c.hasEq && indexable(op.Value) {
+						c.eq, c.hasEq = []interface{}{op.Value}, true
+					}
+				case "$in":
+					arr, ok := op.Value.(bson.A)
+					if !ok || c.hasEq {
+						break
+					}
+					usable := true
+					for _, v := range arr {
+						usable = usable && indexable(v)
+					}
+					if usable {
+						c.eq, c.hasEq = uniqueValues(arr), true
+					}
+				case "$gt", "$gte":
+					if !isArray(op.Value) && c.lo == nil {
+						c.lo, c.loInc, c.hasRange = op.Value, op.Key == "$gte", true
+					}
+				case "$lt", "$lte":
+					if !isArray(op.Value) && c.hi == nil {
+						c.hi, c.hiInc, c.hasRange = op.Value, op.Key == "$lte", true
+					}
+				}
+			}
+		} else if !c.hasEq && indexable(e.Value) {
+			c.eq, c.hasEq = []interface{}{e.Value}, true
+		}
+		conds[e.Key] = c
+	}
+}
+
+// indexable: an equality value an index lookup finds exactly (an array or a regular expression
+// matches in other ways).
+func indexable(v interface{}) bool {
+	switch v.(type) {
+	case bson.A, primitive.Regex:
+		return false
+	}
+	return true
+}
+
+type plan struct {
+	ix      *Index
+	eqN     int  // leading fields pinned by equality
+	rng     bool // the next field has a range
+	ordered bool // index order gives the requested sort
+	reverse bool // walk the index backwards
+	score   int
+}
+
+func (c *Collection) plan(conds map[string]*cond, sort bsonkit.Doc) *plan {
+	var best *plan
+	for _, ix := range c.indexes {
+		p := &plan{ix: ix}
+		multiValue := false
+		for _, f := range ix.fields {
+			cd := conds[f.path]
+			if cd == nil || !cd.hasEq {
+				break
+			}
+			multiValue = multiValue || len(cd.eq) > 1
+			p.eqN++
+		}
+		if p.eqN < len(ix.fields) {
+			if cd := conds[ix.fields[p.eqN].path]; cd != nil && cd.hasRange {
+				p.rng = true
+			}
+		}
+		p.ordered, p.reverse = sortFollows(ix, p.eqN, conds, sort, multiValue)
+		hasSort := sort != nil && len(*sort) > 0
+		if p.eqN == 0 && !p.rng && !(p.ordered && hasSort) {
+			continue
+		}
+		p.score = p.eqN * 10
+		if p.rng {
+			p.score += 5
+		}
+		if p.ordered && hasSort {
+			p.score += 3
+		}
+		if best == nil || p.score > best.score {
+			best = p
+		}
+	}
+	return best
+}
+
+// sortFollows reports whether walking the index after its equality prefix yields the sort order,
+// forwards or backwards.
+func sortFollows(ix *Index, eqN int, conds map[string]*cond, sort bsonkit.Doc, multiValue bool) (ordered, reverse bool) {
+	if sort == nil || len(*sort) == 0 {
+		return true, false
+	}
+	var rest bson.D
+	for _, s := range *sort {
+		if cd := conds[s.Key]; cd != nil && cd.hasEq && len(cd.eq) == 1 {
+			continue // a field pinned to one value does not change the order
+		}
+		rest = append(rest, s)
+	}
+	if len(rest) == 0 {
+		return true, false
+	}
+	if multiValue || eqN+len(rest) > len(ix.fields) {
+		return false, false
+	}
+	for i, s := range rest {
+		f := ix.fields[eqN+i]
+		n, ok := number(s.Value)
+		if !ok || f.path != s.Key || (ix.multi && f.path != "_id" && !ix.isID()) {
+			return false, false
+		}
+		flipped := (n < 0) != f.desc
+		if i == 0 {
+			reverse = flipped
+		} else if flipped != reverse {
+			return false, false
+		}
+	}
+	return true, reverse
+}
+
+// find returns the records matching the filter, sorted, skipped and limited.
+func (c *Collection) find(o findOpts) ([]*record, error) {
+	conds := map[string]*cond{}
+	analyze(o.filter, conds)
+	p := c.plan(conds, o.sort)
+	want := math.MaxInt
+	if o.limit > 0 {
+		want = o.skip + o.limit
+	}
+	var out []*record
+	var matchErr error
+	visit := func(r *record) bool {
+		ok, err := mongokit.Match(r.doc, o.filter)
+		if err != nil {
+			matchErr = err
+			return false
+		}
+		if ok {
+			out = append(out, r)
+		}
+		return true
+	}
+	hasSort := o.sort != nil && len(*o.sort) > 0
+	natural, naturalDesc := isNaturalSort(o.sort)
+	if p == nil || natural {
+		iter := c.natural.Scan
+		if naturalDesc {
+			iter = c.natural.Reverse
+		}
+		iter(func(r *record) bool {
+			return visit(r) && (hasSort && !natural || len(out) < want)
+		})
+	} else {
+		stopEarly := p.ordered
+		c.scan(p, conds, func(r *record) bool {
+			return visit(r) && (!stopEarly || len(out) < want)
+		})
+	}
+	if matchErr != nil {
+		return nil, cmdError(2, "BadValue", matchErr.Error())
+	}
+	if hasSort && !natural && (p == nil || !p.ordered) {
+		docs := make(bsonkit.List, len(out))
+		pos := make(map[bsonkit.Doc]*record, len(out))
+		for i, r := range out {
+			docs[i] = r.doc
+			pos[r.doc] = r
+		}
+		sorted, err := mongokit.Sort(docs, o.sort)
+		if err != nil {
+			return nil, cmdError(2, "BadValue", err.Error())
+		}
+		for i, d := range sorted {
+			out[i] = pos[d]
+		}
+	}
+	if o.skip > 0 {
+		if o.skip >= len(out) {
+			return nil, nil
+		}
+		out = out[o.skip:]
+	}
+	if o.limit > 0 && len(out) > o.limit {
+		out = out[:o.limit]
+	}
+	return out, nil
+}
+
+func isNaturalSort(sort bsonkit.Doc) (natural, desc bool) {
+	if sort == nil || len(*sort) == 0 || (*sort)[0].Key != "$natural" {
+		return false, false
+	}
+	n, _ := number((*sort)[0].Value)
+	return true, n < 0
+}
+
+// scan walks the plan's index ranges and calls visit for each distinct record until it says stop.
+func (c *Collection) scan(p *plan, conds map[string]*cond, visit func(*record) bool) {
+	fields := p.ix.fields
+	prefixes := [][]interface{}{{}}
+	for i := 0; i < p.eqN; i++ {
+		values := conds[fields[i].path].eq
+		if len(prefixes)*len(values) > maxRanges {
+			p.eqN = i
+			p.rng = false
+			break
+		}
+		next := make([][]interface{}, 0, len(prefixes)*len(values))
+		for _, pre := range prefixes {
+			for _, v := range values {
+				k := make([]interface{}, len(pre), len(pre)+1)
+				copy(k, pre)
+				next = append(next, append(k, v))
+			}
+		}
+		prefixes = next
+	}
+	var rc *cond
+	if p.rng {
+		rc = conds[fields[p.eqN].path]
+	}
+	var seen map[*record]struct{}
+	if p.ix.multi || len(prefixes) > 1 {
+		seen = map[*record]struct{}{}
+	}
+	for _, pre := range prefixes {
+		if !c.scanRange(p, pre, rc, seen, visit) {
+			return
+		}
+	}
+}
+
+// scanRange walks one block of the index: the entries whose leading keys equal pre, and whose
+// next key is within the range, if any. It returns false when visit asked to stop.
+func (c *Collection) scanRange(p *plan, pre []interface{}, rc *cond, seen map[*record]struct{}, visit func(*record) bool) bool {
+	fields := p.ix.fields
+	forward := !p.reverse
+	pivot := make([]interface{}, len(fields))
+	copy(pivot, pre)
+	for i := len(pre); i < len(fields); i++ {
+		// The first key of the block in walking order: the lowest value of an ascending field
+		// when walking forwards, and so on.
+		low := forward != fields[i].desc
+		if low {
+			pivot[i] = minBound
+		} else {
+			pivot[i] = maxBound
+		}
+		if i == len(pre) && rc != nil {
+			if low && rc.lo != nil {
+				pivot[i] = rc.lo
+			} else if !low && rc.hi != nil {
+				pivot[i] = rc.hi
+			}
+		}
+	}
+	var seq uint64
+	if !forward {
+		seq = math.MaxUint64
+	}
+	start := entry{keys: pivot, doc: &record{seq: seq}}
+	increasing := rc != nil && forward != fields[len(pre)].desc
+	cont := true
+	step := func(e entry) bool {
+		for i := range pre {
+			if compareKey(e.keys[i], pre[i]) != 0 {
+				return false
+			}
+		}
+		if rc != nil {
+			v := e.keys[len(pre)]
+			belowLo := rc.lo != nil && (compareKey(v, rc.lo) < 0 || (!rc.loInc && compareKey(v, rc.lo) == 0))
+			aboveHi := rc.hi != nil && (compareKey(v, rc.hi) > 0 || (!rc.hiInc && compareKey(v, rc.hi) == 0))
+			if (increasing && aboveHi) || (!increasing && belowLo) {
+				return false
+			}
+			if belowLo || aboveHi {
+				return true
+			}
+		}
+		if seen != nil {
+			if _, dup := seen[e.doc]; dup {
+				return true
+			}
+			seen[e.doc] = struct{}{}
+		}
+		cont = visit(e.doc)
+		return cont
+	}
+	if forward {
+		p.ix.tree.Ascend(start, step)
+	} else {
+		p.ix.tree.Descend(start, step)
+	}
+	return cont
+}
+
+// byIDs looks a document up by its _id directly.
+func (c *Collection) byIDKey(id interface{}) *record { return c.byID[idKey(id)] }
