@@ -203,7 +203,21 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 	}
 	hasSort := o.sort != nil && len(*o.sort) > 0
 	natural, naturalDesc := isNaturalSort(o.sort)
-	if p == nil || natural {
+	branches := c.orPlans(o.filter, conds, p)
+	if branches != nil && !natural {
+		// Each branch of the $or from its own index, as MongoDB's OR plan; no index order then.
+		p = &plan{}
+		seen := map[*record]struct{}{}
+		for _, b := range branches {
+			c.scan(b.plan, b.conds, func(r *record) bool {
+				if _, dup := seen[r]; dup {
+					return true
+				}
+				seen[r] = struct{}{}
+				return visit(r)
+			})
+		}
+	} else if p == nil || natural {
 		iter := c.natural.Scan
 		if naturalDesc {
 			iter = c.natural.Reverse
@@ -253,6 +267,60 @@ func isNaturalSort(sort bsonkit.Doc) (natural, desc bool) {
 	}
 	n, _ := number((*sort)[0].Value)
 	return true, n < 0
+}
+
+type branchPlan struct {
+	plan  *plan
+	conds map[string]*cond
+}
+
+// orPlans plans each branch of the filter's first $or (at the top or in a top-level $and), with
+// the conditions beside the $or, when every branch can use an index at least as well as the
+// best plan for the whole filter. It returns nil otherwise.
+func (c *Collection) orPlans(filter bsonkit.Doc, conds map[string]*cond, top *plan) []branchPlan {
+	or := firstOr(*filter)
+	if or == nil {
+		return nil
+	}
+	var out []branchPlan
+	for _, item := range or {
+		branch, isDoc := item.(bson.D)
+		if !isDoc {
+			return nil
+		}
+		bc := make(map[string]*cond, len(conds))
+		for k, v := range conds {
+			cp := *v
+			bc[k] = &cp
+		}
+		analyze(&branch, bc)
+		bp := c.plan(bc, nil)
+		if bp == nil || (bp.eqN == 0 && !bp.rng) || (top != nil && bp.score < top.score-3) {
+			return nil
+		}
+		out = append(out, branchPlan{plan: bp, conds: bc})
+	}
+	return out
+}
+
+func firstOr(filter bson.D) bson.A {
+	for _, e := range filter {
+		switch e.Key {
+		case "$or":
+			arr, _ := e.Value.(bson.A)
+			return arr
+		case "$and":
+			arr, _ := e.Value.(bson.A)
+			for _, item := range arr {
+				if d, isDoc := item.(bson.D); isDoc {
+					if or := firstOr(d); or != nil {
+						return or
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // scan walks the plan's index ranges and calls visit for each distinct record until it says stop.

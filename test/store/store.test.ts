@@ -1,0 +1,213 @@
+// The embedded store (deploy/embedded-store) through the MongoDB driver, as the services use it:
+// atomic counters across processes, durability when killed, the journal's recovery, and the
+// query planner giving the same answers as a full scan.
+import { spawn, execFile, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { randomBytes } from "node:crypto";
+import { mongo } from "mongoose";
+import { buildLauncher, freePort, portAnswers } from "../../shared/store";
+import { waitFor } from "../support/processes";
+
+const ROOT = path.resolve(__dirname, "../..");
+const { MongoClient } = mongo;
+
+interface StoreProc {
+	url: string;
+	child: ChildProcess;
+	dir: string;
+	port: number;
+}
+
+async function startStore(dir: string, port?: number): Promise<StoreProc> {
+	const p = port ?? (await freePort());
+	const child = spawn(buildLauncher(), ["-listen", `127.0.0.1:${p}`, "-data", dir, "-log-level", "error"], { stdio: ["ignore", "ignore", "inherit"] });
+	await waitFor(() => portAnswers(p), "the embedded store", 30_000);
+	return { url: `mongodb://127.0.0.1:${p}/`, child, dir, port: p };
+}
+
+function killHard(s: StoreProc): Promise<void> {
+	return new Promise((resolve) => {
+		s.child.once("exit", () => resolve());
+		s.child.kill("SIGKILL");
+	});
+}
+
+describe("counters", () => {
+	test("50 concurrent allocations from each of 3 processes: no duplicate, no gap", async () => {
+		const url = process.env.TEST_MONGO_URL!;
+		const prefix = `t${randomBytes(4).toString("hex")}`;
+		const run = promisify(execFile);
+		const outs = await Promise.all(
+			[1, 2, 3].map(() => run(path.join(ROOT, "node_modules/.bin/tsx"), ["test/support/allocate.ts", url, prefix, "50"], { cwd: ROOT })),
+		);
+		const ids = outs.flatMap((o) => JSON.parse(o.stdout) as number[]).sort((a, b) => a - b);
+		expect(ids).toEqual(Array.from({ length: 150 }, (_, i) => i + 1));
+		const client = await MongoClient.connect(url);
+		expect(await client.db(`${prefix}_alloc`).collection("counters").findOne({ _id: "thing" as never })).toEqual({ _id: "thing", seq: 150 });
+		await client.db(`${prefix}_alloc`).dropDatabase();
+		await client.close();
+	}, 60_000);
+});
+
+describe("durability", () => {
+	let dir: string;
+	beforeEach(() => {
+		dir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-store-"));
+	});
+	afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+	test("every acknowledged write survives kill -9 in the middle of a burst", async () => {
+		const store = await startStore(dir);
+		const client = await MongoClient.connect(store.url, { serverSelectionTimeoutMS: 2_000 });
+		const coll = client.db("d").collection<{ _id: number; n: number }>("c");
+		await coll.createIndex({ n: 1 }, { unique: true });
+		const acked: number[] = [];
+		let next = 1;
+		// Eight writers at once, each inserting and then updating its documents, until the kill.
+		const writers = Array.from({ length: 8 }, async () => {
+			for (;;) {
+				const id = next++;
+				try {
+					await coll.insertOne({ _id: id, n: id });
+					await coll.updateOne({ _id: id }, { $inc: { n: 1_000_000 } });
+					acked.push(id);
+				} catch {
+					return;
+				}
+			}
+		});
+		await waitFor(async () => acked.length >= 500, "500 acknowledged writes", 30_000);
+		await killHard(store);
+		await Promise.all(writers);
+		await client.close(true);
+
+		const again = await startStore(dir, store.port);
+		const client2 = await MongoClient.connect(again.url);
+		const docs = await client2.db("d").collection<{ _id: number; n: number }>("c").find({ _id: { $in: acked } }).toArray();
+		expect(docs.length).toBe(acked.length);
+		for (const d of docs) expect(d.n).toBe(d._id + 1_000_000);
+		// The unique index came back with the data.
+		await expect(client2.db("d").collection("c").insertOne({ _id: -1, n: docs[0].n } as never)).rejects.toMatchObject({ code: 11000 });
+		await client2.close();
+		await killHard(again);
+	}, 60_000);
+
+	test("a record cut short at the end of the journal is dropped, the rest loads", async () => {
+		const store = await startStore(dir);
+		const client = await MongoClient.connect(store.url);
+		await client.db("d").collection("c").insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: i, v: `doc ${i}` })) as never[]);
+		await client.close();
+		await killHard(store);
+		// What a crash in the middle of writing a record leaves: a length, then part of a document.
+		fs.appendFileSync(path.join(dir, "journal.bson"), Buffer.from([0x40, 0, 0, 0, 0x02, 0x6f]));
+		const again = await startStore(dir, store.port);
+		const client2 = await MongoClient.connect(again.url);
+		expect(await client2.db("d").collection("c").countDocuments()).toBe(100);
+		await client2.db("d").collection("c").insertOne({ _id: 100, v: "after" } as never);
+		await client2.close();
+		await killHard(again);
+		const third = await startStore(dir, store.port);
+		const client3 = await MongoClient.connect(third.url);
+		expect(await client3.db("d").collection("c").countDocuments()).toBe(101);
+		await client3.close();
+		await killHard(third);
+	}, 60_000);
+
+	test("a journal of many versions is compacted at start, keeping the latest of each", async () => {
+		const store = await startStore(dir);
+		const client = await MongoClient.connect(store.url);
+		const coll = client.db("d").collection<{ _id: number; v: number }>("c");
+		await coll.insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i, v: 0 })));
+		for (let round = 1; round <= 1_500; round++) await coll.updateMany({}, { $set: { v: round } });
+		await client.close();
+		await killHard(store);
+		const before = fs.statSync(path.join(dir, "journal.bson")).size;
+		const again = await startStore(dir, store.port);
+		expect(fs.statSync(path.join(dir, "journal.bson")).size).toBeLessThan(before / 100);
+		const client2 = await MongoClient.connect(again.url);
+		expect(await client2.db("d").collection("c").countDocuments({ v: 1_500 })).toBe(10);
+		await client2.close();
+		await killHard(again);
+	}, 120_000);
+});
+
+describe("query planner", () => {
+	// Random documents and filters: every answer from the indexes must equal the full scan's
+	// ($natural order makes the store scan the collection without indexes).
+	let client: mongo.MongoClient;
+	const db = `t${randomBytes(4).toString("hex")}_planner`;
+	beforeAll(async () => {
+		client = await MongoClient.connect(process.env.TEST_MONGO_URL!);
+	});
+	afterAll(async () => {
+		await client.db(db).dropDatabase();
+		await client.close();
+	});
+
+	test("indexed answers equal full scans for 200 random queries", async () => {
+		let seed = 42;
+		const rand = (n: number) => {
+			seed = (seed * 1103515245 + 12345) % 2 ** 31;
+			return seed % n;
+		};
+		const coll = client.db(db).collection("docs");
+		await coll.createIndex({ a: 1, _id: 1 });
+		await coll.createIndex({ a: 1, b: -1, c: 1 });
+		await coll.createIndex({ tags: 1, _id: 1 });
+		await coll.createIndex({ c: 1 });
+		const docs = Array.from({ length: 2_000 }, (_, i) => {
+			const d: Record<string, unknown> = { _id: i + 1, a: rand(5), b: rand(20), tags: Array.from({ length: rand(4) }, () => `t${rand(6)}`) };
+			if (rand(10)) d.c = rand(3) ? rand(50) : `s${rand(5)}`;
+			return d;
+		});
+		await coll.insertMany(docs as never[]);
+		const conditions = [
+			() => ({ a: rand(6) }),
+			() => ({ a: { $in: [rand(5), rand(5)] } }),
+			() => ({ b: { $gte: rand(20), $lt: rand(20) + 5 } }),
+			() => ({ b: { $gt: rand(20) } }),
+			() => ({ _id: { $lte: rand(2_000) } }),
+			() => ({ tags: `t${rand(7)}` }),
+			() => ({ tags: { $in: [`t${rand(6)}`, `t${rand(6)}`] } }),
+			() => ({ c: rand(50) }),
+			() => ({ c: { $lt: 25 } }),
+			() => ({ c: null }),
+			() => ({ $or: [{ a: rand(5) }, { tags: `t${rand(6)}` }] }),
+			() => ({ $or: [{ c: rand(50) }, { _id: { $in: [rand(2_000), rand(2_000)] } }] }),
+		];
+		const sorts = [undefined, { _id: 1 }, { _id: -1 }, { b: -1, c: 1, _id: 1 }, { a: 1, b: -1, _id: -1 }, { c: 1, _id: 1 }];
+		for (let i = 0; i < 200; i++) {
+			const filter = Object.assign({}, conditions[rand(conditions.length)](), rand(2) ? conditions[rand(conditions.length)]() : {});
+			const sort = sorts[rand(sorts.length)];
+			const limit = rand(3) ? 0 : 1 + rand(30);
+			const byIndex = await coll.find(filter, { sort, limit }).toArray();
+			const scanned = await coll.find(filter, { sort: { $natural: 1 } }).toArray();
+			const expected = sort ? sortLike(scanned, sort) : scanned.sort((x, y) => Number(x._id) - Number(y._id));
+			const got = sort ? byIndex : byIndex.sort((x, y) => Number(x._id) - Number(y._id));
+			if (limit && !sort) {
+				// Without a sort any `limit` documents are right: check they all match.
+				expect(got.length).toBe(Math.min(limit, expected.length));
+				const ids = new Set(expected.map((d) => d._id));
+				for (const d of got) expect(ids.has(d._id)).toBe(true);
+			} else {
+				expect({ filter, sort, ids: got.map((d) => d._id) }).toEqual({ filter, sort, ids: expected.slice(0, limit || undefined).map((d) => d._id) });
+			}
+		}
+	}, 120_000);
+});
+
+// MongoDB's order for the values these documents hold: missing and null first, numbers, strings.
+function sortLike(docs: Array<Record<string, unknown>>, sort: Record<string, number>): Array<Record<string, unknown>> {
+	const rank = (v: unknown) => (v === undefined || v === null ? 0 : typeof v === "number" ? 1 : 2);
+	const cmp = (x: unknown, y: unknown) => rank(x) - rank(y) || (x === y ? 0 : (x as number) < (y as number) ? -1 : 1);
+	return [...docs].sort((x, y) => {
+		for (const [k, dir] of Object.entries(sort)) {
+			const c = cmp(x[k], y[k]) * dir;
+			if (c) return c;
+		}
+		return Number(x._id) - Number(y._id);
+	});
+}
