@@ -1,6 +1,7 @@
 // `npm start`: runs this node's services (all of them by default) until SIGTERM or SIGINT.
 import { loadConfig } from "../shared/config";
 import { startNode } from "../services";
+import { StartupError } from "../shared/store";
 
 async function main() {
 	const node = await startNode(loadConfig());
@@ -25,6 +26,6 @@ async function main() {
 }
 
 main().catch((err) => {
-	process.stderr.write(`Failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+	process.stderr.write(`Failed to start: ${err instanceof StartupError ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
 	process.exit(1);
 });

@@ -1,11 +1,14 @@
-// The embedded MongoDB-compatible store: FerretDB (SQLite backend) run by a small Go launcher
-// of ours (deploy/embedded-store), built with the machine's Go toolchain on first need and cached.
-// Used when MONGO_URL is not set, so one command runs everything on a bare machine.
+// The embedded MongoDB-compatible store: our own MongoDB wire-protocol server (deploy/embedded-store,
+// in Go: data in memory with real indexes, an append-only journal on disk), built on first need
+// and cached. Used when MONGO_URL is not set, so one command runs everything on a bare machine.
 import { spawn, execFileSync, ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { goForStore, StartupError } from "./go-toolchain";
+
+export { StartupError };
 
 const LAUNCHER_DIR = path.resolve(__dirname, "..", "deploy", "embedded-store");
 const BIN_DIR = path.join(LAUNCHER_DIR, "bin");
@@ -28,12 +31,13 @@ export function buildLauncher(log?: Log): string {
 	const hash = sourceHash();
 	const stamp = path.join(BIN_DIR, "source.sha256");
 	if (fs.existsSync(BINARY) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === hash) return BINARY;
-	log?.info("Building the embedded store launcher (first run only; needs Go and the Go module proxy)...");
+	const go = goForStore(log);
+	log?.info("Building the embedded store (first run only; Go modules come from the Go module proxy)...");
 	fs.mkdirSync(BIN_DIR, { recursive: true });
-	execFileSync("go", ["build", "-trimpath", "-buildvcs=false", "-o", BINARY, "."], {
+	execFileSync(go, ["build", "-trimpath", "-buildvcs=false", "-o", BINARY, "."], {
 		cwd: LAUNCHER_DIR,
 		stdio: ["ignore", "inherit", "inherit"],
-		env: { ...process.env, GOFLAGS: "-mod=readonly", GOTOOLCHAIN: process.env.GOTOOLCHAIN ?? "auto" },
+		env: { ...process.env, GOFLAGS: "-mod=readonly", GOTOOLCHAIN: "local" },
 	});
 	fs.writeFileSync(stamp, hash);
 	return BINARY;
@@ -98,7 +102,7 @@ export async function startEmbeddedStore(opts: { dataDir: string; port: number; 
 		}
 	}
 	if (await portAnswers(opts.port)) {
-		throw new Error(`Port ${opts.port} is taken by another program; set STORE_PORT to a free port or MONGO_URL to a MongoDB server.`);
+		throw new StartupError(`Port ${opts.port} is taken by another program; set STORE_PORT to a free port or MONGO_URL to a MongoDB server.`);
 	}
 
 	const binary = buildLauncher(opts.log);
@@ -118,10 +122,10 @@ export async function startEmbeddedStore(opts: { dataDir: string; port: number; 
 
 	const deadline = Date.now() + 30_000;
 	while (!(await portAnswers(opts.port))) {
-		if (exited) throw new Error("The embedded store exited during start; see its log above.");
+		if (exited) throw new StartupError("The embedded store exited during start; see its log above.");
 		if (Date.now() > deadline) {
 			child.kill("SIGKILL");
-			throw new Error("The embedded store did not answer within 30 s.");
+			throw new StartupError("The embedded store did not answer within 30 s.");
 		}
 		await new Promise((r) => setTimeout(r, 50));
 	}
