@@ -164,7 +164,7 @@ describe("query planner", () => {
 			return d;
 		});
 		await coll.insertMany(docs as never[]);
-		const conditions = [
+		const conditions: Array<() => Record<string, unknown>> = [
 			() => ({ a: rand(6) }),
 			() => ({ a: { $in: [rand(5), rand(5)] } }),
 			() => ({ b: { $gte: rand(20), $lt: rand(20) + 5 } }),
@@ -180,7 +180,7 @@ describe("query planner", () => {
 		];
 		const sorts = [undefined, { _id: 1 }, { _id: -1 }, { b: -1, c: 1, _id: 1 }, { a: 1, b: -1, _id: -1 }, { c: 1, _id: 1 }];
 		for (let i = 0; i < 200; i++) {
-			const filter: mongo.Filter<mongo.Document> = Object.assign({}, conditions[rand(conditions.length)](), rand(2) ? conditions[rand(conditions.length)]() : {});
+			const filter = Object.assign({}, conditions[rand(conditions.length)](), rand(2) ? conditions[rand(conditions.length)]() : {}) as mongo.Filter<mongo.Document>;
 			const sort = sorts[rand(sorts.length)];
 			const limit = rand(3) ? 0 : 1 + rand(30);
 			const byIndex = await coll.find(filter, { sort, limit }).toArray();
