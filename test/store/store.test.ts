@@ -178,7 +178,7 @@ describe("query planner", () => {
 			() => ({ $or: [{ a: rand(5) }, { tags: `t${rand(6)}` }] }),
 			() => ({ $or: [{ c: rand(50) }, { _id: { $in: [rand(2_000), rand(2_000)] } }] }),
 		];
-		const sorts = [undefined, { _id: 1 }, { _id: -1 }, { b: -1, c: 1, _id: 1 }, { a: 1, b: -1, _id: -1 }, { c: 1, _id: 1 }];
+		const sorts: Array<Record<string, 1 | -1> | undefined> = [undefined, { _id: 1 }, { _id: -1 }, { b: -1, c: 1, _id: 1 }, { a: 1, b: -1, _id: -1 }, { c: 1, _id: 1 }];
 		for (let i = 0; i < 200; i++) {
 			const filter = Object.assign({}, conditions[rand(conditions.length)](), rand(2) ? conditions[rand(conditions.length)]() : {}) as mongo.Filter<mongo.Document>;
 			const sort = sorts[rand(sorts.length)];
