@@ -1,6 +1,7 @@
 // Each service's own database: one Mongoose connection to `<prefix>_<service>`, and the atomic
 // per-entity counters that give the API its integer IDs.
 import mongoose, { Connection, Schema } from "mongoose";
+import { queryLogOptions, recordQueries } from "./query-log";
 
 export async function connectServiceDb(url: string, prefix: string, service: string): Promise<Connection> {
 	const conn = mongoose.createConnection(url, {
@@ -8,8 +9,11 @@ export async function connectServiceDb(url: string, prefix: string, service: str
 		// Indexes are created explicitly at service start (ensureIndexes), not lazily.
 		autoIndex: false,
 		serverSelectionTimeoutMS: 15_000,
+		// With QUERY_LOG set, the commands are recorded for the index coverage test (test/indexes).
+		...queryLogOptions(),
 	});
 	await conn.asPromise();
+	recordQueries(conn, service);
 	return conn;
 }
 
@@ -21,25 +25,18 @@ interface CounterDoc {
 const counterSchema = new Schema<CounterDoc>({ _id: String, seq: Number }, { versionKey: false });
 
 /**
- * Returns a function handing out increasing integers per entity name, starting at 1.
+ * Returns a function handing out increasing integers per entity name, starting at 1: each call
+ * reserves `count` consecutive IDs and returns the first.
  *
- * On MongoDB the $inc is atomic. The embedded store (FerretDB) runs findAndModify as a read and a
- * write, so two concurrent reservations can return the same number; reservations are therefore
- * also queued per entity within the process. Replicas of one service that allocate the same
- * entity need MongoDB (as any production deployment has).
+ * One findAndModify with $inc and upsert is atomic on MongoDB and on the embedded store (which
+ * runs each command under one lock), so any number of processes can allocate from one counter.
+ * A first allocation that races another's upsert of the same new counter runs once more.
  */
 export function counters(conn: Connection): (entity: string, count?: number) => Promise<number> {
 	const Counter = conn.models.Counter ?? conn.model<CounterDoc>("Counter", counterSchema, "counters");
-	const reserve = async (entity: string, count: number) => {
+	return async (entity, count = 1) => {
 		const doc = await upsertRetrying(() => Counter.findOneAndUpdate({ _id: entity }, { $inc: { seq: count } }, { upsert: true, returnDocument: "after", lean: true }));
 		return (doc as CounterDoc).seq - count + 1;
-	};
-	const queues = new Map<string, Promise<number>>();
-	/** Reserves `count` consecutive IDs and returns the first. */
-	return (entity, count = 1) => {
-		const next = (queues.get(entity) ?? Promise.resolve(0)).catch(() => 0).then(() => reserve(entity, count));
-		queues.set(entity, next);
-		return next;
 	};
 }
 

@@ -308,8 +308,8 @@ interface IdModel {
 }
 
 /**
- * Both filters. Kept flat where their fields differ: the embedded store pushes only top-level
- * equality conditions down to its database (MongoDB flattens `$and` itself).
+ * Both filters. Kept flat where their fields differ, so the query reads as written; `$and` only
+ * where both name one field (MongoDB and the embedded store merge `$and` members alike).
  */
 const both = (a: Filter, b: Filter): Filter => (Object.keys(b).some((k) => k in a) ? { $and: [a, b] } : { ...a, ...b });
 

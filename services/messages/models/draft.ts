@@ -1,6 +1,6 @@
 // Drafts a user keeps on the server to synchronize them between their clients.
 // Query shapes and their indexes:
-//   a user's drafts, most recently edited first -> { user_id, timestamp }
+//   a user's drafts, most recently edited first -> { user_id, timestamp, _id } (ties by ID)
 //   one draft (edit, delete)                     -> _id, checked against user_id
 import { Connection, Schema } from "mongoose";
 
@@ -27,6 +27,6 @@ const schema = new Schema<DraftDoc>(
 	},
 	{ versionKey: false },
 );
-schema.index({ user_id: 1, timestamp: -1 });
+schema.index({ user_id: 1, timestamp: -1, _id: -1 });
 
 export const draftModel = (conn: Connection) => conn.model<DraftDoc>("Draft", schema, "drafts");

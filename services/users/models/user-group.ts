@@ -47,5 +47,7 @@ const schema = new Schema<UserGroupDoc>(
 	{ versionKey: false, minimize: false },
 );
 schema.index({ realm_id: 1, name: 1 }, { unique: true });
+// Every group of the organization, in ID order (the group graph each node caches).
+schema.index({ realm_id: 1, _id: 1 });
 
 export const userGroupModel = (conn: Connection) => conn.model<UserGroupDoc>("UserGroup", schema, "user_groups");

@@ -67,5 +67,7 @@ const schema = new Schema<UserDoc>(
 schema.index({ api_key: 1 }, { unique: true });
 schema.index({ realm_id: 1, email_key: 1 }, { unique: true });
 schema.index({ realm_id: 1, role: 1 });
+// The organization's users in ID order (GET /users, POST /register).
+schema.index({ realm_id: 1, _id: 1 });
 
 export const userModel = (conn: Connection) => conn.model<UserDoc>("User", schema, "users");

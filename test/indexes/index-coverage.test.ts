@@ -1,0 +1,96 @@
+// Every query the services sent during the test run is served by an index the services declare,
+// by MongoDB's rules (index-rules.ts). Reads the log the API and cluster suites wrote with
+// QUERY_LOG set (shared/query-log.ts); `npm test` runs this after them, with the same QUERY_LOG.
+import fs from "node:fs";
+import type { QueryRecord } from "../../shared/query-log";
+import { servedByIndex, type Filter, type IndexSpec } from "./index-rules";
+
+/**
+ * Queries allowed to scan or sort in memory, each with its reason. A whole collection (no filter)
+ * or one query shape (filter and sort exactly as logged; no sort means none).
+ */
+interface Allowed {
+	db: string;
+	coll: string;
+	filter?: Filter;
+	sort?: Record<string, number>;
+	reason: string;
+}
+
+const ALLOWED: Allowed[] = [
+	{
+		db: "users",
+		coll: "realms",
+		filter: {},
+		sort: { _id: 1 },
+		reason: "once at service start (users/bootstrap.ts, the first organization); one row per organization, and with its limit 1 MongoDB reads one _id index key",
+	},
+];
+
+const logFile = process.env.QUERY_LOG;
+
+function readLog(): QueryRecord[] {
+	if (!logFile) throw new Error("QUERY_LOG is not set: run `npm test`, or set QUERY_LOG to a log an API run wrote (QUERY_LOG=... npm run test:api)");
+	return fs
+		.readFileSync(logFile, "utf8")
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => JSON.parse(line) as QueryRecord);
+}
+
+const where = (r: { db: string; coll: string }) => `${r.db}.${r.coll}`;
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+const allows = (a: Allowed, r: QueryRecord) => a.db === r.db && a.coll === r.coll && (a.filter === undefined || (same(a.filter, r.filter) && same(a.sort, r.sort)));
+
+const records = readLog();
+const queries = records.filter((r) => r.cmd !== "createIndexes");
+
+/** Each collection's declared indexes, as created at service start. */
+const indexes = new Map<string, IndexSpec[]>();
+for (const r of records) {
+	if (r.cmd !== "createIndexes" || !r.key) continue;
+	const list = indexes.get(where(r)) ?? [];
+	if (!list.some((ix) => same(ix.key, r.key))) list.push({ key: r.key, unique: r.unique });
+	indexes.set(where(r), list);
+}
+
+const verdict = (r: QueryRecord) => servedByIndex({ filter: (r.filter ?? {}) as Filter, sort: r.sort as Record<string, number> | undefined }, indexes.get(where(r)) ?? []);
+const describe_ = (r: QueryRecord) => `${where(r)} ${r.cmd} filter ${JSON.stringify(r.filter ?? {})}${r.sort ? ` sort ${JSON.stringify(r.sort)}` : ""}`;
+
+test("the log holds the indexes and queries of every service", () => {
+	for (const db of ["users", "channels", "messages"]) {
+		expect(records.some((r) => r.db === db && r.cmd === "createIndexes")).toBe(true);
+		expect(queries.some((r) => r.db === db)).toBe(true);
+	}
+});
+
+test("every query is served by a declared index (or allowed, with its reason)", () => {
+	const unserved = new Map<string, string>();
+	for (const r of queries) {
+		if (ALLOWED.some((a) => allows(a, r))) continue;
+		const v = verdict(r);
+		if (!v.served) unserved.set(describe_(r), v.reason);
+	}
+	const unused = ALLOWED.filter((a) => !queries.some((r) => allows(a, r)));
+	// A partial run (a few API files) need not send every allowed query, so this only warns.
+	if (unused.length) console.warn(`Allow-list entries no logged query matched:\n${unused.map((a) => `  ${where(a)} ${JSON.stringify(a.filter ?? "*")}`).join("\n")}`);
+	if (unserved.size) {
+		throw new Error(
+			`${unserved.size} query shapes no declared index serves (log: ${logFile}):\n` +
+				[...unserved].map(([q, why]) => `  ${q}\n    ${why}`).join("\n") +
+				"\nDeclare an index in the model (services/*/models), or add the shape to ALLOWED in test/indexes/index-coverage.test.ts with its reason.",
+		);
+	}
+});
+
+test("keyword searches are logged and served by the search_words and topic_words indexes", () => {
+	const declared = (indexes.get("messages.messages") ?? []).map((ix) => JSON.stringify(ix.key));
+	expect(declared).toEqual(expect.arrayContaining([JSON.stringify({ search_words: 1, _id: 1 }), JSON.stringify({ topic_words: 1, _id: 1 })]));
+	const searches = queries.filter((r) => where(r) === "messages.messages" && r.cmd === "find" && r.sort && JSON.stringify(r.filter).includes('"search_words"'));
+	expect(searches.length).toBeGreaterThan(0);
+	// A search window with no other narrow is led by the word indexes: nothing else may serve it.
+	const window = (r: QueryRecord) => /"\$[lg]te?"/.test(JSON.stringify((r.filter as Filter)._id ?? null));
+	const led = searches.filter((r) => window(r) && Object.keys(r.filter as Filter).every((k) => k === "$and" || k === "_id"));
+	expect(led.length).toBeGreaterThan(0);
+	for (const r of led) expect({ query: describe_(r), verdict: verdict(r) }).toEqual({ query: describe_(r), verdict: { served: true, reason: expect.stringMatching(/^\$or branches: .*search_words.*topic_words/) } });
+});
