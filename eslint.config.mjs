@@ -12,6 +12,11 @@ export default tseslint.config(
 		},
 	},
 	{
+		// Jest's reporters and configs are CommonJS.
+		files: ["**/*.js"],
+		rules: { "@typescript-eslint/no-require-imports": "off" },
+	},
+	{
 		files: ["services/**/*.ts", "shared/**/*.ts"],
 		rules: { "no-console": "error" },
 	},
