@@ -61,9 +61,12 @@ func (c *Collection) insert(doc bsonkit.Doc) error {
 		return cmdError(2, "BadValue", "can't use an array for _id")
 	}
 	r := &record{seq: c.db.store.nextSeq(), doc: doc}
-	keys, err := c.checkUnique(doc, r)
-	if err != nil {
-		return err
+	var keys []keySet
+	if !c.db.store.loading {
+		var err error
+		if keys, err = c.checkUnique(doc, r); err != nil {
+			return err
+		}
 	}
 	c.link(r, keys)
 	c.db.store.journal.put(c, doc)
@@ -71,8 +74,8 @@ func (c *Collection) insert(doc bsonkit.Doc) error {
 }
 
 // checkUnique computes the document's keys in every index and refuses a duplicate in a unique one.
-func (c *Collection) checkUnique(doc bsonkit.Doc, self *record) ([][][]interface{}, error) {
-	all := make([][][]interface{}, len(c.indexes))
+func (c *Collection) checkUnique(doc bsonkit.Doc, self *record) ([]keySet, error) {
+	all := make([]keySet, len(c.indexes))
 	for i, ix := range c.indexes {
 		keys, present := ix.keysOf(doc)
 		if ix.skips(present) {
@@ -86,9 +89,12 @@ func (c *Collection) checkUnique(doc bsonkit.Doc, self *record) ([][][]interface
 	return all, nil
 }
 
-func (c *Collection) link(r *record, keys [][][]interface{}) {
+// link adds a record to the collection and to its indexes, with its keys in each (none while
+// the journal loads: the indexes are built once it has).
+func (c *Collection) link(r *record, keys []keySet) {
+	c.db.store.intern(r.doc)
 	for i, ix := range c.indexes {
-		if keys[i] != nil {
+		if keys != nil && keys[i].enc != nil {
 			ix.add(keys[i], r)
 		}
 	}
@@ -98,6 +104,9 @@ func (c *Collection) link(r *record, keys [][][]interface{}) {
 
 func (c *Collection) unlink(r *record) {
 	for _, ix := range c.indexes {
+		if c.db.store.loading {
+			break
+		}
 		keys, present := ix.keysOf(r.doc)
 		if !ix.skips(present) {
 			ix.remove(keys, r)
@@ -114,8 +123,14 @@ func (c *Collection) replace(old *record, doc bsonkit.Doc) error {
 	}
 	r := &record{seq: old.seq, doc: doc}
 	// Check unique indexes against everything but the old version of this document.
-	all := make([][][]interface{}, len(c.indexes))
+	var all []keySet
+	if !c.db.store.loading {
+		all = make([]keySet, len(c.indexes))
+	}
 	for i, ix := range c.indexes {
+		if all == nil {
+			break
+		}
 		keys, present := ix.keysOf(doc)
 		if ix.skips(present) {
 			continue
@@ -154,21 +169,10 @@ func (c *Collection) createIndex(spec bson.D, journal bool) (bool, error) {
 			return false, cmdError(85, "IndexOptionsConflict", fmt.Sprintf("Index already exists with a different name: %s", other.name))
 		}
 	}
-	var buildErr error
-	c.natural.Scan(func(r *record) bool {
-		keys, present := ix.keysOf(r.doc)
-		if ix.skips(present) {
-			return true
+	if !c.db.store.loading {
+		if err := ix.build(c); err != nil {
+			return false, err
 		}
-		if other, key := ix.conflict(keys, r); other != nil {
-			buildErr = ix.dupKeyError(c.ns(), key)
-			return false
-		}
-		ix.add(keys, r)
-		return true
-	})
-	if buildErr != nil {
-		return false, buildErr
 	}
 	c.indexes = append(c.indexes, ix)
 	if journal {

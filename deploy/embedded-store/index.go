@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/256dpi/lungo/bsonkit"
@@ -17,33 +20,23 @@ const (
 	maxBound bound = 1
 )
 
-// compareKey orders index keys as MongoDB does (bsonkit's BSON comparison order), with the two
-// sentinels at the ends.
-func compareKey(a, b interface{}) int {
-	ba, aok := a.(bound)
-	bb, bok := b.(bound)
-	switch {
-	case aok && bok:
-		return int(ba) - int(bb)
-	case aok:
-		return int(ba)
-	case bok:
-		return -int(bb)
-	}
-	return bsonkit.Compare(a, b)
-}
-
 // indexField is one field of an index key pattern.
 type indexField struct {
 	path string
 	desc bool
 }
 
-// entry is one key of one document in an index; a document whose indexed field holds an array
-// has one entry per element (a multikey index, as in MongoDB).
+// entry is one key of one document in an index, encoded (keyenc.go); a document whose indexed
+// field holds an array has one entry per element (a multikey index, as in MongoDB).
 type entry struct {
-	keys []interface{}
-	doc  *record
+	key []byte
+	doc *record
+}
+
+// keySet is a document's keys in one index: the values (for error messages) and their encodings.
+type keySet struct {
+	values [][]interface{}
+	enc    [][]byte
 }
 
 // Index is a B-tree over the key pattern, then the document's insertion sequence.
@@ -91,31 +84,48 @@ func newIndex(spec bson.D) (*Index, error) {
 	if ix.name == "" {
 		return nil, cmdError(9, "FailedToParse", "index spec has no name")
 	}
-	fields := ix.fields
-	ix.tree = btree.NewBTreeGOptions(func(a, b entry) bool {
-		for i, f := range fields {
-			c := compareKey(a.keys[i], b.keys[i])
-			if f.desc {
-				c = -c
-			}
-			if c != 0 {
-				return c < 0
-			}
-		}
-		return a.doc.seq < b.doc.seq
-	}, btree.Options{NoLocks: true})
+	ix.tree = btree.NewBTreeGOptions(func(a, b entry) bool { return compareEntries(a, b) < 0 }, btree.Options{NoLocks: true})
 	return ix, nil
+}
+
+// fieldValue is bsonkit.All for an index field, with a quick path for a top-level name.
+func fieldValue(doc bsonkit.Doc, path string) (interface{}, bool) {
+	if strings.IndexByte(path, '.') >= 0 {
+		return bsonkit.All(doc, path, true, true)
+	}
+	for _, e := range *doc {
+		if e.Key == path {
+			return e.Value, false
+		}
+	}
+	return bsonkit.Missing, false
+}
+
+// compareEntries orders by key, then by insertion sequence.
+func compareEntries(a, b entry) int {
+	if c := bytes.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.doc.seq, b.doc.seq)
+}
+
+func (ix *Index) encode(values []interface{}) []byte {
+	b := make([]byte, 0, 16*len(values))
+	for i, f := range ix.fields {
+		b = appendKey(b, values[i], f.desc)
+	}
+	return b
 }
 
 func (ix *Index) isID() bool { return len(ix.fields) == 1 && ix.fields[0].path == "_id" }
 
 // keysOf lists a document's keys in this index: the cartesian product of its fields' values,
 // each array contributing its elements. A missing field is null, as in MongoDB.
-func (ix *Index) keysOf(doc bsonkit.Doc) (keys [][]interface{}, present bool) {
-	keys = [][]interface{}{{}}
+func (ix *Index) keysOf(doc bsonkit.Doc) (ks keySet, present bool) {
+	keys := [][]interface{}{{}}
 	for _, f := range ix.fields {
 		var values []interface{}
-		v, multi := bsonkit.All(doc, f.path, true, true)
+		v, multi := fieldValue(doc, f.path)
 		if v != bsonkit.Missing {
 			present = true
 		}
@@ -143,7 +153,12 @@ func (ix *Index) keysOf(doc bsonkit.Doc) (keys [][]interface{}, present bool) {
 		}
 		keys = next
 	}
-	return keys, present
+	ks.values = keys
+	ks.enc = make([][]byte, len(keys))
+	for i, k := range keys {
+		ks.enc[i] = ix.encode(k)
+	}
+	return ks, present
 }
 
 func isArray(v interface{}) bool { _, ok := v.(bson.A); return ok }
@@ -163,16 +178,15 @@ outer:
 }
 
 // conflict returns the document already holding one of the keys in a unique index, other than
-// doc itself, or nil.
-func (ix *Index) conflict(keys [][]interface{}, doc *record) (*record, []interface{}) {
+// doc itself, and that key; or nil.
+func (ix *Index) conflict(ks keySet, doc *record) (*record, []interface{}) {
 	if !ix.unique {
 		return nil, nil
 	}
-	for _, k := range keys {
+	for i, k := range ks.enc {
 		var found *record
-		pivot := entry{keys: k, doc: &record{seq: 0}}
-		ix.tree.Ascend(pivot, func(e entry) bool {
-			if !sameKeys(e.keys, k) {
+		ix.tree.Ascend(entry{key: k, doc: &record{seq: 0}}, func(e entry) bool {
+			if !bytes.Equal(e.key, k) {
 				return false
 			}
 			if e.doc != doc {
@@ -182,33 +196,58 @@ func (ix *Index) conflict(keys [][]interface{}, doc *record) (*record, []interfa
 			return true
 		})
 		if found != nil {
-			return found, k
+			return found, ks.values[i]
 		}
 	}
 	return nil, nil
 }
 
-func sameKeys(a, b []interface{}) bool {
-	for i := range a {
-		if compareKey(a[i], b[i]) != 0 {
-			return false
+// build fills an empty index with the collection's documents at once: sorted, then loaded into
+// the tree in order, much faster than one insertion at a time. It checks unique keys.
+func (ix *Index) build(c *Collection) error {
+	var entries []entry
+	c.natural.Scan(func(r *record) bool {
+		ks, present := ix.keysOf(r.doc)
+		if ix.skips(present) {
+			return true
 		}
+		if len(ks.enc) > 1 {
+			ix.multi = true
+		}
+		for _, k := range ks.enc {
+			entries = append(entries, entry{key: k, doc: r})
+		}
+		return true
+	})
+	slices.SortFunc(entries, compareEntries)
+	for n, e := range entries {
+		if ix.unique && n > 0 && bytes.Equal(entries[n-1].key, e.key) && entries[n-1].doc != e.doc {
+			ix.tree.Clear()
+			ks, _ := ix.keysOf(e.doc.doc)
+			for i, k := range ks.enc {
+				if bytes.Equal(k, e.key) {
+					return ix.dupKeyError(c.ns(), ks.values[i])
+				}
+			}
+			return ix.dupKeyError(c.ns(), ks.values[0])
+		}
+		ix.tree.Load(e)
 	}
-	return true
+	return nil
 }
 
-func (ix *Index) add(keys [][]interface{}, doc *record) {
-	if len(keys) > 1 {
+func (ix *Index) add(ks keySet, doc *record) {
+	if len(ks.enc) > 1 {
 		ix.multi = true
 	}
-	for _, k := range keys {
-		ix.tree.Set(entry{keys: k, doc: doc})
+	for _, k := range ks.enc {
+		ix.tree.Set(entry{key: k, doc: doc})
 	}
 }
 
-func (ix *Index) remove(keys [][]interface{}, doc *record) {
-	for _, k := range keys {
-		ix.tree.Delete(entry{keys: k, doc: doc})
+func (ix *Index) remove(ks keySet, doc *record) {
+	for _, k := range ks.enc {
+		ix.tree.Delete(entry{key: k, doc: doc})
 	}
 }
 

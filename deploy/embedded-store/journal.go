@@ -112,6 +112,7 @@ func (j *Journal) replay(s *Store) error {
 	}
 	defer f.Close()
 	j.off = true
+	s.loading = true
 	defer func() { j.off = false }()
 	r := bufio.NewReaderSize(f, 1<<20)
 	var offset int64
@@ -121,20 +122,20 @@ func (j *Journal) replay(s *Store) error {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return j.truncate(offset, err)
+			return j.truncateAndBuild(s, offset, err)
 		}
 		n := int(binary.LittleEndian.Uint32(size[:]))
 		if n < 5 || n > 64<<20 {
-			return j.truncate(offset, fmt.Errorf("bad record size %d", n))
+			return j.truncateAndBuild(s, offset, fmt.Errorf("bad record size %d", n))
 		}
 		raw := make([]byte, n)
 		copy(raw, size[:])
 		if _, err := io.ReadFull(r, raw[4:]); err != nil {
-			return j.truncate(offset, err)
+			return j.truncateAndBuild(s, offset, err)
 		}
-		var rec bson.D
-		if err := bson.Unmarshal(raw, &rec); err != nil {
-			return j.truncate(offset, err)
+		rec, err := decodeDoc(raw)
+		if err != nil {
+			return j.truncateAndBuild(s, offset, err)
 		}
 		if err := s.applyRecord(rec); err != nil {
 			j.log.Warn("journal: record not applied", "error", err)
@@ -142,12 +143,15 @@ func (j *Journal) replay(s *Store) error {
 		offset += int64(n)
 		j.records++
 	}
-	return nil
+	return s.buildIndexes()
 }
 
-func (j *Journal) truncate(offset int64, cause error) error {
+func (j *Journal) truncateAndBuild(s *Store, offset int64, cause error) error {
 	j.log.Warn("journal: dropping an incomplete last record", "offset", offset, "cause", cause)
-	return os.Truncate(j.path, offset)
+	if err := os.Truncate(j.path, offset); err != nil {
+		return err
+	}
+	return s.buildIndexes()
 }
 
 func (s *Store) applyRecord(rec bson.D) error {

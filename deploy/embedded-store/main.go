@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 )
@@ -50,9 +51,12 @@ func main() {
 		fatal(err)
 	}
 	began := time.Now()
+	// Loading makes millions of small objects that all stay: collect garbage rarely meanwhile.
+	gc := debug.SetGCPercent(400)
 	if err := journal.replay(store); err != nil {
 		fatal(err)
 	}
+	debug.SetGCPercent(gc)
 	store.journal = journal
 	if err := journal.compactIfLarge(store); err != nil {
 		fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"math"
 
 	"github.com/256dpi/lungo/bsonkit"
@@ -363,47 +364,48 @@ func (c *Collection) scan(p *plan, conds map[string]*cond, visit func(*record) b
 // next key is within the range, if any. It returns false when visit asked to stop.
 func (c *Collection) scanRange(p *plan, pre []interface{}, rc *cond, seen map[*record]struct{}, visit func(*record) bool) bool {
 	fields := p.ix.fields
+	var prefix []byte
+	for i, v := range pre {
+		prefix = appendKey(prefix, v, fields[i].desc)
+	}
+	// The range in encoded order: a descending field's encoding runs from its highest value.
+	var low, high []byte
+	lowInc, highInc, desc := true, true, false
+	if rc != nil {
+		desc = fields[len(pre)].desc
+		lo, hi, loInc, hiInc := rc.lo, rc.hi, rc.loInc, rc.hiInc
+		if desc {
+			lo, hi, loInc, hiInc = hi, lo, hiInc, loInc
+		}
+		if lo != nil {
+			low, lowInc = appendKey(nil, lo, desc), loInc
+		}
+		if hi != nil {
+			high, highInc = appendKey(nil, hi, desc), hiInc
+		}
+	}
 	forward := !p.reverse
-	pivot := make([]interface{}, len(fields))
-	copy(pivot, pre)
-	for i := len(pre); i < len(fields); i++ {
-		// The first key of the block in walking order: the lowest value of an ascending field
-		// when walking forwards, and so on.
-		low := forward != fields[i].desc
-		if low {
-			pivot[i] = minBound
-		} else {
-			pivot[i] = maxBound
-		}
-		if i == len(pre) && rc != nil {
-			if low && rc.lo != nil {
-				pivot[i] = rc.lo
-			} else if !low && rc.hi != nil {
-				pivot[i] = rc.hi
-			}
-		}
+	var start entry
+	if forward {
+		start = entry{key: append(append([]byte{}, prefix...), low...), doc: &record{seq: 0}}
+	} else {
+		// No stored key starts with 0xFF (keyenc.go), so this is above every key of the block.
+		start = entry{key: append(append(append([]byte{}, prefix...), high...), 0xFF), doc: &record{seq: math.MaxUint64}}
 	}
-	var seq uint64
-	if !forward {
-		seq = math.MaxUint64
-	}
-	start := entry{keys: pivot, doc: &record{seq: seq}}
-	increasing := rc != nil && forward != fields[len(pre)].desc
 	cont := true
 	step := func(e entry) bool {
-		for i := range pre {
-			if compareKey(e.keys[i], pre[i]) != 0 {
-				return false
-			}
+		if !bytes.HasPrefix(e.key, prefix) {
+			return false
 		}
 		if rc != nil {
-			v := e.keys[len(pre)]
-			belowLo := rc.lo != nil && (compareKey(v, rc.lo) < 0 || (!rc.loInc && compareKey(v, rc.lo) == 0))
-			aboveHi := rc.hi != nil && (compareKey(v, rc.hi) > 0 || (!rc.hiInc && compareKey(v, rc.hi) == 0))
-			if (increasing && aboveHi) || (!increasing && belowLo) {
+			rest := e.key[len(prefix):]
+			seg := rest[:keyLen(rest, desc)]
+			belowLow := low != nil && (bytes.Compare(seg, low) < 0 || (!lowInc && bytes.Equal(seg, low)))
+			aboveHigh := high != nil && (bytes.Compare(seg, high) > 0 || (!highInc && bytes.Equal(seg, high)))
+			if (forward && aboveHigh) || (!forward && belowLow) {
 				return false
 			}
-			if belowLo || aboveHi {
+			if belowLow || aboveHigh {
 				return true
 			}
 		}

@@ -4,10 +4,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
 
+	"github.com/256dpi/lungo/bsonkit"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 )
@@ -20,6 +22,23 @@ type Store struct {
 	dbs     map[string]*Database
 	seq     uint64
 	journal *Journal
+	loading bool // replaying the journal: documents only, indexes built after (buildIndexes)
+	names   map[string]string
+}
+
+// intern makes a stored document's field names share one copy per name: every document of a
+// collection repeats the same few names, and each decoded document brings its own copies.
+func (s *Store) intern(doc bsonkit.Doc) {
+	if s.names == nil {
+		s.names = map[string]string{}
+	}
+	for i, e := range *doc {
+		if name, ok := s.names[e.Key]; ok {
+			(*doc)[i].Key = name
+		} else if len(s.names) < 100_000 {
+			s.names[e.Key] = e.Key
+		}
+	}
 }
 
 type Database struct {
@@ -29,6 +48,40 @@ type Database struct {
 }
 
 func newStore() *Store { return &Store{dbs: map[string]*Database{}} }
+
+// buildIndexes builds every collection's indexes once the journal has loaded.
+func (s *Store) buildIndexes() error {
+	s.loading = false
+	// Each index is built on its own, so they are built side by side, one per core.
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	slots := make(chan struct{}, runtime.NumCPU())
+	for _, d := range s.dbs {
+		for _, c := range d.colls {
+			for _, ix := range c.indexes {
+				wg.Add(1)
+				slots <- struct{}{}
+				go func() {
+					defer func() { <-slots; wg.Done() }()
+					ix.tree.Clear()
+					if err := ix.build(c); err != nil {
+						select {
+						case errs <- fmt.Errorf("%s: index %s: %w", c.ns(), ix.name, err):
+						default:
+						}
+					}
+				}()
+			}
+		}
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
 
 func (s *Store) nextSeq() uint64 {
 	s.seq++

@@ -212,8 +212,8 @@ func readDoc(b []byte) (bson.D, int, error) {
 	if n < 5 || n > len(b) {
 		return nil, 0, errors.New("bad BSON document length")
 	}
-	var doc bson.D
-	if err := bson.Unmarshal(b[:n], &doc); err != nil {
+	doc, err := decodeDoc(b[:n])
+	if err != nil {
 		return nil, 0, err
 	}
 	return doc, n, nil

@@ -9,6 +9,7 @@ import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { mongo } from "mongoose";
 import { buildLauncher, freePort, portAnswers } from "../../shared/store";
+import { goForStore } from "../../shared/go-toolchain";
 import { waitFor } from "../support/processes";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -34,6 +35,15 @@ function killHard(s: StoreProc): Promise<void> {
 		s.child.kill("SIGKILL");
 	});
 }
+
+test("the store's own Go tests pass (index key order)", async () => {
+	const run = promisify(execFile);
+	const out = await run(goForStore(), ["test", "-count=1", "./..."], {
+		cwd: path.join(ROOT, "deploy/embedded-store"),
+		env: { ...process.env, GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" },
+	});
+	expect(out.stdout).toMatch(/^ok\s/m);
+}, 300_000);
 
 describe("counters", () => {
 	test("50 concurrent allocations from each of 3 processes: no duplicate, no gap", async () => {
