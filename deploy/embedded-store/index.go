@@ -12,14 +12,6 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 )
 
-// bound is a sentinel key below or above every BSON value, used to start and stop range scans.
-type bound int8
-
-const (
-	minBound bound = -1
-	maxBound bound = 1
-)
-
 // indexField is one field of an index key pattern.
 type indexField struct {
 	path string

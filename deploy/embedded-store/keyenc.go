@@ -15,7 +15,7 @@ import (
 // value's encoding is self-delimiting; a descending field's bytes are inverted.
 
 const (
-	classMin       = 0x00 // below everything: a scan's start (never stored)
+	classMin       = 0x00 // MinKey
 	classNull      = 0x10
 	classNumber    = 0x20
 	classString    = 0x30
@@ -27,7 +27,7 @@ const (
 	classDate      = 0x90
 	classTimestamp = 0xA0
 	classRegex     = 0xB0
-	classMax       = 0xFF // above everything: a scan's end (never stored)
+	classMax       = 0xFF // MaxKey
 )
 
 // appendKey appends the encoding of one value of an index field.
@@ -46,11 +46,6 @@ func appendValue(b []byte, v interface{}) []byte {
 	switch t := v.(type) {
 	case nil, primitive.Null, primitive.Undefined:
 		return append(b, classNull)
-	case bound:
-		if t == minBound {
-			return append(b, classMin)
-		}
-		return append(b, classMax)
 	case int32:
 		return appendNumber(b, float64(t), int64(t))
 	case int64:
@@ -86,6 +81,10 @@ func appendValue(b []byte, v interface{}) []byte {
 		return appendOpaque(append(b, classBinary), t)
 	case primitive.Regex:
 		return appendOpaque(append(b, classRegex), t)
+	case primitive.MinKey:
+		return append(b, classMin)
+	case primitive.MaxKey:
+		return append(b, classMax)
 	}
 	return appendOpaque(append(b, classRegex), v)
 }

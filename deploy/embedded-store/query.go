@@ -385,12 +385,11 @@ func (c *Collection) scanRange(p *plan, pre []interface{}, rc *cond, seen map[*r
 		}
 	}
 	forward := !p.reverse
-	var start entry
-	if forward {
-		start = entry{key: append(append([]byte{}, prefix...), low...), doc: &record{seq: 0}}
-	} else {
-		// No stored key starts with 0xFF (keyenc.go), so this is above every key of the block.
-		start = entry{key: append(append(append([]byte{}, prefix...), high...), 0xFF), doc: &record{seq: math.MaxUint64}}
+	// Forwards from the block's first key; backwards from the first key after it.
+	start := entry{key: append(append([]byte{}, prefix...), low...), doc: &record{seq: 0}}
+	fromEnd := false
+	if !forward {
+		start.key, fromEnd = successor(append(append([]byte{}, prefix...), high...))
 	}
 	cont := true
 	step := func(e entry) bool {
@@ -418,12 +417,28 @@ func (c *Collection) scanRange(p *plan, pre []interface{}, rc *cond, seen map[*r
 		cont = visit(e.doc)
 		return cont
 	}
-	if forward {
+	switch {
+	case forward:
 		p.ix.tree.Ascend(start, step)
-	} else {
+	case fromEnd:
+		p.ix.tree.Reverse(step)
+	default:
 		p.ix.tree.Descend(start, step)
 	}
 	return cont
+}
+
+// successor is the smallest key after every key that starts with b; none (true) when b is empty
+// or all 0xFF.
+func successor(b []byte) ([]byte, bool) {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xFF {
+			out := append([]byte{}, b[:i+1]...)
+			out[i]++
+			return out, false
+		}
+	}
+	return nil, true
 }
 
 // byIDs looks a document up by its _id directly.
