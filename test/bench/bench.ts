@@ -6,25 +6,29 @@
 // is also printed as a ratio to what the gateway and bus alone cost. Target: /users/me at no less
 // than 0.8 of the baseline's requests/s in both topologies.
 //
-// Then the messages figures (messages-bench.ts), each beside the raw store doing the same work.
+// Then the messages figures (messages-bench.ts), each beside the raw store doing the same work,
+// and the store figures (store-bench.ts): the store issue's goals, each with its verdict.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
-// without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages", or
-// "flags" for the flag figures alone).
+// without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
+// "flags" for the flag figures alone, or "store"); the store figures' own settings are in
+// store-bench.ts (BENCH_STORE_MESSAGES, ...).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import { freePort, startEmbeddedStore } from "../../shared/store";
-import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+import { startNats } from "../support/processes";
+import { commandLine, onInterrupt, printableUrl, startBenchNodes, startBenchServer } from "./bench-support";
 import { messageFigures, pairTable, type Pair } from "./messages-bench";
+import { STORE_SETTINGS, storeFigures, storeTable, type StoreReport } from "./store-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ONLY = process.env.BENCH_ONLY;
-const runs = (part: "gateway" | "messages") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+const runs = (part: "gateway" | "messages" | "store") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 
 interface Figure {
 	topology: string;
@@ -41,13 +45,10 @@ async function measure(url: string, headers: Record<string, string>, seconds: nu
 }
 
 async function runTopology(name: string, nodes: Array<Record<string, string>>, shared: Record<string, string>, port: number): Promise<Figure[]> {
-	const procs: Proc[] = nodes.map((env) => startServerNode({ ...shared, ...env }));
+	const server = await startBenchNodes(nodes, shared, port);
 	try {
-		const base = `http://127.0.0.1:${port}/api/v1`;
-		await waitFor(async () => fs.existsSync(path.join(shared.DATA_DIR, "zuliprc")), "the owner's zuliprc", 120_000);
-		await waitFor(async () => (await fetch(`${base}/users/me`).catch(() => null))?.status === 401, "the gateway", 60_000);
-		const rc = fs.readFileSync(path.join(shared.DATA_DIR, "zuliprc"), "utf8");
-		const auth = `Basic ${Buffer.from(`${/email=(.*)/.exec(rc)![1]}:${/key=(.*)/.exec(rc)![1]}`).toString("base64")}`;
+		const { base } = server;
+		const auth = server.auth.authorization;
 
 		// Warm both paths (JIT, caches, connections) before measuring.
 		await measure(`${base}/bench/noop`, {}, 2);
@@ -59,7 +60,7 @@ async function runTopology(name: string, nodes: Array<Record<string, string>>, s
 			{ topology: name, endpoint: "GET /users/me", ...me },
 		];
 	} finally {
-		await Promise.all(procs.map((p) => p.stop()));
+		await server.stop();
 	}
 }
 
@@ -75,11 +76,19 @@ function table(figures: Figure[]): string {
 
 async function main() {
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-bench-"));
-	const store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
-	const nats = await startNats();
+	let store: Awaited<ReturnType<typeof startEmbeddedStore>> | undefined;
+	let nats: Awaited<ReturnType<typeof startNats>> | undefined;
+	const cleanUp = async () => {
+		await nats?.proc.stop();
+		await store?.stop();
+		fs.rmSync(work, { recursive: true, force: true });
+	};
+	const forget = onInterrupt(cleanUp);
 	const figures: Figure[] = [];
 	let pairs: Pair[] = [];
+	let storeReport: StoreReport | undefined;
 	try {
+		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 		const common = {
 			MONGO_URL: process.env.MONGO_URL ?? store!.url,
 			BENCH_ROUTES: "1",
@@ -90,6 +99,7 @@ async function main() {
 		};
 
 		if (runs("gateway")) {
+			nats = await startNats();
 			const port1 = await freePort();
 			const one = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "one"), PORT: String(port1) };
 			figures.push(...(await runTopology("one process", [{}], one, port1)));
@@ -102,13 +112,10 @@ async function main() {
 			const port3 = await freePort();
 			const prefix = `b${randomBytes(4).toString("hex")}`;
 			const three = { ...common, DB_PREFIX: prefix, DATA_DIR: path.join(work, "messages"), PORT: String(port3) };
-			const node = startServerNode(three);
+			const node = await startBenchServer(three);
 			try {
-				const base = `http://127.0.0.1:${port3}/api/v1`;
-				await waitFor(async () => fs.existsSync(path.join(three.DATA_DIR, "zuliprc")), "the owner's zuliprc", 120_000);
-				await waitFor(async () => (await fetch(`${base}/users/me`).catch(() => null))?.status === 401, "the gateway", 60_000);
 				pairs = await messageFigures({
-					base,
+					base: node.base,
 					mongoUrl: common.MONGO_URL,
 					prefix,
 					dataDir: three.DATA_DIR,
@@ -118,16 +125,29 @@ async function main() {
 				});
 			} catch (err) {
 				await new Promise((resolve) => setTimeout(resolve, 1000));
-				process.stderr.write(`the server's last words:\n${node.output().slice(-4000)}\n`);
+				process.stderr.write(`the server's last words:\n${node.proc.output().slice(-4000)}\n`);
+				throw err;
+			} finally {
+				await node.stop();
+			}
+		}
+		if (runs("store")) {
+			const port4 = await freePort();
+			const prefix = `b${randomBytes(4).toString("hex")}`;
+			const node = await startBenchServer({ ...common, DB_PREFIX: prefix, DATA_DIR: path.join(work, "store-figures"), PORT: String(port4) });
+			try {
+				storeReport = await storeFigures({ server: node, mongoUrl: common.MONGO_URL, prefix, seconds: SECONDS });
+			} catch (err) {
+				await new Promise((resolve) => setTimeout(resolve, 1000));
+				process.stderr.write(`the server's last words:\n${node.proc.output().slice(-4000)}\n`);
 				throw err;
 			} finally {
 				await node.stop();
 			}
 		}
 	} finally {
-		await nats.proc.stop();
-		await store?.stop();
-		fs.rmSync(work, { recursive: true, force: true });
+		forget();
+		await cleanUp();
 	}
 	if (figures.length) {
 		process.stdout.write(`\n${CONNECTIONS} connections, ${SECONDS} s per figure, ${os.cpus().length} cores\n\n${table(figures)}\n`);
@@ -135,6 +155,11 @@ async function main() {
 		process.stdout.write(failing.length ? `\nBelow the 0.8 target: ${failing.map((f) => f.topology).join(", ")}\n` : "\nBoth topologies meet the 0.8 target.\n");
 	}
 	if (pairs.length) process.stdout.write(`\n${pairTable(pairs)}\n`);
+	if (storeReport) {
+		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded (startEmbeddedStore)";
+		const command = commandLine(["BENCH_ONLY", "BENCH_SECONDS", ...STORE_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
+		process.stdout.write(`\n${storeTable(storeReport, { store: storeName, command, cores: os.cpus().length })}\n`);
+	}
 }
 
 main().catch((err) => {
