@@ -1,0 +1,122 @@
+// Several replicas of every service on one store, over a real NATS server: concurrent senders in
+// a private channel and in direct conversations, through a gateway that spreads their requests
+// over three `messages` replicas. Every send must succeed with its own ID, and nobody may read
+// what they should not.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { freePort } from "../../shared/store";
+import { client, expectSuccess, type Client } from "../support/http";
+import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+
+jest.setTimeout(180_000);
+
+let nats: Awaited<ReturnType<typeof startNats>>;
+const nodes: Proc[] = [];
+let baseUrl: string;
+let dataDir: string;
+let owner: Client;
+
+beforeAll(async () => {
+	nats = await startNats();
+	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-replicas-"));
+	const port = await freePort();
+	baseUrl = `http://127.0.0.1:${port}/api/v1`;
+	const env = {
+		TRANSPORTER: nats.url,
+		MONGO_URL: process.env.TEST_MONGO_URL!,
+		DB_PREFIX: `r${randomBytes(4).toString("hex")}`,
+		DATA_DIR: dataDir,
+		EXTERNAL_URL: "http://replicas.test",
+		OWNER_EMAIL: "owner@replicas.test",
+		RATE_LIMIT: "0",
+	};
+	// One users node first: it creates the organization and its owner.
+	nodes.push(startServerNode({ ...env, SERVICES: "users" }));
+	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
+	for (const services of ["users", "channels", "channels", "messages", "messages", "messages"]) nodes.push(startServerNode({ ...env, SERVICES: services }));
+	nodes.push(startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" }));
+	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
+	owner = client(baseUrl, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
+	await waitFor(async () => (await owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0 }).catch(() => null))?.status === 200, "the gateway to reach every service", 120_000);
+	// Every replica announces itself on the bus within a heartbeat or two.
+	await new Promise((r) => setTimeout(r, 5000));
+});
+
+afterAll(async () => {
+	await Promise.all(nodes.map((n) => n.stop()));
+	await nats?.proc.stop();
+	fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function member(name: string): Promise<{ id: number; c: Client }> {
+	const email = `${name}@replicas.test`;
+	const made = await owner.post("/users", { email, password: "password1", full_name: name });
+	expectSuccess(made);
+	const key = await client(baseUrl, null).post("/fetch_api_key", { username: email, password: "password1" });
+	expectSuccess(key);
+	return { id: made.body.user_id, c: client(baseUrl, { email, api_key: key.body.api_key }) };
+}
+
+/** Runs the sends `width` at a time; each resolves to [status, message ID, content]. */
+async function sendAll(jobs: Array<() => Promise<{ status: number; body: any }>>, width: number): Promise<Array<{ status: number; id: number }>> {
+	const out: Array<{ status: number; id: number }> = [];
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: width }, async () => {
+			while (next < jobs.length) {
+				const r = await jobs[next++]();
+				out.push({ status: r.status, id: r.body?.id });
+			}
+		}),
+	);
+	return out;
+}
+
+async function history(c: Client): Promise<number[]> {
+	const r = await c.get("/messages", { anchor: "newest", num_before: 1000, num_after: 0 });
+	expectSuccess(r);
+	return r.body.messages.map((m: { id: number }) => m.id);
+}
+
+test("concurrent senders on three messages replicas: every send succeeds once, and no one reads what is not theirs", async () => {
+	const [alice, bob, carol] = [await member("alice"), await member("bob"), await member("carol")];
+	const made = await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "secret" }], invite_only: true, principals: [alice.id, bob.id] });
+	expectSuccess(made);
+
+	const sent = new Map<number, { text: string; readers: number[] }>();
+	const jobs: Array<() => Promise<{ status: number; body: any }>> = [];
+	const job = (from: { id: number; c: Client }, params: Record<string, unknown>, readers: number[]) => {
+		const text = `${from.id}-${jobs.length}-${randomBytes(3).toString("hex")}`;
+		jobs.push(async () => {
+			const r = await from.c.post("/messages", { ...params, content: text });
+			if (r.status === 200) sent.set(r.body.id, { text, readers });
+			return r;
+		});
+	};
+	for (let i = 0; i < 25; i++) {
+		job(alice, { type: "stream", to: "secret", topic: "plans" }, [alice.id, bob.id]);
+		job(bob, { type: "stream", to: "secret", topic: "plans" }, [alice.id, bob.id]);
+		job(alice, { type: "direct", to: JSON.stringify([bob.id]) }, [alice.id, bob.id]);
+		job(carol, { type: "direct", to: JSON.stringify([bob.id]) }, [carol.id, bob.id]);
+	}
+	const results = await sendAll(jobs, 12);
+
+	expect(results.filter((r) => r.status !== 200)).toEqual([]);
+	expect(new Set(results.map((r) => r.id)).size).toBe(jobs.length);
+
+	// Each user's history is exactly the messages they were sent or sent, with the right content.
+	for (const u of [alice, bob, carol]) {
+		const mine = [...sent].filter(([, m]) => m.readers.includes(u.id)).map(([id]) => id);
+		expect((await history(u.c)).sort((a, b) => a - b)).toEqual(mine.sort((a, b) => a - b));
+	}
+	const byId = await bob.c.get("/messages", { anchor: "newest", num_before: 1000, num_after: 0, apply_markdown: false });
+	for (const m of byId.body.messages as Array<{ id: number; content: string }>) if (sent.has(m.id)) expect(m.content).toBe(sent.get(m.id)!.text);
+
+	// Carol cannot reach the private channel's messages, by ID or by narrow.
+	const secretIds = [...sent].filter(([, m]) => !m.readers.includes(carol.id)).map(([id]) => id);
+	for (const id of secretIds.slice(0, 10)) expect((await carol.c.get(`/messages/${id}`)).status).toBe(400);
+	const narrow = await carol.c.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow: JSON.stringify([{ operator: "channel", operand: "secret" }]) });
+	expect(narrow.body.messages ?? []).toEqual([]);
+});
