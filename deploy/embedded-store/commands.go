@@ -362,6 +362,16 @@ func cmdCollStats(s *Server, db string, cmd bson.D) (bson.D, error) {
 	})
 }
 
+// findIn runs a query on the command's collection; a collection that does not exist holds nothing.
+func (s *Server) findIn(db string, cmd bson.D, o findOpts) ([]*record, string, error) {
+	c, name, err := s.collection(db, cmd, false)
+	if err != nil || c == nil {
+		return nil, name, err
+	}
+	found, err := c.find(o)
+	return found, name, err
+}
+
 // parseFind reads the filter, sort, skip and limit of a find-like command.
 func parseFind(cmd bson.D, filterKey string) (findOpts, error) {
 	var o findOpts
@@ -416,19 +426,13 @@ func cmdFind(s *Server, db string, cmd bson.D) (bson.D, error) {
 	batch := intOf(field(cmd, "batchSize"))
 	single := truthy(field(cmd, "singleBatch"))
 	return s.read(func() (bson.D, error) {
-		c, name, err := s.collection(db, cmd, false)
+		found, name, err := s.findIn(db, cmd, o)
 		if err != nil {
 			return nil, err
 		}
-		var docs bsonkit.List
-		if c != nil {
-			found, err := c.find(o)
-			if err != nil {
-				return nil, err
-			}
-			if docs, err = project(found, projection); err != nil {
-				return nil, err
-			}
+		docs, err := project(found, projection)
+		if err != nil {
+			return nil, err
 		}
 		if single {
 			batch = len(docs)
@@ -460,19 +464,11 @@ func cmdCount(s *Server, db string, cmd bson.D) (bson.D, error) {
 		return nil, err
 	}
 	return s.read(func() (bson.D, error) {
-		c, _, err := s.collection(db, cmd, false)
+		found, _, err := s.findIn(db, cmd, o)
 		if err != nil {
 			return nil, err
 		}
-		n := 0
-		if c != nil {
-			found, err := c.find(o)
-			if err != nil {
-				return nil, err
-			}
-			n = len(found)
-		}
-		return bson.D{{Key: "n", Value: int32(n)}}, nil
+		return bson.D{{Key: "n", Value: int32(len(found))}}, nil
 	})
 }
 
@@ -486,18 +482,14 @@ func cmdDistinct(s *Server, db string, cmd bson.D) (bson.D, error) {
 		return nil, cmdError(14, "TypeMismatch", "key must be a string")
 	}
 	return s.read(func() (bson.D, error) {
-		c, _, err := s.collection(db, cmd, false)
+		found, _, err := s.findIn(db, cmd, o)
 		if err != nil {
 			return nil, err
 		}
-		values := bson.A{}
-		if c != nil {
-			found, err := c.find(o)
-			if err != nil {
-				return nil, err
-			}
-			docs, _ := project(found, nil)
-			values = mongokit.Distinct(docs, key)
+		docs, _ := project(found, nil)
+		values := mongokit.Distinct(docs, key)
+		if values == nil {
+			values = bson.A{}
 		}
 		return bson.D{{Key: "values", Value: values}}, nil
 	})
@@ -512,10 +504,7 @@ func cmdAggregate(s *Server, db string, cmd bson.D) (bson.D, error) {
 		return nil, cmdError(14, "TypeMismatch", "pipeline must be an array")
 	}
 	return s.read(func() (bson.D, error) {
-		c, name, err := s.collection(db, cmd, false)
-		if err != nil {
-			return nil, err
-		}
+		var err error
 		o := findOpts{filter: &bson.D{}}
 		stages := []bson.D{}
 		for _, st := range pipeline {
@@ -564,14 +553,11 @@ func cmdAggregate(s *Server, db string, cmd bson.D) (bson.D, error) {
 				break lead
 			}
 		}
-		var docs bsonkit.List
-		if c != nil {
-			found, err := c.find(o)
-			if err != nil {
-				return nil, err
-			}
-			docs, _ = project(found, nil)
+		found, name, err := s.findIn(db, cmd, o)
+		if err != nil {
+			return nil, err
 		}
+		docs, _ := project(found, nil)
 		for ; i < len(stages); i++ {
 			if docs, err = runStage(stages[i], docs); err != nil {
 				return nil, err

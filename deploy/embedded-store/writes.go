@@ -59,57 +59,78 @@ func (w *writeResult) reply(withModified bool) bson.D {
 	return d
 }
 
-func cmdInsert(s *Server, db string, cmd bson.D) (bson.D, error) {
-	docs, err := statements(cmd, "documents")
+// batch runs a write command's statements in order; an ordered batch stops at the first error.
+func (w *writeResult) batch(cmd bson.D, n int, run func(i int) error) {
+	for i := 0; i < n; i++ {
+		if err := run(i); err != nil {
+			w.fail(i, err)
+			if ordered(cmd) {
+				return
+			}
+		}
+	}
+}
+
+// writeBatch runs a write command: each statement under key, in order, against the command's
+// collection (created first when create is set; a delete from a missing one deletes nothing).
+func (s *Server) writeBatch(db string, cmd bson.D, key string, create bool, run func(c *Collection, i int, st bson.D, w *writeResult) error) (bson.D, error) {
+	stmts, err := statements(cmd, key)
 	if err != nil {
 		return nil, err
 	}
 	return s.write(func() (bson.D, error) {
-		c, _, err := s.collection(db, cmd, true)
+		c, _, err := s.collection(db, cmd, create)
 		if err != nil {
 			return nil, err
 		}
 		var w writeResult
-		for i, d := range docs {
-			doc := d
-			moveIDFirst(&doc)
-			if err := c.insert(&doc); err != nil {
-				w.fail(i, err)
-				if ordered(cmd) {
-					break
-				}
-				continue
-			}
-			w.n++
+		if c != nil {
+			w.batch(cmd, len(stmts), func(i int) error { return run(c, i, stmts[i], &w) })
 		}
-		return w.reply(false), nil
+		return w.reply(key == "updates"), nil
+	})
+}
+
+func cmdInsert(s *Server, db string, cmd bson.D) (bson.D, error) {
+	return s.writeBatch(db, cmd, "documents", true, func(c *Collection, _ int, doc bson.D, w *writeResult) error {
+		moveIDFirst(&doc)
+		if err := c.insert(&doc); err != nil {
+			return err
+		}
+		w.n++
+		return nil
 	})
 }
 
 func cmdUpdate(s *Server, db string, cmd bson.D) (bson.D, error) {
-	stmts, err := statements(cmd, "updates")
-	if err != nil {
-		return nil, err
-	}
-	return s.write(func() (bson.D, error) {
-		c, _, err := s.collection(db, cmd, true)
+	return s.writeBatch(db, cmd, "updates", true, (*Collection).updateStatement)
+}
+
+func cmdDelete(s *Server, db string, cmd bson.D) (bson.D, error) {
+	return s.writeBatch(db, cmd, "deletes", false, func(c *Collection, _ int, st bson.D, w *writeResult) error {
+		q, err := docField(st, "q")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var w writeResult
-		for i, st := range stmts {
-			if err := c.updateStatement(st, i, &w); err != nil {
-				w.fail(i, err)
-				if ordered(cmd) {
-					break
-				}
-			}
+		if q == nil {
+			q = &bson.D{}
 		}
-		return w.reply(true), nil
+		if q, err = prepareFilter(q); err != nil {
+			return err
+		}
+		found, err := c.find(findOpts{filter: q, limit: intOf(field(st, "limit"))})
+		if err != nil {
+			return err
+		}
+		for _, r := range found {
+			c.delete(r)
+			w.n++
+		}
+		return nil
 	})
 }
 
-func (c *Collection) updateStatement(st bson.D, i int, w *writeResult) error {
+func (c *Collection) updateStatement(i int, st bson.D, w *writeResult) error {
 	q, err := docField(st, "q")
 	if err != nil {
 		return err
@@ -182,48 +203,6 @@ func arrayFiltersOf(st bson.D) (bsonkit.List, error) {
 		list = append(list, &d)
 	}
 	return list, nil
-}
-
-func cmdDelete(s *Server, db string, cmd bson.D) (bson.D, error) {
-	stmts, err := statements(cmd, "deletes")
-	if err != nil {
-		return nil, err
-	}
-	return s.write(func() (bson.D, error) {
-		c, _, err := s.collection(db, cmd, false)
-		if err != nil {
-			return nil, err
-		}
-		var w writeResult
-		for i, st := range stmts {
-			if c == nil {
-				continue
-			}
-			q, err := docField(st, "q")
-			if err == nil && q == nil {
-				q = &bson.D{}
-			}
-			if err == nil {
-				q, err = prepareFilter(q)
-			}
-			var found []*record
-			if err == nil {
-				found, err = c.find(findOpts{filter: q, limit: intOf(field(st, "limit"))})
-			}
-			if err != nil {
-				w.fail(i, err)
-				if ordered(cmd) {
-					break
-				}
-				continue
-			}
-			for _, r := range found {
-				c.delete(r)
-				w.n++
-			}
-		}
-		return w.reply(false), nil
-	})
 }
 
 func cmdFindAndModify(s *Server, db string, cmd bson.D) (bson.D, error) {
