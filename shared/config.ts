@@ -14,6 +14,13 @@ function str(name: string, fallback: string): string {
 	return raw === undefined || raw === "" ? fallback : raw;
 }
 
+/** An http(s) URL, without trailing slashes. */
+function url(name: string, fallback: string): string {
+	const raw = str(name, fallback).replace(/\/+$/, "");
+	if (!URL.canParse(raw) || !["http:", "https:"].includes(new URL(raw).protocol)) throw new Error(`${name} must be an http or https URL, got "${raw}"`);
+	return raw;
+}
+
 export interface Config {
 	/** HTTP listen address and port of the gateway. */
 	host: string;
@@ -49,6 +56,8 @@ export interface Config {
 	benchRoutes: boolean;
 	/** Server setting WEB_PUBLIC_STREAMS_ENABLED: whether channels may be web-public at all. */
 	webPublicStreams: boolean;
+	/** Server setting JITSI_SERVER_URL: the Jitsi Meet server video calls use (no trailing slash). */
+	jitsiServerUrl: string;
 }
 
 /** Reads the environment; `overrides` win (tests use them for a fresh database per file). */
@@ -80,6 +89,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		ownerPassword: str("OWNER_PASSWORD", ""),
 		benchRoutes: str("BENCH_ROUTES", "") === "1",
 		webPublicStreams: ["1", "true"].includes(str("WEB_PUBLIC_STREAMS_ENABLED", "").toLowerCase()),
+		jitsiServerUrl: url("JITSI_SERVER_URL", "https://meet.jit.si"),
 		...overrides,
 	};
 }

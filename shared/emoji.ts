@@ -1,20 +1,16 @@
-// Unicode emoji names and codepoints, from iamcal's emoji data (the `emoji-datasource` package,
-// as Zulip uses). Codes are the API's form: lowercase hex codepoints joined by dashes, without
-// the variation selector FE0F (as Zulip writes them: heart is "2764", not "2764-fe0f").
-import data from "emoji-datasource/emoji.json";
-
-interface Entry {
-	unified: string;
-	short_names: string[];
-}
+// Unicode emoji names and codepoints: Zulip's name table (a canonical name and any aliases per
+// code point, e.g. 1f44d is "+1", also "thumbs_up" and "like"), kept in zulip-emoji-names.json
+// and built from Zulip's data by deploy/tools/zulip-emoji-names.py (see the file's "source").
+// Codes are the API's form: lowercase hex codepoints joined by dashes, without the variation
+// selector FE0F (as Zulip writes them: heart is "2764", not "2764-fe0f").
+import table from "./zulip-emoji-names.json";
 
 const byName = new Map<string, string>();
 const namesByCode = new Map<string, string[]>();
 
-for (const e of data as Entry[]) {
-	const code = normalizeEmojiCode(e.unified);
-	namesByCode.set(code, e.short_names);
-	for (const name of e.short_names) byName.set(name, code);
+for (const [code, names] of Object.entries(table.names as Record<string, string[]>)) {
+	namesByCode.set(code, names);
+	for (const name of names) byName.set(name, code);
 }
 
 /** A code in the API's form; a fully qualified code (with FE0F) names the same emoji. */
@@ -22,7 +18,7 @@ export function normalizeEmojiCode(code: string): string {
 	return code.toLowerCase().replace(/-fe0f/g, "");
 }
 
-/** The code for an emoji name ("smile" -> "1f604"), or undefined. */
+/** The code for an emoji name or alias ("smile" -> "1f642", "thumbs_up" -> "1f44d"), or undefined. */
 export function emojiCode(name: string): string | undefined {
 	return byName.get(name);
 }

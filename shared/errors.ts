@@ -11,7 +11,6 @@ export type ErrorCode =
 	| "REQUEST_VARIABLE_INVALID"
 	| "INVALID_JSON"
 	| "UNAUTHORIZED"
-	| "INVALID_API_KEY"
 	| "USER_DEACTIVATED"
 	| "REALM_DEACTIVATED"
 	| "AUTHENTICATION_FAILED"
@@ -33,7 +32,6 @@ const CODES = new Set<string>([
 	"REQUEST_VARIABLE_INVALID",
 	"INVALID_JSON",
 	"UNAUTHORIZED",
-	"INVALID_API_KEY",
 	"USER_DEACTIVATED",
 	"REALM_DEACTIVATED",
 	"AUTHENTICATION_FAILED",
@@ -71,9 +69,12 @@ export const methodNotAllowed = () => apiError(405, "METHOD_NOT_ALLOWED", "Metho
 export const notLoggedIn = () =>
 	apiError(401, "UNAUTHORIZED", "Not logged in: API authentication or user session required");
 
-export const invalidApiKey = () => apiError(401, "INVALID_API_KEY", "Invalid API key");
-
-export const malformedApiKey = () => apiError(401, "INVALID_API_KEY", "Malformed API key");
+/**
+ * Any refusal of HTTP basic auth credentials, as Zulip's authenticated_rest_api_view answers them:
+ * 401 UNAUTHORIZED with the reason ("Invalid API key", "Malformed API key", "Account is
+ * deactivated", "This organization has been deactivated", ...).
+ */
+export const unauthorized = (msg: string) => apiError(401, "UNAUTHORIZED", msg);
 
 export const userDeactivated = () => apiError(401, "USER_DEACTIVATED", "Account is deactivated");
 

@@ -81,7 +81,19 @@ function decode(name: string, rule: Rule, raw: string): unknown {
 			}
 			if ((types.includes("number") || types.includes("enum")) && INT.test(raw)) return Number(raw);
 			if (types.includes("boolean") && (raw === "true" || raw === "false")) return raw === "true";
-			if (types.includes("string")) return raw;
+			if (types.includes("string")) {
+				// Zulip declares these Json[str] | Json[int] (or similar): its web app sends the string
+				// JSON-encoded (`"unlimited"`), other clients plainly (`unlimited`). Both mean the same.
+				if (trimmed.startsWith('"')) {
+					try {
+						const s: unknown = JSON.parse(trimmed);
+						if (typeof s === "string") return s;
+					} catch {
+						/* a plain string that happens to start with a quote */
+					}
+				}
+				return raw;
+			}
 			return parseJson(name, raw);
 		}
 		default:

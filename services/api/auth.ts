@@ -2,15 +2,13 @@
 // so that a request costs no call across the bus to authenticate. The users service broadcasts
 // `users.changed` whenever a user's credentials, role or state change, and every gateway replica
 // drops that user's entries at once; the TTL is only a backstop.
-import { badRequest, apiError } from "../../shared/errors";
+import { badRequest, unauthorized } from "../../shared/errors";
 import type { Identity } from "../../shared/actions";
 
 export interface Credentials {
 	email: string;
 	apiKey: string;
 }
-
-const unauthorized = (msg: string) => apiError(401, "UNAUTHORIZED", msg);
 
 /** Parses `Authorization: Basic base64(email:api_key)` the way Zulip does. */
 export function parseBasicAuth(header: string | undefined): Credentials {

@@ -69,6 +69,7 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/messages/{message_id}", action: "messages.update" },
 	{ method: "DELETE", path: "/messages/{message_id}", action: "messages.delete" },
 	{ method: "GET", path: "/messages/{message_id}/history", action: "messages.history" },
+	{ method: "GET", path: "/users/me/{stream_id}/topics", action: "messages.topics" },
 	{ method: "POST", path: "/messages/flags", action: "messages.updateFlags" },
 	{ method: "POST", path: "/messages/flags/narrow", action: "messages.updateFlagsForNarrow" },
 	{ method: "POST", path: "/mark_all_as_read", action: "messages.markAllAsRead" },

@@ -558,7 +558,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 				async handler(ctx: Ctx<RegisterStateParams>) {
 					const actor = me(ctx);
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
-					if (!["subscription", "stream", "default_streams", "user_topic", "muted_topics", "channel_folders"].some(wants)) return {};
+					if (!["subscription", "stream", "default_streams", "default_stream_groups", "user_topic", "muted_topics", "channel_folders"].some(wants)) return {};
 					const graph = await db.graphs.get();
 					const [channels, subs] = await Promise.all([allChannels(), db.Subscription.find({ user_id: actor.user_id }).lean()]);
 					const mine = new Map<number, SubscriptionDoc>(subs.map((s) => [s.channel_id, s]));
@@ -575,6 +575,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					if (wants("default_streams")) {
 						out.realm_default_streams = isGuest(actor.role) ? [] : channels.filter((c) => c.is_default && !c.is_archived).map((c) => channelView(graph, c));
 					}
+					// Default channel groups do not exist yet.
+					if (wants("default_stream_groups")) out.realm_default_stream_groups = [];
 					if (wants("user_topic") || wants("muted_topics")) {
 						const allowEmpty = !!ctx.params.client_capabilities.empty_topic_name;
 						const topics = await db.UserTopic.find({ user_id: actor.user_id }).lean();

@@ -61,12 +61,12 @@ export async function updateStream(db: ChannelsDb, graph: GroupGraph, actor: Ide
 	if (q.new_name !== undefined) {
 		if (!admin) throw cannotAdminister();
 		const name = checkChannelName(q.new_name);
-		if (name !== channel.name) {
-			const clash = await db.Channel.findOne({ realm_id: db.realmId, name_key: name.toLowerCase() }).lean();
-			if (clash && clash._id !== channel._id) throw badRequest(`Channel '${name}' already exists`);
-			set.name = name;
-			set.name_key = name.toLowerCase();
-		}
+		// As Zulip: the very same name is refused; a change of case only is a rename.
+		if (name === channel.name) throw badRequest("Channel already has that name.");
+		const clash = await db.Channel.findOne({ realm_id: db.realmId, name_key: name.toLowerCase() }).lean();
+		if (clash && clash._id !== channel._id) throw badRequest(`Channel '${name}' already exists`);
+		set.name = name;
+		set.name_key = name.toLowerCase();
 	}
 
 	if (q.description !== undefined) {
@@ -81,17 +81,20 @@ export async function updateStream(db: ChannelsDb, graph: GroupGraph, actor: Ide
 	if (privacyChange) {
 		// For a private channel, administering it is not enough: one must also have content access.
 		if (!admin || (channel.invite_only && !content)) throw cannotAdminister();
+		// Zulip's rule: what is not given keeps its value, except that is_private without
+		// history_public_to_subscribers sets the history too (protected when private, public
+		// otherwise). A web-public channel stays web-public unless is_web_public says otherwise.
 		const inviteOnly = q.is_private ?? channel.invite_only;
-		const webPublic = q.is_web_public ?? (inviteOnly ? false : channel.is_web_public);
-		if (webPublic && !channel.is_web_public) checkWebPublicAllowed(db.webPublicStreams, graph, actor.user_id);
-		if (webPublic && inviteOnly) throw badRequest("Invalid parameters");
-		const history = q.history_public_to_subscribers ?? (inviteOnly ? channel.history_public_to_subscribers : true);
-		if (!history && (!inviteOnly || webPublic)) throw badRequest("Invalid parameters");
+		const webPublic = q.is_web_public ?? channel.is_web_public;
+		const history = q.history_public_to_subscribers ?? (q.is_private !== undefined ? !q.is_private : channel.history_public_to_subscribers);
+		if (webPublic && (!history || inviteOnly)) throw badRequest("Invalid parameters");
+		if (!inviteOnly && !history) throw badRequest("Invalid parameters");
+		if (inviteOnly && (q.is_default_stream ?? channel.is_default)) throw badRequest("A default channel cannot be private.");
 		if (inviteOnly !== channel.invite_only) {
 			const needed = inviteOnly ? "can_create_private_channel_group" : "can_create_public_channel_group";
 			if (!graph.realmAllows(needed, actor.user_id)) throw insufficientPermission();
-			if (inviteOnly && (q.is_default_stream ?? channel.is_default)) throw badRequest("A default channel cannot be private.");
 		}
+		if (webPublic && !channel.is_web_public) checkWebPublicAllowed(db.webPublicStreams, graph, actor.user_id);
 		Object.assign(set, { invite_only: inviteOnly, is_web_public: webPublic, history_public_to_subscribers: history });
 	}
 

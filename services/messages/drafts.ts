@@ -2,8 +2,9 @@
 //
 // A draft is checked whole before anything is stored, and a batch is stored only when every
 // draft in it passes. Channel drafts name exactly one channel the user can access; direct
-// drafts name active users; unaddressed drafts keep no recipients and no topic. The recipients
-// of a whole batch are looked up with one call per service, not one per draft.
+// drafts name active users; unaddressed drafts (and direct drafts naming no one) keep no
+// recipients and no topic. The recipients of a whole batch are looked up with one call per
+// service, not one per draft.
 import { badRequest, apiError } from "../../shared/errors";
 import { clock } from "../../shared/clock";
 import { LIMITS } from "../../shared/version";
@@ -53,8 +54,12 @@ export function draftShape(raw: unknown, name: string): DraftInput {
 	return { type: d.type as DraftInput["type"], to: d.to as number[], topic: d.topic, content: d.content, timestamp: d.timestamp as number };
 }
 
-/** The draft as stored: its rules checked, its recipients verified, its timestamp filled in. */
-export function checkDraft(d: DraftInput, targets: DraftTargets): DraftInput {
+/**
+ * The draft as stored: its rules checked, its recipients verified, its timestamp filled in. As
+ * Zulip reads a draft back: a direct draft names the other participants (the drafter only in a
+ * draft to themself), and one naming nobody is unaddressed.
+ */
+export function checkDraft(d: DraftInput, targets: DraftTargets, drafter: number): DraftInput {
 	if (d.content.includes("\0")) throw badRequest("Content must not contain null bytes");
 	if (d.topic.includes("\0")) throw badRequest("Topic must not contain null bytes");
 	if (d.timestamp !== undefined && d.timestamp < 0) throw badRequest("Timestamp must not be negative.");
@@ -65,10 +70,11 @@ export function checkDraft(d: DraftInput, targets: DraftTargets): DraftInput {
 		// As Zulip does, an over-long topic is cut to the limit rather than refused.
 		return { type: "stream", to: d.to, topic: [...d.topic].slice(0, LIMITS.max_topic_length).join(""), content: d.content, timestamp };
 	}
-	if (d.type === "private") {
+	if (d.type === "private" && d.to.length) {
+		if (!targets.usersValid) throw badRequest("Invalid user ID");
 		const to = [...new Set(d.to)].sort((a, b) => a - b);
-		if (to.length && !targets.usersValid) throw badRequest("Invalid user ID");
-		return { type: "private", to, topic: "", content: d.content, timestamp };
+		const others = to.filter((u) => u !== drafter);
+		return { type: "private", to: others.length ? others : to, topic: "", content: d.content, timestamp };
 	}
 	return { type: "", to: [], topic: "", content: d.content, timestamp };
 }

@@ -59,10 +59,22 @@ export function checkMove(
 	return topic;
 }
 
-/** Writes a content edit, its history record, and the recipients' new mention flags. */
-export async function applyContentEdit(db: MessagesDb, actor: Identity, m: MessageDoc, content: string, rendered: Rendered, flagsFor: (userId: number) => string[]): Promise<void> {
-	const now = clock.now();
-	const record: EditRecord = { user_id: actor.user_id, timestamp: now, prev_content: m.content, prev_rendered_content: m.rendered_content };
+/**
+ * Writes a content edit, its history record, and the recipients' new mention flags. `moved` is
+ * what a move in the same request changed (moveRecord): as in Zulip, one request makes one
+ * history record for the edited message, with the content and the topic or channel in it.
+ */
+export async function applyContentEdit(
+	db: MessagesDb,
+	actor: Identity,
+	m: MessageDoc,
+	content: string,
+	rendered: Rendered,
+	flagsFor: (userId: number) => string[],
+	now: number,
+	moved: Partial<EditRecord> = {},
+): Promise<void> {
+	const record: EditRecord = { user_id: actor.user_id, timestamp: now, prev_content: m.content, prev_rendered_content: m.rendered_content, ...moved };
 	await db.Message.updateOne(
 		{ _id: m._id },
 		{
@@ -81,27 +93,40 @@ export async function applyContentEdit(db: MessagesDb, actor: Identity, m: Messa
 
 export type PropagateMode = "change_one" | "change_later" | "change_all";
 
-/** Moves the message (and, by propagate_mode, the rest of its topic). Returns the moved IDs. */
+export type MoveTarget = { channel_id: number; recipient_id: number; keepUsers: Set<number> | null };
+
+/** What a move records in the edit history: the topic and/or channel before and after. */
+export function moveRecord(m: MessageDoc, topic: string, target: MoveTarget | null): Partial<EditRecord> {
+	const record: Partial<EditRecord> = {};
+	if (topic !== m.topic) Object.assign(record, { prev_topic: m.topic, topic });
+	if (target) Object.assign(record, { prev_stream: m.channel_id, stream: target.channel_id });
+	return record;
+}
+
+/**
+ * Moves the message (and, by propagate_mode, the rest of its topic). Returns the moved IDs. Each
+ * moved message gets one history record; with `contentEdited`, the edited message's record was
+ * written by applyContentEdit (with the move in it) and is not written again.
+ */
 export async function applyMove(
 	db: MessagesDb,
 	actor: Identity,
 	m: MessageDoc,
 	topic: string,
-	target: { channel_id: number; recipient_id: number; keepUsers: Set<number> | null } | null,
+	target: MoveTarget | null,
 	mode: PropagateMode,
+	now: number,
+	contentEdited = false,
 ): Promise<number[]> {
 	const scope = mode === "change_one" ? { _id: m._id } : { channel_id: m.channel_id, topic_key: m.topic_key, ...(mode === "change_later" ? { _id: { $gte: m._id } } : {}) };
 	const ids = (await db.Message.find(scope, { _id: 1 }).lean()).map((x) => x._id);
-	const now = clock.now();
-	const record: EditRecord = { user_id: actor.user_id, timestamp: now };
+	const record: EditRecord = { user_id: actor.user_id, timestamp: now, ...moveRecord(m, topic, target) };
 	const set: Record<string, unknown> = { topic, topic_key: topic.toLowerCase(), topic_words: topicWords(topic) };
-	if (topic !== m.topic) Object.assign(record, { prev_topic: m.topic, topic });
-	if (target) {
-		Object.assign(record, { prev_stream: m.channel_id, stream: target.channel_id });
-		Object.assign(set, { channel_id: target.channel_id, recipient_id: target.recipient_id });
-	}
+	if (target) Object.assign(set, { channel_id: target.channel_id, recipient_id: target.recipient_id });
 	if (target || resolveChange(m.topic, topic) === 0) set.last_moved_timestamp = now;
-	await db.Message.updateMany({ _id: { $in: ids } }, { $set: set, $push: { edit_history: record } });
+	if (contentEdited) await db.Message.updateOne({ _id: m._id }, { $set: set });
+	const recorded = contentEdited ? ids.filter((id) => id !== m._id) : ids;
+	if (recorded.length) await db.Message.updateMany({ _id: { $in: recorded } }, { $set: set, $push: { edit_history: record } });
 	const rowSet: Record<string, unknown> = { topic_key: topic.toLowerCase() };
 	if (target) Object.assign(rowSet, { channel_id: target.channel_id, recipient_id: target.recipient_id });
 	await db.UserMessage.updateMany({ message_id: { $in: ids } }, { $set: rowSet });

@@ -12,6 +12,14 @@ import { accessibleMessage } from "./access";
 export const NEWEST = 10_000_000_000_000_000;
 export const MAX_MESSAGES = 5000;
 
+/**
+ * GET /messages and POST /messages/flags/narrow (as Zulip): a window reaching both ways around
+ * its anchor must include the anchor.
+ */
+export function checkAnchorExclusion(numBefore: number, numAfter: number, includeAnchor: boolean | undefined): void {
+	if (numBefore > 0 && numAfter > 0 && includeAnchor === false) throw badRequest("The anchor can only be excluded at an end of the range");
+}
+
 /** Lookups in other services, provided by the service so this module stays free of the bus. */
 export interface Resolvers {
 	channelIds(names: string[]): Promise<Record<string, number>>;

@@ -43,11 +43,14 @@ export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Rec
 		// The deprecated wildcard_mentioned stands for either kind of wildcard mention.
 		flags: flags.some((f) => f === "stream_wildcard_mentioned" || f === "topic_wildcard_mentioned") ? [...flags, "wildcard_mentioned"] : flags,
 	};
-	const history = (m.edit_history ?? []).filter((e) => v.editHistoryVisibility === "all" || (v.editHistoryVisibility === "moves" && e.prev_content === undefined));
+	// With "moves", as Zulip: content edits are left out, and a record that also moved the
+	// message shows the move only.
+	const all = v.editHistoryVisibility === "all";
+	const history = (m.edit_history ?? []).filter((e) => all || (v.editHistoryVisibility === "moves" && (e.prev_content === undefined || e.prev_topic !== undefined)));
 	if (history.length && v.editHistoryVisibility !== "none") {
 		out.edit_history = [...history].reverse().map((e) => {
 			const h: Record<string, unknown> = { user_id: e.user_id, timestamp: e.timestamp };
-			if (e.prev_content !== undefined) Object.assign(h, { prev_content: e.prev_content, prev_rendered_content: e.prev_rendered_content });
+			if (all && e.prev_content !== undefined) Object.assign(h, { prev_content: e.prev_content, prev_rendered_content: e.prev_rendered_content });
 			if (e.prev_topic !== undefined) Object.assign(h, { prev_topic: shown(e.prev_topic), topic: shown(e.topic ?? "") });
 			if (e.prev_stream !== undefined) Object.assign(h, { prev_stream: e.prev_stream, stream: e.stream });
 			return h;

@@ -22,6 +22,7 @@ import { renderContent } from "../../shared/markdown/render";
 import { channelLinkCandidates, type ChannelLinks } from "../../shared/markdown/zulip-markdown";
 import { deleteMessages } from "./edit";
 import { unreadMessages } from "./unreads";
+import { recentConversations } from "./recent-conversations";
 import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./alert-words";
 import { alertWordsModel } from "./models/alert-words";
 import type { Resolvers } from "./fetch";
@@ -218,6 +219,10 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 						const starred = await db.UserMessage.find({ user_id: actor.user_id, flags: "starred" }, { message_id: 1 }).sort({ message_id: 1 }).lean();
 						out.starred_messages = starred.map((r) => r.message_id);
 					}
+					if (wants("recent_private_conversations")) out.recent_private_conversations = await recentConversations(db, actor.user_id);
+					// Keyword search drops no stop words (search.ts); scheduled messages do not exist yet.
+					if (wants("stop_words")) out.stop_words = [];
+					if (wants("scheduled_messages")) out.scheduled_messages = [];
 					if (wants("message")) {
 						const last = await db.UserMessage.findOne({ user_id: actor.user_id }, { message_id: 1 }).sort({ message_id: -1 }).lean();
 						out.max_message_id = last?.message_id ?? -1;

@@ -1,6 +1,8 @@
 // Emoji reactions: which emoji a request names, and the reactions as message objects show them.
 //
-// Unicode emoji come from iamcal's data (shared/emoji.ts). The one service emoji is Zulip's
+// Unicode emoji go by Zulip's names (shared/emoji.ts): any name or alias of a code names it, and
+// a reaction keeps the name it was made with (as Zulip does: "thumbs_up" stays "thumbs_up"); a
+// later vote for the same code takes the first reaction's name. The one service emoji is Zulip's
 // own, named and coded "zulip". Custom (realm) emoji do not exist yet, so every realm_emoji
 // code is refused as an invalid custom emoji.
 import type { ApiUser } from "../../shared/actions";

@@ -11,7 +11,14 @@ import type { UserDoc } from "./models/user";
 import { Visibility } from "./user-view";
 
 const EMAIL = /^[^\s@"<>()[\]\\,;:\p{Cc}]+@([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+$/u;
-const NAME_INVALID_CHARS = /[*`\\>"@\p{Cc}]/u;
+/** Zulip's UserProfile.NAME_INVALID_CHARS. */
+const NAME_INVALID_CHARS = /[*`\\>"@]/;
+/** What Zulip's check_string_is_printable refuses: controls, lone surrogates, the 66 non-characters. */
+const unprintable = (ch: string) => {
+	const cp = ch.codePointAt(0)!;
+	return /[\p{Cc}\p{Cs}]/u.test(ch) || (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) === 0xfffe;
+};
+const MIN_FULL_NAME_LENGTH = 2;
 
 export function checkEmail(email: string): string {
 	const e = email.trim();
@@ -19,12 +26,34 @@ export function checkEmail(email: string): string {
 	return e;
 }
 
+/**
+ * Zulip's check_full_name, the one rule for every full name set (sign-up, the CLI, bots, PATCH
+ * /settings, PATCH /users/{id|email}): trimmed, 2 to 100 characters (code points), nothing
+ * unprintable nor any of * ` \ > " @, and not ending in `|` and digits (which would read as a
+ * mention's `Name|id`).
+ */
 export function checkFullName(name: string): string {
 	const n = name.trim();
-	if (n.length === 0) throw badRequest("Name too short!");
-	if (n.length > LIMITS.max_full_name_length) throw badRequest("Name too long!");
-	if (NAME_INVALID_CHARS.test(n)) throw badRequest("Invalid characters in name!");
+	const chars = [...n];
+	if (chars.length > LIMITS.max_full_name_length) throw badRequest("Name too long!");
+	if (chars.length < MIN_FULL_NAME_LENGTH) throw badRequest("Name too short!");
+	if (chars.some(unprintable) || NAME_INVALID_CHARS.test(n)) throw badRequest("Invalid characters in name!");
+	// Zulip tests the untrimmed name with Python's `\|\d+$` ($ also matches before a final newline).
+	if (/\|\p{Nd}+\n?$/u.test(name)) throw badRequest("Invalid format!");
 	return n;
+}
+
+/** A name as Zulip compares names for require_unique_names: NFKC, case-folded. */
+const nameKey = (name: string) => name.normalize("NFKC").toUpperCase().toLowerCase();
+
+/**
+ * The rest of check_full_name, for organizations with realm_require_unique_names: no other user
+ * (active or not, bots too) may have the same name, compared as Zulip does.
+ */
+export async function checkUniqueName(User: Model<UserDoc>, realmId: number, name: string, selfId: number | null): Promise<void> {
+	const key = nameKey(name);
+	const users = await User.find({ realm_id: realmId }, { full_name: 1 }).lean();
+	if (users.some((u) => u._id !== selfId && nameKey(u.full_name) === key)) throw badRequest("Unique names required in this organization.");
 }
 
 export function checkPassword(password: string): string {
@@ -45,12 +74,15 @@ export interface NewUser {
 	bot_owner_id?: number | null;
 	email_address_visibility?: number;
 	timezone?: string;
+	/** The organization's realm_require_unique_names. */
+	require_unique_names?: boolean;
 }
 
 /** Validates and inserts a user; the email must be unused in the realm (case-insensitively). */
 export async function createUser(User: Model<UserDoc>, nextId: (entity: string) => Promise<number>, input: NewUser): Promise<UserDoc> {
 	const email = checkEmail(input.email);
 	const full_name = checkFullName(input.full_name);
+	if (input.require_unique_names) await checkUniqueName(User, input.realm_id, full_name, null);
 	if (input.password !== null) checkPassword(input.password);
 	const email_key = email.toLowerCase();
 	const taken = () => badRequest(`Email '${email}' already in use`);

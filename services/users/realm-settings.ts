@@ -1,6 +1,11 @@
 // Organization settings: their defaults, and the `realm` part of the POST /register state.
 import type { RealmDoc } from "./models/realm";
+import type { Config } from "../../shared/config";
+import type { GroupGraph } from "../../shared/group-settings";
 import { LIMITS } from "../../shared/version";
+
+/** The server settings (from the environment) that the register state reports. */
+export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams">;
 
 /** Defaults of the settings an organization can change; the realm document stores overrides. */
 export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
@@ -77,7 +82,7 @@ export function realmHost(realm: RealmDoc): string {
 }
 
 /** Server-wide facts that do not depend on the organization. */
-export function serverState(): Record<string, unknown> {
+export function serverState(server: ServerSettings): Record<string, unknown> {
 	return {
 		...LIMITS,
 		server_presence_ping_interval_seconds: 60,
@@ -90,8 +95,8 @@ export function serverState(): Record<string, unknown> {
 		server_avatar_changes_disabled: false,
 		server_name_changes_disabled: false,
 		server_needs_upgrade: false,
-		server_web_public_streams_enabled: false,
-		server_jitsi_server_url: null,
+		server_web_public_streams_enabled: server.webPublicStreams,
+		server_jitsi_server_url: server.jitsiServerUrl,
 		server_emoji_data_url: "",
 		server_generation: SERVER_GENERATION,
 		event_queue_longpoll_timeout_seconds: 90,
@@ -117,12 +122,12 @@ export function serverState(): Record<string, unknown> {
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 
 /** The `realm` part of POST /register. */
-export function realmState(realm: RealmDoc): Record<string, unknown> {
+export function realmState(realm: RealmDoc, server: ServerSettings): Record<string, unknown> {
 	const settings: Record<string, unknown> = {};
 	for (const key of Object.keys(REALM_SETTING_DEFAULTS)) settings[key] = realmSetting(realm, key);
 	const host = realmHost(realm);
 	return {
-		...serverState(),
+		...serverState(server),
 		...settings,
 		realm_name: realm.name,
 		realm_description: realm.description,
@@ -145,8 +150,41 @@ export function realmState(realm: RealmDoc): Record<string, unknown> {
 			disabled: { name: "None", id: 0 },
 			jitsi_meet: { name: "Jitsi Meet", id: 1 },
 		},
-		jitsi_server_url: null,
+		// Deprecated (feature level 212): the organization's Jitsi server, else the server's.
+		jitsi_server_url: (settings.realm_jitsi_server_url as string | null) ?? server.jitsiServerUrl,
+		realm_push_notifications_enabled_end_timestamp: null,
 		zulip_plan_is_not_limited: true,
 		upgrade_text_for_wide_organization_logo: "",
+	};
+}
+
+/** System group names and the older policy values standing for them (Zulip's enums). */
+const COMMON_POLICY: Record<string, number> = { "role:members": 1, "role:administrators": 2, "role:fullmembers": 3, "role:moderators": 4 };
+const WEB_PUBLIC_POLICY: Record<string, number> = { "role:administrators": 2, "role:moderators": 4, "role:nobody": 6, "role:owners": 7 };
+const WILDCARD_MENTION_POLICY: Record<string, number> = {
+	"role:everyone": 1,
+	"role:members": 2,
+	"role:fullmembers": 3,
+	"role:administrators": 5,
+	"role:nobody": 6,
+	"role:moderators": 7,
+};
+
+/**
+ * The deprecated policy settings Zulip still sends beside their group settings (clients such
+ * as the mobile app require realm_wildcard_mention_policy): the policy naming the same system
+ * group, else the one Zulip gives for any other group.
+ */
+export function legacyPolicies(graph: GroupGraph): Record<string, number> {
+	const policy = (setting: string, values: Record<string, number>, otherwise: number) => {
+		const value = graph.realm[setting];
+		const name = typeof value === "number" ? graph.get(value)?.name : undefined;
+		return (name !== undefined ? values[name] : undefined) ?? otherwise;
+	};
+	return {
+		realm_create_public_stream_policy: policy("can_create_public_channel_group", COMMON_POLICY, 1),
+		realm_create_private_stream_policy: policy("can_create_private_channel_group", COMMON_POLICY, 1),
+		realm_create_web_public_stream_policy: policy("can_create_web_public_channel_group", WEB_PUBLIC_POLICY, 4),
+		realm_wildcard_mention_policy: policy("can_mention_many_users_group", WILDCARD_MENTION_POLICY, 1),
 	};
 }

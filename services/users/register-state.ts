@@ -1,11 +1,12 @@
 // The users service's part of POST /register: realm settings, users, the user's own settings.
 import type { RegisterState, RegisterStateParams } from "../../shared/actions";
+import { clock } from "../../shared/clock";
 import { isAdmin, isGuest, isModerator, isOwner } from "../../shared/roles";
 import type { RealmDoc } from "./models/realm";
 import type { UserDoc } from "./models/user";
 import type { ProfileFieldDoc } from "./models/profile-field";
 import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPES, fieldView } from "./profile-fields";
-import { realmHost, realmState } from "./realm-settings";
+import { realmHost, realmState, type ServerSettings } from "./realm-settings";
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTINGS, userSettings } from "./user-settings";
 import { gravatarUrl, toApiUser } from "./user-view";
 
@@ -26,18 +27,46 @@ const LEGACY_DISPLAY = [
 	"twenty_four_hour_time",
 	"enter_sends",
 ];
-const LEGACY_NOTIFICATIONS = Object.keys(USER_SETTINGS).filter(
-	(k) => k.startsWith("enable_") || k.endsWith("_notifications") || k === "notification_sound" || k === "wildcard_mentions_notify",
-);
+/** Zulip's notification_settings_legacy, exactly (newer settings are only in user_settings). */
+const LEGACY_NOTIFICATIONS = [
+	"desktop_icon_count_display",
+	"email_notifications_batching_period_seconds",
+	"enable_desktop_notifications",
+	"enable_digest_emails",
+	"enable_login_emails",
+	"enable_marketing_emails",
+	"enable_offline_email_notifications",
+	"enable_offline_push_notifications",
+	"enable_online_push_notifications",
+	"enable_sounds",
+	"enable_stream_audible_notifications",
+	"enable_stream_desktop_notifications",
+	"enable_stream_email_notifications",
+	"enable_stream_push_notifications",
+	"message_content_in_email_notifications",
+	"notification_sound",
+	"pm_content_in_desktop_notifications",
+	"presence_enabled",
+	"realm_name_in_email_notifications_policy",
+	"wildcard_mentions_notify",
+];
 
-export function registerState(input: { realm: RealmDoc; user: UserDoc; all: UserDoc[]; systemBots: UserDoc[]; fields: ProfileFieldDoc[]; params: RegisterStateParams }): RegisterState {
-	const { realm, user, all, systemBots, fields, params } = input;
+export function registerState(input: {
+	realm: RealmDoc;
+	user: UserDoc;
+	all: UserDoc[];
+	systemBots: UserDoc[];
+	fields: ProfileFieldDoc[];
+	server: ServerSettings;
+	params: RegisterStateParams;
+}): RegisterState {
+	const { realm, user, all, systemBots, fields, server, params } = input;
 	const wants = (type: string) => params.event_types === null || params.event_types.includes(type);
 	const viewer = { user_id: user._id, role: user.role };
 	const host = realmHost(realm);
 	const out: RegisterState = {};
 
-	if (wants("realm")) Object.assign(out, realmState(realm), { realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS });
+	if (wants("realm")) Object.assign(out, realmState(realm, server), { realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS });
 
 	if (wants("realm_user")) {
 		const opts = {
@@ -129,6 +158,9 @@ export function registerState(input: { realm: RealmDoc; user: UserDoc; all: User
 		realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
 		realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
 		muted_users: () => ({ muted_users: [] }),
+		// Presence is not tracked yet: no user has any. server_timestamp in seconds, as Zulip's.
+		presence: () => ({ presences: {}, presence_last_update_id: -1, server_timestamp: clock.nowMs() / 1000 }),
+		onboarding_steps: () => ({ onboarding_steps: [] }),
 		user_status: () => ({ user_status: {} }),
 		video_calls: () => ({ has_zoom_token: false }),
 		giphy: () => ({ giphy_api_key: "" }),

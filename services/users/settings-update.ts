@@ -8,7 +8,7 @@ import { hashPassword, verifyPassword } from "../../shared/passwords";
 import { isAdmin } from "../../shared/roles";
 import type { UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
-import { checkFullName, checkPassword } from "./accounts";
+import { checkFullName, checkPassword, checkUniqueName } from "./accounts";
 import { realmSetting } from "./realm-settings";
 import { USER_SETTINGS, userSettings, type SettingDef } from "./user-settings";
 import { applyUpdate } from "./user-admin";
@@ -65,6 +65,7 @@ export async function updateSettings(db: UsersDb, actor: Identity, user: UserDoc
 			if (realmSetting(db.realm, "realm_name_changes_disabled") && !isAdmin(actor.role)) {
 				throw badRequest("Name changes are disabled in this organization. Contact an administrator to change your name.");
 			}
+			if (realmSetting(db.realm, "realm_require_unique_names")) await checkUniqueName(db.User, db.realm._id, name, user._id);
 			set.full_name = changes.full_name = name;
 		}
 	}

@@ -7,7 +7,8 @@ import type { Identity } from "../../shared/actions";
 import { isAdmin, isOwner, Role } from "../../shared/roles";
 import type { UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
-import { checkEmail, checkFullName } from "./accounts";
+import { checkEmail, checkFullName, checkUniqueName } from "./accounts";
+import { realmSetting } from "./realm-settings";
 import { profileDataUpdate } from "./profile-data";
 
 export interface UserChanges {
@@ -25,7 +26,10 @@ export async function updateUser(db: UsersDb, actor: Identity, target: UserDoc, 
 
 	if (changes.full_name !== undefined) {
 		const name = checkFullName(changes.full_name);
-		if (name !== target.full_name) set.full_name = changed.full_name = name;
+		if (name !== target.full_name) {
+			if (realmSetting(db.realm, "realm_require_unique_names")) await checkUniqueName(db.User, db.realm._id, name, target._id);
+			set.full_name = changed.full_name = name;
+		}
 	}
 
 	if (changes.role !== undefined && changes.role !== target.role) {

@@ -10,10 +10,9 @@ import {
 	adminRequired,
 	authenticationFailed,
 	badRequest,
-	invalidApiKey,
-	malformedApiKey,
 	ownerRequired,
 	realmDeactivated,
+	unauthorized,
 	userDeactivated,
 } from "../../shared/errors";
 import { renderMarkdown } from "../../shared/markdown/render";
@@ -30,7 +29,7 @@ import { apiEmail, canSeeDeliveryEmail, toApiUser, type ViewOptions } from "./us
 import { createUser } from "./accounts";
 import { ensureOwner, ensureRealm } from "./bootstrap";
 import { ensureSystemBots, notificationBot, SYSTEM_REALM_ID, systemBots } from "./system-bots";
-import { realmHost, REALM_SETTING_DEFAULTS } from "./realm-settings";
+import { legacyPolicies, realmHost, realmSetting, REALM_SETTING_DEFAULTS } from "./realm-settings";
 import { registerState } from "./register-state";
 import { updateUser, applyUpdate, type UserChanges } from "./user-admin";
 import { SETTINGS_PARAMS, updateSettings } from "./settings-update";
@@ -208,14 +207,16 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				params: params({ email: p.string(), api_key: p.string() }),
 				async handler(ctx: Ctx<{ email: string; api_key: string }>): Promise<Identity> {
 					const key = ctx.params.api_key.trim();
-					if (!API_KEY_PATTERN.test(key)) throw malformedApiKey();
+					// Every refusal is 401 UNAUTHORIZED with Zulip's reason, in Zulip's order
+					// (decorator.py: access_user_by_api_key, validate_account_and_subdomain).
+					if (!API_KEY_PATTERN.test(key)) throw unauthorized("Malformed API key");
 					const user = await db.User.findOne({ api_key: key }).lean();
 					// System bots (another realm) never authenticate.
-					if (!user || user.realm_id !== db.realm._id) throw invalidApiKey();
+					if (!user || user.realm_id !== db.realm._id) throw unauthorized("Invalid API key");
 					const email = ctx.params.email.toLowerCase();
-					if (email !== user.email_key && email !== apiEmail(user, host()).toLowerCase()) throw invalidApiKey();
-					if (!user.is_active) throw userDeactivated();
-					if (db.realm.deactivated) throw realmDeactivated();
+					if (email !== user.email_key && email !== apiEmail(user, host()).toLowerCase()) throw unauthorized("Invalid API key");
+					if (db.realm.deactivated) throw unauthorized("This organization has been deactivated");
+					if (!user.is_active) throw unauthorized("Account is deactivated");
 					return identity(user);
 				},
 			},
@@ -326,7 +327,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				params: params({ email: p.string(), password: p.string(), full_name: p.string() }),
 				async handler(ctx: Ctx<{ email: string; password: string; full_name: string }>) {
 					requireAdmin(ctx);
-					const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params });
+					const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params, require_unique_names: realmSetting(db.realm, "realm_require_unique_names") });
 					await changed(ctx, [user._id]);
 					return { user_id: user._id };
 				},
@@ -652,7 +653,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					email_address_visibility: p.oneOf([1, 2, 3, 4, 5], { optional: true }),
 				}),
 				async handler(ctx: Ctx<any>) {
-					const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params, password: ctx.params.password ?? null });
+					const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params, password: ctx.params.password ?? null, require_unique_names: realmSetting(db.realm, "realm_require_unique_names") });
 					await changed(ctx, [user._id]);
 					return { user_id: user._id, email: user.delivery_email, api_key: user.api_key, site: db.realm.url };
 				},
@@ -734,13 +735,14 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				async handler(ctx: Ctx<RegisterStateParams>) {
 					const self = me(ctx);
 					const [user, all, bots, fields] = await Promise.all([findUser(self.user_id), db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), systemBots(db.User), listFields(db)]);
-					const state = registerState({ realm: db.realm, user, all, systemBots: bots, fields, params: ctx.params });
+					const state = registerState({ realm: db.realm, user, all, systemBots: bots, fields, server: config, params: ctx.params });
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
 					if (wants("realm_user_groups")) state.realm_user_groups = await groupsView(false);
 					if (wants("realm")) {
 						// Organization-level permissions, as group-setting values.
 						const graph = await graphs.get();
 						for (const [key, value] of Object.entries(graph.realm)) state[`realm_${key}`] = value;
+						Object.assign(state, legacyPolicies(graph));
 					}
 					return state;
 				},

@@ -1,6 +1,7 @@
-// Zulip's syntax beyond Markdown, as markdown-it plugins: emoji (:smile:), channel and topic
-// links (#**channel**, #**channel>topic**), and spoiler and quote blocks (```spoiler Header,
-// ```quote). Everything a sender writes inside them is escaped like any other text.
+// Zulip's syntax beyond Markdown, as markdown-it plugins: emoji (:smile:, by Zulip's emoji names
+// and aliases, shared/emoji.ts), channel and topic links (#**channel**, #**channel>topic**), and
+// spoiler and quote blocks (```spoiler Header, ```quote). Everything a sender writes inside them
+// is escaped like any other text.
 import type MarkdownIt from "markdown-it";
 import { escapeHtml } from "../html";
 import { emojiCode } from "../emoji";
@@ -26,7 +27,8 @@ export function narrowUrl(channelId: number, channelName: string, topic?: string
 
 export function zulipMarkdown(md: MarkdownIt): void {
 	md.inline.ruler.before("emphasis", "zulip_emoji", (state, silent) => {
-		const m = /^:([a-z0-9_+-]+):/.exec(state.src.slice(state.pos));
+		// Zulip's emoji syntax, :[\w+-]+: (names can have letters beyond ASCII: flag_åland_islands).
+		const m = /^:([\p{L}\p{N}_+-]+):/u.exec(state.src.slice(state.pos));
 		if (!m) return false;
 		const code = emojiCode(m[1]);
 		if (!code) return false;

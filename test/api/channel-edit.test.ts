@@ -65,6 +65,23 @@ describe("name and description", () => {
 		expect(await stream(id)).toEqual(before);
 	});
 
+	test("renaming to the current name is refused, as Zulip does; a change of case is a rename", async () => {
+		const id = await channel("owner");
+		const before = await stream(id);
+		for (const same of [before.name, `  ${before.name} `]) {
+			expectError(await owner.patch(`/streams/${id}`, { new_name: same }), 400, "BAD_REQUEST", "Channel already has that name.");
+		}
+		// Refused whole: nothing else in the request is applied either.
+		expectError(await owner.patch(`/streams/${id}`, { new_name: before.name, description: "not applied" }), 400, "BAD_REQUEST", "Channel already has that name.");
+		expect(await stream(id)).toEqual(before);
+		expectSuccess(await owner.patch(`/streams/${id}`, { new_name: before.name.toUpperCase() }));
+		expect((await stream(id)).name).toBe(before.name.toUpperCase());
+		// Only the channel's administrators may try, and they get the same answer.
+		expectError(await as(member2).patch(`/streams/${id}`, { new_name: before.name.toUpperCase() }), 400, "BAD_REQUEST", "You do not have permission to administer this channel.");
+		expectError(await owner.patch(`/streams/${id}`, { new_name: 5 }, { json: true }), 400, "BAD_REQUEST", "new_name is not a string");
+		expect((await stream(id)).name).toBe(before.name.toUpperCase());
+	});
+
 	test("a name already in use (in any case) is refused", async () => {
 		const a = await channel("owner");
 		const b = await channel("owner");
@@ -97,6 +114,32 @@ describe("privacy and history", () => {
 		expect(await stream(id)).toMatchObject({ invite_only: true, history_public_to_subscribers: false });
 		expectSuccess(await owner.patch(`/streams/${id}`, { is_private: false }));
 		expect(await stream(id)).toMatchObject({ invite_only: false, history_public_to_subscribers: true });
+	});
+
+	test("is_private alone sets the history as Zulip does: protected when private, public when not", async () => {
+		const id = await channel("owner");
+		expectSuccess(await owner.patch(`/streams/${id}`, { is_private: true }));
+		expect(await stream(id)).toMatchObject({ invite_only: true, history_public_to_subscribers: false });
+		expectSuccess(await owner.patch(`/streams/${id}`, { history_public_to_subscribers: true }));
+		expect(await stream(id)).toMatchObject({ invite_only: true, history_public_to_subscribers: true });
+		// Given again, is_private sets the history again, even on a private channel.
+		expectSuccess(await owner.patch(`/streams/${id}`, { is_private: true }));
+		expect(await stream(id)).toMatchObject({ invite_only: true, history_public_to_subscribers: false });
+		expectSuccess(await owner.patch(`/streams/${id}`, { is_private: false }));
+		expect(await stream(id)).toMatchObject({ invite_only: false, history_public_to_subscribers: true });
+		// Both given: the history as asked.
+		expectSuccess(await owner.patch(`/streams/${id}`, { is_private: true, history_public_to_subscribers: true }));
+		expect(await stream(id)).toMatchObject({ invite_only: true, history_public_to_subscribers: true });
+	});
+
+	test("bad privacy values change nothing", async () => {
+		const id = await channel("owner");
+		const before = await stream(id);
+		expectError(await owner.patch(`/streams/${id}`, { is_private: true, history_public_to_subscribers: "no" }), 400, "BAD_REQUEST", "history_public_to_subscribers is not a boolean");
+		expectError(await owner.patch(`/streams/${id}`, { history_public_to_subscribers: false, is_private: false }), 400, "BAD_REQUEST", "Invalid parameters");
+		expectError(await as(member2).patch(`/streams/${id}`, { is_private: true }), 400, "BAD_REQUEST", "You do not have permission to administer this channel.");
+		expectError(await owner.patch("/streams/999999", { is_private: true }), 400, "BAD_REQUEST", "Invalid channel ID");
+		expect(await stream(id)).toEqual(before);
 	});
 
 	test("history_public_to_subscribers false is refused for a public channel", async () => {
@@ -153,6 +196,19 @@ describe("default, retention, archive, folder, topics policy", () => {
 			expectError(await owner.patch(`/streams/${id}`, { message_retention_days: bad }), 400, "BAD_REQUEST");
 		}
 		expect((await stream(id)).message_retention_days).toBe(7);
+	});
+
+	test("message_retention_days JSON-encoded, as Zulip's web app sends it", async () => {
+		const id = await channel(member);
+		for (const [value, stored] of [['"unlimited"', -1], ['"realm_default"', null], ["30", 30], ['"unlimited"', -1]] as const) {
+			expectSuccess(await owner.patch(`/streams/${id}`, { message_retention_days: value }));
+			expect((await stream(id)).message_retention_days).toBe(stored);
+		}
+		for (const bad of ['"forever"', '"-3"', "0", '""', '"unlimited']) {
+			expectError(await owner.patch(`/streams/${id}`, { message_retention_days: bad }), 400, "BAD_REQUEST", "Bad value for 'message_retention_days'");
+		}
+		expectError(await as(admin).patch(`/streams/${id}`, { message_retention_days: '"unlimited"' }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+		expect((await stream(id)).message_retention_days).toBe(-1);
 	});
 
 	test("is_archived only unarchives; archived channels take no other edits", async () => {

@@ -185,7 +185,17 @@ describe("making a channel web-public", () => {
 		expect((await channelOf(ch.id)).is_web_public).toBe(true);
 		// A guest can now see it.
 		expect((await client(app.baseUrl, actors.guest).get(`/streams/${ch.id}`)).status).toBe(200);
-		expect((await owner.patch(`/streams/${ch.id}`, { is_private: true })).body).toMatchObject({ result: "success" });
-		expect(await channelOf(ch.id)).toMatchObject({ invite_only: true, is_web_public: false });
+		// As Zulip: a web-public channel is made private only with is_web_public false too, and
+		// a web-public channel's history is public.
+		for (const change of [{ is_private: true }, { history_public_to_subscribers: false }, { is_private: true, history_public_to_subscribers: true }]) {
+			expect((await owner.patch(`/streams/${ch.id}`, change)).body).toMatchObject({ result: "error", code: "BAD_REQUEST", msg: "Invalid parameters" });
+		}
+		expect(await channelOf(ch.id)).toMatchObject({ invite_only: false, is_web_public: true, history_public_to_subscribers: true });
+		expect((await owner.patch(`/streams/${ch.id}`, { is_private: true, is_web_public: false })).body).toMatchObject({ result: "success" });
+		expect(await channelOf(ch.id)).toMatchObject({ invite_only: true, is_web_public: false, history_public_to_subscribers: false });
+		// Private and web-public at once is refused too.
+		expect((await owner.patch(`/streams/${ch.id}`, { is_web_public: true })).body).toMatchObject({ result: "error", msg: "Invalid parameters" });
+		expect((await owner.patch(`/streams/${ch.id}`, { is_private: false, is_web_public: true })).body).toMatchObject({ result: "success" });
+		expect(await channelOf(ch.id)).toMatchObject({ invite_only: false, is_web_public: true, history_public_to_subscribers: true });
 	});
 });

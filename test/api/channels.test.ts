@@ -116,6 +116,7 @@ describe("creating and subscribing", () => {
 		[{ subscriptions: [{ name: "webby" }], is_web_public: true }, "Web-public channels are not enabled."],
 		[{ subscriptions: [{ name: "history" }], history_public_to_subscribers: false }, "Invalid parameters"],
 		[{ subscriptions: [{ name: "kept" }], message_retention_days: "forever" }, "Bad value for 'message_retention_days'"],
+		[{ subscriptions: [{ name: "kept-json" }], message_retention_days: '"forever"' }, "Bad value for 'message_retention_days'"],
 		[{ subscriptions: [{ name: "policy" }], topics_policy: "sometimes" }, "Invalid topics_policy"],
 		[{ subscriptions: [{ name: "perm" }], can_send_message_group: 999999 }, "Invalid user group ID: 999999"],
 		[{ subscriptions: [{ name: "perm2" }], can_send_message_group: { direct_members: [999999], direct_subgroups: [] } }, "Invalid user ID: 999999"],
@@ -135,7 +136,8 @@ describe("creating and subscribing", () => {
 
 	test("message retention is for owners; its three forms are stored", async () => {
 		expectError(await as(admin).post("/users/me/subscriptions", { subscriptions: [{ name: "kept-admin" }], message_retention_days: 30 }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
-		for (const [name, value, stored] of [["kept-30", 30, 30], ["kept-forever", "unlimited", -1], ["kept-default", "realm_default", null]] as const) {
+		// Plain, or JSON-encoded as Zulip's web app sends it ("unlimited" here).
+		for (const [name, value, stored] of [["kept-30", 30, 30], ["kept-forever", '"unlimited"', -1], ["kept-default", "realm_default", null]] as const) {
 			expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name }], message_retention_days: value }));
 			expect((await owner.get(`/streams/${await idOf(name)}`)).body.stream.message_retention_days).toBe(stored);
 		}

@@ -56,6 +56,29 @@ describe("drafts", () => {
 		expect((await as(alice).post("/drafts", {})).body.ids).toEqual([]);
 	});
 
+	test("as Zulip reads drafts back: a direct draft naming no one is unaddressed, and `to` names the others", async () => {
+		const res = await as(alice).post("/drafts", {
+			drafts: [
+				{ type: "private", to: [], topic: "ignored", content: "to whom?", timestamp: 100 },
+				{ type: "private", to: [bob.user_id, alice.user_id], topic: "", content: "one to one", timestamp: 101 },
+				{ type: "private", to: [alice.user_id, alice.user_id], topic: "", content: "to myself", timestamp: 102 },
+				{ type: "private", to: [bob.user_id, 1, alice.user_id], topic: "", content: "the three of us", timestamp: 103 },
+			],
+		});
+		expectSuccess(res);
+		const [nobody, oneToOne, self, group] = res.body.ids;
+		const mine = await draftsOf(as(alice));
+		const byId = (id: number) => mine.find((d: { id: number }) => d.id === id);
+		expect(byId(nobody)).toEqual({ id: nobody, type: "", to: [], topic: "", content: "to whom?", timestamp: 100 });
+		expect(byId(oneToOne)).toMatchObject({ type: "private", to: [bob.user_id] });
+		expect(byId(self)).toMatchObject({ type: "private", to: [alice.user_id] });
+		expect(byId(group)).toMatchObject({ type: "private", to: [1, bob.user_id] });
+		// Editing into a direct draft naming no one makes it unaddressed too.
+		expectSuccess(await as(alice).patch(`/drafts/${group}`, { draft: { type: "private", to: [], topic: "", content: "undecided", timestamp: 104 } }));
+		expect((await draftsOf(as(alice))).find((d: { id: number }) => d.id === group)).toEqual({ id: group, type: "", to: [], topic: "", content: "undecided", timestamp: 104 });
+		for (const id of res.body.ids) expectSuccess(await as(alice).delete(`/drafts/${id}`));
+	});
+
 	test("the timestamp is filled in when absent; an over-long topic is cut to the limit", async () => {
 		const before = Math.floor(Date.now() / 1000);
 		const res = await as(bob).post("/drafts", { drafts: [channelDraft({ topic: "x".repeat(80) })] });

@@ -130,7 +130,7 @@ describe("rate limiting", () => {
 
 	test("failed authentication attempts spend the address's budget", async () => {
 		const c = client(limited.baseUrl, { email: limited.owner.email, api_key: "B".repeat(32) });
-		for (let i = 0; i < 3; i++) expectError(await c.get("/users/me"), 401, "INVALID_API_KEY");
+		for (let i = 0; i < 3; i++) expectError(await c.get("/users/me"), 401, "UNAUTHORIZED", "Invalid API key");
 		expectError(await c.get("/users/me"), 429, "RATE_LIMIT_HIT");
 		// Unauthenticated requests from the address are limited; a user's own budget is not touched.
 		expectError(await client(limited.baseUrl, null).get("/server_settings"), 429, "RATE_LIMIT_HIT");

@@ -147,6 +147,78 @@ describe("moving", () => {
 	});
 });
 
+describe("content and topic in one request", () => {
+	test("one history entry for the edited message, one topic entry for each other message moved", async () => {
+		const ids: number[] = [];
+		for (let i = 0; i < 3; i++) ids.push(await send(as(alice), { type: "channel", to: "general", topic: "combo", content: `part ${i}` }));
+		const res = await as(alice).patch(`/messages/${ids[1]}`, { content: "part one, edited", topic: "combo moved", propagate_mode: "change_all", send_notification_to_new_thread: false });
+		expectSuccess(res);
+		expect(await topicIds(as(bob), "general", "combo moved")).toEqual(ids);
+
+		const edited = await message(as(bob), ids[1]);
+		expect(edited).toMatchObject({ subject: "combo moved", content: "<p>part one, edited</p>", last_edit_timestamp: expect.any(Number), last_moved_timestamp: expect.any(Number) });
+		expect(edited.edit_history).toEqual([
+			{
+				user_id: alice.user_id,
+				timestamp: edited.last_edit_timestamp,
+				prev_content: "part 1",
+				prev_rendered_content: "<p>part 1</p>",
+				prev_topic: "combo",
+				topic: "combo moved",
+			},
+		]);
+		for (const other of [ids[0], ids[2]]) {
+			const m = await message(as(bob), other);
+			expect(m.edit_history).toEqual([{ user_id: alice.user_id, timestamp: edited.last_edit_timestamp, prev_topic: "combo", topic: "combo moved" }]);
+			expect(m).not.toHaveProperty("last_edit_timestamp");
+		}
+
+		const history = (await as(bob).get(`/messages/${ids[1]}/history`)).body.message_history;
+		expect(history).toHaveLength(2);
+		expect(history[0]).toEqual({ topic: "combo", content: "part 1", rendered_content: "<p>part 1</p>", timestamp: expect.any(Number), user_id: alice.user_id });
+		expect(history[1]).toEqual({
+			topic: "combo moved",
+			prev_topic: "combo",
+			content: "part one, edited",
+			rendered_content: "<p>part one, edited</p>",
+			prev_content: "part 1",
+			prev_rendered_content: "<p>part 1</p>",
+			content_html_diff: expect.stringContaining("highlight_text_inserted"),
+			timestamp: edited.last_edit_timestamp,
+			user_id: alice.user_id,
+		});
+		const moved = (await as(bob).get(`/messages/${ids[0]}/history`)).body.message_history;
+		expect(moved).toHaveLength(2);
+		expect(moved[1]).toEqual({ topic: "combo moved", prev_topic: "combo", content: "part 0", rendered_content: "<p>part 0</p>", timestamp: edited.last_edit_timestamp, user_id: alice.user_id });
+	});
+
+	test("with edit history visible for moves only, the combined entry shows the move alone", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "quiet", content: "before" });
+		expectSuccess(await as(alice).patch(`/messages/${id}`, { content: "after" }));
+		expectSuccess(await as(alice).patch(`/messages/${id}`, { content: "after again", topic: "quiet moved", send_notification_to_new_thread: false }));
+		await app.node.broker.call("users.setRealmSetting", { name: "realm_message_edit_history_visibility_policy", value: "moves" });
+		try {
+			const m = await message(as(bob), id);
+			expect(m.edit_history).toEqual([{ user_id: alice.user_id, timestamp: expect.any(Number), prev_topic: "quiet", topic: "quiet moved" }]);
+		} finally {
+			await app.node.broker.call("users.setRealmSetting", { name: "realm_message_edit_history_visibility_policy", value: "all" });
+		}
+		expect((await message(as(bob), id)).edit_history).toHaveLength(2);
+	});
+
+	test("content cannot change with the channel, as in Zulip; nothing changes", async () => {
+		const id = await send(as(alice), { type: "channel", to: "general", topic: "stay", content: "stays" });
+		const elsewhere = (await owner.get("/get_stream_id", { stream: "elsewhere" })).body.stream_id;
+		expectError(await as(alice).patch(`/messages/${id}`, { content: "changed", stream_id: elsewhere }), 400, "BAD_REQUEST", "Cannot change message content while changing channel");
+		expectError(await as(alice).patch(`/messages/${id}`, { content: "changed", topic: 7 }, { json: true }), 400, "BAD_REQUEST", "topic is not a string");
+		expectError(await as(bob).patch(`/messages/${id}`, { content: "his", topic: "his topic" }), 400, "BAD_REQUEST", "You don't have permission to edit this message");
+		expectError(await as(alice).patch("/messages/999999", { content: "x", topic: "y" }), 400, "BAD_REQUEST", "Invalid message(s)");
+		const m = await message(as(bob), id);
+		expect(m).toMatchObject({ subject: "stay", content: "<p>stays</p>" });
+		expect(m).not.toHaveProperty("edit_history");
+	});
+});
+
 describe("deleting", () => {
 	test("the sender deletes in time; others may not; administrators may", async () => {
 		const a = await send(as(alice), { type: "channel", to: "general", topic: "del", content: "a" });

@@ -195,12 +195,19 @@ describe("fetching", () => {
 		expect(oldest).toMatchObject({ found_oldest: true, found_newest: false, anchor: 0 });
 	});
 
-	test("an ID anchor: before, the anchor itself, after; include_anchor false", async () => {
+	test("an ID anchor: before, the anchor itself, after; include_anchor false at an end only", async () => {
 		const res = (await get({ anchor: ids[4], num_before: 2, num_after: 2 })).body;
 		expect(res.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(2, 7));
 		expect(res).toMatchObject({ anchor: ids[4], found_anchor: true, found_oldest: false, found_newest: false });
-		const without = (await get({ anchor: String(ids[4]), num_before: 1, num_after: 1, include_anchor: false })).body;
-		expect(without.messages.map((m: { id: number }) => m.id)).toEqual([ids[3], ids[5]]);
+		const before = (await get({ anchor: String(ids[4]), num_before: 2, num_after: 0, include_anchor: false })).body;
+		expect(before.messages.map((m: { id: number }) => m.id)).toEqual([ids[2], ids[3]]);
+		expect(before.found_anchor).toBe(false);
+		const after = (await get({ anchor: ids[4], num_before: 0, num_after: 2, include_anchor: false })).body;
+		expect(after.messages.map((m: { id: number }) => m.id)).toEqual([ids[5], ids[6]]);
+		// As Zulip (and POST /messages/flags/narrow): not in the middle of the range.
+		const middle = await get({ anchor: ids[4], num_before: 1, num_after: 1, include_anchor: false });
+		expectError(middle, 400, "BAD_REQUEST", "The anchor can only be excluded at an end of the range");
+		expectError(await get({ anchor: ids[4], num_before: 1, num_after: 1, include_anchor: "no" }), 400, "BAD_REQUEST", "include_anchor is not a boolean");
 		const past = (await get({ anchor: ids[9] + 1000, num_before: 2, num_after: 5 })).body;
 		expect(past.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(-2));
 		expect(past).toMatchObject({ found_anchor: false, found_newest: true });
@@ -212,6 +219,19 @@ describe("fetching", () => {
 		expect(res).toMatchObject({ anchor: ids[0], found_anchor: true });
 		const old = (await get({ use_first_unread_anchor: true, num_before: 0, num_after: 1 })).body;
 		expect(old.anchor).toBe(ids[0]);
+		// As Zulip, the flag wins over an anchor sent with it (zulip-terminal sends anchor=0 with
+		// it), whatever that anchor is; without the flag the anchor counts.
+		for (const anchor of [0, ids[7], "newest", "middle"]) {
+			const both = await get({ anchor, use_first_unread_anchor: true, num_before: 0, num_after: 1 });
+			expectSuccess(both);
+			expect(both.body).toMatchObject({ anchor: ids[0], found_anchor: true });
+			expect(both.body.messages.map((m: { id: number }) => m.id)).toEqual([ids[0], ids[1]]);
+		}
+		const flagOff = (await get({ anchor: ids[7], use_first_unread_anchor: false, num_before: 0, num_after: 0 })).body;
+		expect(flagOff.messages.map((m: { id: number }) => m.id)).toEqual([ids[7]]);
+		expectError(await get({ anchor: 0, use_first_unread_anchor: "yes", num_before: 0, num_after: 1 }), 400, "BAD_REQUEST", "use_first_unread_anchor is not a boolean");
+		// Fetching reads nothing as read.
+		expect((await get({ anchor: "first_unread", num_before: 0, num_after: 0 })).body.anchor).toBe(ids[0]);
 		const none = (await get({ anchor: "first_unread", num_before: 1, num_after: 0 }, owner)).body;
 		expect(none.messages.map((m: { id: number }) => m.id)).toEqual([ids[9]]);
 	});
@@ -248,7 +268,9 @@ describe("fetching", () => {
 	});
 
 	test("bad requests: missing anchor or counts, too many, bad anchors and narrows", async () => {
-		expectError(await get({ num_before: 1, num_after: 1 }), 400, "REQUEST_VARIABLE_MISSING", "Missing 'anchor' argument");
+		// Zulip's own error here (not the generic missing-argument one).
+		expectError(await get({ num_before: 1, num_after: 1 }), 400, "BAD_REQUEST", "Missing 'anchor' argument.");
+		expectError(await get({ use_first_unread_anchor: false, num_before: 1, num_after: 1 }), 400, "BAD_REQUEST", "Missing 'anchor' argument.");
 		expectError(await get({ anchor: "newest", num_after: 1 }), 400, "REQUEST_VARIABLE_MISSING", "Missing 'num_before' argument");
 		expectError(await get({ anchor: "newest", num_before: 5000, num_after: 1 }), 400, "BAD_REQUEST", "Too many messages requested (maximum 5000).");
 		expectError(await get({ anchor: "middle", num_before: 1, num_after: 1 }), 400, "BAD_REQUEST", "Invalid anchor");
@@ -459,8 +481,16 @@ describe("Zulip's markdown", () => {
 
 	test("emoji by name; unknown names stay text", async () => {
 		expect(await rendered(":smile: and :no_such_emoji:")).toBe(
-			'<p><span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span> and :no_such_emoji:</p>',
+			'<p><span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span> and :no_such_emoji:</p>',
 		);
+	});
+
+	test("emoji by Zulip's names and aliases, not iamcal's", async () => {
+		const span = (name: string, code: string) => `<span aria-label="${name.replace(/_/g, " ")}" class="emoji emoji-${code}" role="img" title="${name.replace(/_/g, " ")}">:${name}:</span>`;
+		expect(await rendered(":working_on_it: :tools: :+1: :thumbs_up: :big_smile: :heart: :tada: :flag_åland_islands:")).toBe(
+			`<p>${span("working_on_it", "1f6e0")} ${span("tools", "1f6e0")} ${span("+1", "1f44d")} ${span("thumbs_up", "1f44d")} ${span("big_smile", "1f604")} ${span("heart", "2764")} ${span("tada", "1f389")} ${span("flag_åland_islands", "1f1e6-1f1fd")}</p>`,
+		);
+		expect(await rendered(":thumbsup: :slightly_smiling_face:")).toBe("<p>:thumbsup: :slightly_smiling_face:</p>");
 	});
 
 	test("channel and topic links, only to channels the sender may know", async () => {

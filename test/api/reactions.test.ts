@@ -50,16 +50,16 @@ describe("adding reactions", () => {
 
 	test("by code: another name of the same emoji joins the reaction already there, under its name", async () => {
 		const id = await channelMessage();
-		expectSuccess(await as(alice).post(`/messages/${id}/reactions`, { emoji_name: "thumbsup", emoji_code: "1f44d", reaction_type: "unicode_emoji" }));
+		expectSuccess(await as(alice).post(`/messages/${id}/reactions`, { emoji_name: "thumbs_up", emoji_code: "1f44d", reaction_type: "unicode_emoji" }));
 		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "+1", emoji_code: "1f44d" }));
 		const all = await reactionsOn(as(bob), id);
 		expect(all.map((r: { user_id: number; emoji_name: string }) => [r.user_id, r.emoji_name])).toEqual([
-			[alice.user_id, "thumbsup"],
-			[bob.user_id, "thumbsup"],
+			[alice.user_id, "thumbs_up"],
+			[bob.user_id, "thumbs_up"],
 		]);
 		// The same emoji again, by either name, is a duplicate.
 		expectError(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "+1" }), 400, "REACTION_ALREADY_EXISTS", "Reaction already exists.");
-		expectError(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "thumbsup" }), 400, "REACTION_ALREADY_EXISTS");
+		expectError(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "like" }), 400, "REACTION_ALREADY_EXISTS");
 		expect(await reactionsOn(as(bob), id)).toHaveLength(2);
 	});
 
@@ -99,6 +99,55 @@ describe("adding reactions", () => {
 		const res = await as(dave).get(`/messages/${id}`);
 		expect(res.body.message.flags).toEqual(["read", "historical"]);
 		expect(res.body.message.reactions).toHaveLength(1);
+	});
+});
+
+describe("Zulip's emoji names", () => {
+	const named = (r: { emoji_name: string; emoji_code: string; user_id: number }) => [r.emoji_name, r.emoji_code, r.user_id];
+
+	test("canonical names and aliases name Zulip's code points; the reaction keeps the name it was made with", async () => {
+		const id = await channelMessage();
+		for (const emoji_name of ["working_on_it", "thumbs_up", "smile", "big_smile", "heart", "tada"]) {
+			expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name }));
+		}
+		// An alias by code too, and another user's vote by yet another alias joins the first name.
+		expectSuccess(await as(alice).post(`/messages/${id}/reactions`, { emoji_name: "tools", emoji_code: "1f6e0", reaction_type: "unicode_emoji" }));
+		expectSuccess(await as(alice).post(`/messages/${id}/reactions`, { emoji_name: "like" }));
+		expect((await reactionsOn(as(bob), id)).map(named)).toEqual([
+			["working_on_it", "1f6e0", bob.user_id],
+			["thumbs_up", "1f44d", bob.user_id],
+			["smile", "1f642", bob.user_id],
+			["big_smile", "1f604", bob.user_id],
+			["heart", "2764", bob.user_id],
+			["tada", "1f389", bob.user_id],
+			["working_on_it", "1f6e0", alice.user_id],
+			["thumbs_up", "1f44d", alice.user_id],
+		]);
+	});
+
+	test("iamcal's names that Zulip does not have are refused, and a name must belong to its code", async () => {
+		const id = await channelMessage();
+		const post = (params: Record<string, unknown>) => as(bob).post(`/messages/${id}/reactions`, params);
+		for (const emoji_name of ["thumbsup", "slightly_smiling_face", "flag-ad"]) {
+			expectError(await post({ emoji_name }), 400, "BAD_REQUEST", `Emoji '${emoji_name}' does not exist`);
+		}
+		// iamcal's smile is 1f604; Zulip's smile is 1f642.
+		expectError(await post({ emoji_name: "smile", emoji_code: "1f604" }), 400, "BAD_REQUEST", "Invalid emoji name.");
+		expectError(await post({ emoji_name: "thumbsup", emoji_code: "1f44d" }), 400, "BAD_REQUEST", "Invalid emoji name.");
+		expect(await reactionsOn(as(bob), id)).toEqual([]);
+	});
+
+	test("removing by an alias, or by code with an alias as the name, removes the reaction made under another name", async () => {
+		const id = await channelMessage();
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "+1" }));
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "working_on_it" }));
+		expectSuccess(await as(alice).post(`/messages/${id}/reactions`, { emoji_name: "thumbs_up" }));
+		expectSuccess(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "like" }));
+		expectSuccess(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "hammer_and_wrench", emoji_code: "1f6e0", reaction_type: "unicode_emoji" }));
+		expect((await reactionsOn(as(bob), id)).map(named)).toEqual([["+1", "1f44d", alice.user_id]]);
+		expectError(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "tools" }), 400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.");
+		expectError(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "thumbsup" }), 400, "BAD_REQUEST", "Emoji 'thumbsup' does not exist");
+		expect(await reactionsOn(as(bob), id)).toHaveLength(1);
 	});
 });
 

@@ -1,6 +1,6 @@
 // POST /register: the always-present keys, each part of the state, and fetch_event_types.
-import { startTestApp, type TestApp } from "../support/app";
-import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { startTestApp, type TestApp, type Account } from "../support/app";
+import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 
 let app: TestApp;
 let owner: Client;
@@ -40,6 +40,31 @@ test("with no filter, every part of the state is present", async () => {
 	});
 	expect(res.body.zulip_feature_level).toBeGreaterThanOrEqual(370);
 	expect(res.body.realm_users.map((u: { user_id: number }) => u.user_id)).toContain(1);
+	// What Zulip's clients require to start (the mobile app, zulip-terminal), each in Zulip's form.
+	expect(res.body).toMatchObject({
+		recent_private_conversations: expect.any(Array),
+		presences: {},
+		presence_last_update_id: -1,
+		server_timestamp: expect.any(Number),
+		realm_wildcard_mention_policy: expect.any(Number),
+		realm_emoji: {},
+		realm_filters: [],
+		realm_linkifiers: [],
+		realm_user_groups: expect.any(Array),
+		muted_users: [],
+		user_topics: expect.any(Array),
+		unread_msgs: expect.objectContaining({ count: 0, pms: [], streams: [], huddles: [], mentions: [], old_unreads_missing: false }),
+		starred_messages: [],
+		max_message_id: -1,
+		subscriptions: expect.any(Array),
+		unsubscribed: expect.any(Array),
+		never_subscribed: expect.any(Array),
+		cross_realm_bots: expect.any(Array),
+		user_status: {},
+		realm_default_stream_groups: [],
+		server_jitsi_server_url: "https://meet.jit.si",
+		jitsi_server_url: "https://meet.jit.si",
+	});
 });
 
 test("fetch_event_types limits the state to the parts named", async () => {
@@ -94,6 +119,154 @@ test("realm_bots: administrators see every bot, others their own", async () => {
 	expect(theirs.body.realm_bots).toEqual([]);
 	const adminView = await owner.post("/register", { fetch_event_types: ["realm_bot"] });
 	expect(adminView.body.realm_bots.map((b: { user_id: number }) => b.user_id)).toContain(bot.user_id);
+});
+
+describe("recent_private_conversations", () => {
+	let alice: Account;
+	let bob: Account;
+	let carol: Account;
+	const as = (a: Account) => client(app.baseUrl, a);
+	const recent = async (c: Client) => {
+		const res = await c.post("/register", { fetch_event_types: ["recent_private_conversations"] });
+		expectSuccess(res);
+		expect(Object.keys(res.body).sort()).toEqual([...ALWAYS, "msg", "recent_private_conversations", "result"].sort());
+		return res.body.recent_private_conversations;
+	};
+
+	beforeAll(async () => {
+		alice = await app.createUser({ full_name: "Alice" });
+		bob = await app.createUser({ full_name: "Bob" });
+		carol = await app.createUser({ full_name: "Carol" });
+	});
+
+	test("one entry per conversation: the other participants sorted, the newest message, newest first", async () => {
+		expect(await recent(as(alice))).toEqual([]);
+		const first = await sendMessage(as(alice), { type: "direct", to: [bob.user_id], content: "hi Bob" });
+		const group = await sendMessage(owner, { type: "direct", to: [bob.user_id, alice.user_id], content: "all of us" });
+		const self = await sendMessage(as(alice), { type: "direct", to: [alice.user_id], content: "note to self" });
+		const reply = await sendMessage(as(bob), { type: "direct", to: [alice.user_id], content: "hi Alice" });
+		// Not Alice's: neither a conversation she is not in, nor channel messages.
+		await sendMessage(owner, { type: "direct", to: [carol.user_id], content: "just us" });
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "recent-room" }], principals: [alice.user_id] }));
+		await sendMessage(owner, { type: "channel", to: "recent-room", topic: "t", content: "in a channel" });
+		expect(first).toBeLessThan(reply);
+
+		expect(await recent(as(alice))).toEqual([
+			{ user_ids: [bob.user_id], max_message_id: reply },
+			{ user_ids: [], max_message_id: self },
+			{ user_ids: [1, bob.user_id], max_message_id: group },
+		]);
+		expect(await recent(as(bob))).toEqual([
+			{ user_ids: [alice.user_id], max_message_id: reply },
+			{ user_ids: [1, alice.user_id], max_message_id: group },
+		]);
+		expect(await recent(as(carol))).toEqual([{ user_ids: [1], max_message_id: expect.any(Number) }]);
+		// Also in the full state, and nothing else is asked for.
+		expect((await as(alice).post("/register")).body.recent_private_conversations).toEqual(await recent(as(alice)));
+		expect((await as(alice).post("/register", { fetch_event_types: ["message"] })).body).not.toHaveProperty("recent_private_conversations");
+	});
+
+	test("as Zulip, only the conversations of the user's 1,000 newest direct messages", async () => {
+		const dave = await app.createUser({ full_name: "Dave" });
+		const erin = await app.createUser({ full_name: "Erin" });
+		const old = await sendMessage(as(dave), { type: "direct", to: [erin.user_id], content: "long ago" });
+		let last = 0;
+		for (let batch = 0; batch < 20; batch++) {
+			const sent = await Promise.all(Array.from({ length: 50 }, (_, i) => sendMessage(as(dave), { type: "direct", to: [dave.user_id], content: `note ${batch * 50 + i}` })));
+			last = Math.max(last, ...sent);
+		}
+		expect(await recent(as(dave))).toEqual([{ user_ids: [], max_message_id: last }]);
+		expect(await recent(as(erin))).toEqual([{ user_ids: [dave.user_id], max_message_id: old }]);
+	});
+});
+
+test("presence is not tracked yet: no presences, in Zulip's form", async () => {
+	const before = Date.now() / 1000;
+	const res = await owner.post("/register", { fetch_event_types: ["presence"] });
+	expectSuccess(res);
+	expect(Object.keys(res.body).sort()).toEqual([...ALWAYS, "msg", "presence_last_update_id", "presences", "result", "server_timestamp"].sort());
+	expect(res.body).toMatchObject({ presences: {}, presence_last_update_id: -1 });
+	expect(res.body.server_timestamp).toBeGreaterThanOrEqual(before - 1);
+	expect(res.body.server_timestamp).toBeLessThanOrEqual(Date.now() / 1000 + 1);
+});
+
+test("features still to come are present in their empty form when asked for", async () => {
+	const res = await owner.post("/register", { fetch_event_types: ["default_stream_groups", "stop_words", "scheduled_messages", "onboarding_steps"] });
+	expectSuccess(res);
+	expect(res.body).toMatchObject({ realm_default_stream_groups: [], stop_words: [], scheduled_messages: [], onboarding_steps: [] });
+});
+
+test("video calls: Jitsi Meet with Zulip's default server; the organization's own server wins", async () => {
+	const realm = async () => (await owner.post("/register", { fetch_event_types: ["realm"] })).body;
+	expect(await realm()).toMatchObject({
+		realm_video_chat_provider: 1,
+		realm_jitsi_server_url: null,
+		server_jitsi_server_url: "https://meet.jit.si",
+		jitsi_server_url: "https://meet.jit.si",
+	});
+	await app.node.broker.call("users.setRealmSetting", { name: "realm_jitsi_server_url", value: "https://video.example.org" });
+	try {
+		expect(await realm()).toMatchObject({
+			realm_jitsi_server_url: "https://video.example.org",
+			server_jitsi_server_url: "https://meet.jit.si",
+			jitsi_server_url: "https://video.example.org",
+		});
+	} finally {
+		await app.node.broker.call("users.setRealmSetting", { name: "realm_jitsi_server_url", value: null });
+	}
+});
+
+test("server settings come from the configuration (JITSI_SERVER_URL, WEB_PUBLIC_STREAMS_ENABLED)", async () => {
+	const other = await startTestApp({ jitsiServerUrl: "https://jitsi.example.com", webPublicStreams: true });
+	try {
+		const res = await client(other.baseUrl, other.owner).post("/register", { fetch_event_types: ["realm"] });
+		expect(res.body).toMatchObject({ server_jitsi_server_url: "https://jitsi.example.com", jitsi_server_url: "https://jitsi.example.com", server_web_public_streams_enabled: true });
+	} finally {
+		await other.stop();
+	}
+	expect((await owner.post("/register", { fetch_event_types: ["realm"] })).body.server_web_public_streams_enabled).toBe(false);
+});
+
+test("the deprecated policies Zulip still sends, derived from their group settings", async () => {
+	const res = await owner.post("/register", { fetch_event_types: ["realm"] });
+	// Defaults: members create public and private channels, owners web-public ones, administrators
+	// may mention many users.
+	expect(res.body).toMatchObject({
+		realm_create_public_stream_policy: 1,
+		realm_create_private_stream_policy: 1,
+		realm_create_web_public_stream_policy: 7,
+		realm_wildcard_mention_policy: 5,
+	});
+});
+
+test("legacy notification settings: exactly Zulip's list, for clients without user_settings_object", async () => {
+	const res = await owner.post("/register", { fetch_event_types: ["update_global_notifications"] });
+	expect(Object.keys(res.body).filter((k) => ![...ALWAYS, "msg", "result"].includes(k)).sort()).toEqual(
+		[
+			"available_notification_sounds",
+			"desktop_icon_count_display",
+			"email_notifications_batching_period_seconds",
+			"enable_desktop_notifications",
+			"enable_digest_emails",
+			"enable_login_emails",
+			"enable_marketing_emails",
+			"enable_offline_email_notifications",
+			"enable_offline_push_notifications",
+			"enable_online_push_notifications",
+			"enable_sounds",
+			"enable_stream_audible_notifications",
+			"enable_stream_desktop_notifications",
+			"enable_stream_email_notifications",
+			"enable_stream_push_notifications",
+			"message_content_in_email_notifications",
+			"notification_sound",
+			"pm_content_in_desktop_notifications",
+			"presence_enabled",
+			"realm_name_in_email_notifications_policy",
+			"wildcard_mentions_notify",
+		].sort(),
+	);
+	expect(res.body).toMatchObject({ presence_enabled: true, email_notifications_batching_period_seconds: 120, pm_content_in_desktop_notifications: true });
 });
 
 test("bad parameters are named", async () => {

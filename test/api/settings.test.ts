@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Context } from "moleculer";
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { BAD_FULL_NAMES, GOOD_FULL_NAMES } from "../support/full-names";
 import { USER_SETTINGS, type SettingDef } from "../../services/users/user-settings";
 
 let app: TestApp;
@@ -141,6 +142,47 @@ describe("full_name", () => {
 		expect((await uc.get("/users/me")).body.full_name).toBe("New Me");
 		expectError(await uc.patch("/settings", { full_name: "a*b" }), 400, "BAD_REQUEST", "Invalid characters in name!");
 		expect((await uc.get("/users/me")).body.full_name).toBe("New Me");
+	});
+
+	test.each(BAD_FULL_NAMES)("%j is refused (Zulip's check_full_name) and the name stays", async (name, msg) => {
+		const u = await app.createUser({ full_name: "Kept Name" });
+		const c = client(app.baseUrl, u);
+		expectError(await c.patch("/settings", { full_name: name }), 400, "BAD_REQUEST", msg);
+		expect((await c.get("/users/me")).body.full_name).toBe("Kept Name");
+	});
+
+	test.each(GOOD_FULL_NAMES)("%j is accepted and stored trimmed", async (name, stored) => {
+		const u = await app.createUser({ full_name: "Old Name" });
+		const c = client(app.baseUrl, u);
+		expectSuccess(await c.patch("/settings", { full_name: name }));
+		expect((await c.get("/users/me")).body.full_name).toBe(stored);
+	});
+
+	test("a full_name that is not a string is refused", async () => {
+		const u = await app.createUser({ full_name: "Typed Name" });
+		const c = client(app.baseUrl, u);
+		expectError(await c.patch("/settings", { full_name: 12 }, { json: true }), 400, "BAD_REQUEST", "full_name is not a string");
+		expect((await c.get("/users/me")).body.full_name).toBe("Typed Name");
+	});
+
+	test("with realm_require_unique_names, another user's name (in any case or width) is refused", async () => {
+		const taken = await app.createUser({ full_name: "Unique Person" });
+		const u = await app.createUser({ full_name: "Wants Rename" });
+		const c = client(app.baseUrl, u);
+		await app.node.broker.call("users.setRealmSetting", { name: "realm_require_unique_names", value: true });
+		try {
+			for (const name of ["Unique Person", "unique PERSON", "Ｕｎｉｑｕｅ Ｐｅｒｓｏｎ"]) {
+				expectError(await c.patch("/settings", { full_name: name }), 400, "BAD_REQUEST", "Unique names required in this organization.");
+			}
+			expect((await c.get("/users/me")).body.full_name).toBe("Wants Rename");
+			// One's own name, in another case, is not someone else's.
+			expectSuccess(await c.patch("/settings", { full_name: "WANTS RENAME" }));
+			expect((await c.get("/users/me")).body.full_name).toBe("WANTS RENAME");
+			expect((await client(app.baseUrl, taken).get("/users/me")).body.full_name).toBe("Unique Person");
+		} finally {
+			await app.node.broker.call("users.setRealmSetting", { name: "realm_require_unique_names", value: false });
+		}
+		expectSuccess(await c.patch("/settings", { full_name: "Unique Person" }));
 	});
 });
 

@@ -2,6 +2,7 @@
 // deactivating and reactivating them, with every permission and bad-input path.
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { BAD_FULL_NAMES } from "../support/full-names";
 
 let app: TestApp;
 let owner: Client;
@@ -184,6 +185,8 @@ describe("POST /users", () => {
 	test.each([
 		["a malformed email", { email: "not-an-email" }, /Invalid email/],
 		["an empty name", { full_name: "   " }, "Name too short!"],
+		["a one-letter name", { full_name: " X " }, "Name too short!"],
+		["a name ending in |digits", { full_name: "Name|42" }, "Invalid format!"],
 		["a name too long", { full_name: "n".repeat(101) }, "Name too long!"],
 		["a name with forbidden characters", { full_name: "Bad *name*" }, "Invalid characters in name!"],
 		["a short password", { password: "abc" }, "The password is too weak."],
@@ -191,6 +194,32 @@ describe("POST /users", () => {
 		const before = await memberCount();
 		expectError(await owner.post("/users", { ...fresh(`bad${before}`), ...change }), 400, "BAD_REQUEST", msg);
 		expect(await memberCount()).toBe(before);
+	});
+
+	test.each(BAD_FULL_NAMES)("the name %j is refused as %s (Zulip's check_full_name) and nothing is created", async (full_name, msg) => {
+		const before = await memberCount();
+		expectError(await owner.post("/users", { ...fresh(`badname${before}`), full_name }), 400, "BAD_REQUEST", msg);
+		expect(await memberCount()).toBe(before);
+	});
+
+	test("the same rule for bots and accounts made by the management CLI", async () => {
+		for (const [full_name, msg] of BAD_FULL_NAMES) {
+			await expect(app.createUser({ is_bot: true, bot_owner_id: app.owner.user_id, full_name })).rejects.toMatchObject({ message: msg });
+			await expect(app.createUser({ full_name })).rejects.toMatchObject({ message: msg });
+		}
+		const bot = await app.createUser({ is_bot: true, bot_owner_id: app.owner.user_id, full_name: "  Helper Bot " });
+		expect((await owner.get(`/users/${bot.user_id}`)).body.user).toMatchObject({ full_name: "Helper Bot", is_bot: true });
+	});
+
+	test("with realm_require_unique_names, a name already in use is refused", async () => {
+		await app.node.broker.call("users.setRealmSetting", { name: "realm_require_unique_names", value: true });
+		try {
+			const before = await memberCount();
+			expectError(await owner.post("/users", { ...fresh("twin"), full_name: (await as(member).get("/users/me")).body.full_name.toUpperCase() }), 400, "BAD_REQUEST", "Unique names required in this organization.");
+			expect(await memberCount()).toBe(before);
+		} finally {
+			await app.node.broker.call("users.setRealmSetting", { name: "realm_require_unique_names", value: false });
+		}
 	});
 
 	test.each(["email", "password", "full_name"])("a missing %s is REQUEST_VARIABLE_MISSING", async (name) => {

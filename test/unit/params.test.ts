@@ -46,6 +46,18 @@ test("either-shaped parameters pick the shape the text has", () => {
 	expect(convertParams(schema, { to: "general" }).params.to).toBe("general");
 });
 
+test("a string of an either-shaped parameter may come JSON-encoded, as Zulip's web app sends it", () => {
+	const retention = params({ days: p.either([p.string(), p.int()]) });
+	expect(convertParams(retention, { days: '"unlimited"' }).params.days).toBe("unlimited");
+	expect(convertParams(retention, { days: "unlimited" }).params.days).toBe("unlimited");
+	expect(convertParams(retention, { days: "30" }).params.days).toBe(30);
+	// Not a JSON string after all: kept as sent.
+	expect(convertParams(retention, { days: '"half' }).params.days).toBe('"half');
+	expect(convertParams(schema, { to: '"general"' }).params.to).toBe("general");
+	// A plain string parameter is never decoded.
+	expect(convertParams(schema, { s: '"quoted"' }).params.s).toBe('"quoted"');
+});
+
 test("a repeated form field takes the last value", () => {
 	expect(convertParams(schema, { n: ["1", "2"] }).params.n).toBe(2);
 });

@@ -33,7 +33,7 @@ export function draftActions({ db, resolvers }: ServiceDeps) {
 				: true,
 		]);
 		const targets: DraftTargets = { channels: new Set(readable.map((c) => c.channel_id)), usersValid };
-		return drafts.map((d) => checkDraft(d, targets));
+		return drafts.map((d) => checkDraft(d, targets, requireUser(ctx).user_id));
 	}
 
 	const announce = (ctx: Ctx<any>, userId: number, change: Record<string, unknown>) => ctx.broadcast("messages.draftsChanged", { user_id: userId, ...change });

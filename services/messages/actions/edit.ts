@@ -6,7 +6,8 @@ import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { topicForClient } from "../../../shared/topics";
 import { recipientId } from "../db";
-import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deleteMessages, type PropagateMode } from "../edit";
+import { clock } from "../../../shared/clock";
+import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deleteMessages, moveRecord, type MoveTarget, type PropagateMode } from "../edit";
 import { messageHistory } from "../history";
 import { announceMove } from "../move-notices";
 import type { Ctx, ServiceDeps } from "./deps";
@@ -41,11 +42,13 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				const rawTopic = q.topic ?? q.subject;
 				if (q.content === undefined && rawTopic === undefined && q.stream_id === undefined) throw badRequest("Nothing to change");
 				const m = await accessibleMessage(ctx, actor, q.message_id);
+				// As Zulip (validate_message_edit_payload): content moves with a topic, not a channel.
+				if (q.stream_id !== undefined && q.content !== undefined) throw badRequest("Cannot change message content while changing channel");
 				const graph = await graphs().get();
 
 				// Check everything first.
 				const content = q.content !== undefined ? checkContentEdit(graph, actor, m, q.content) : undefined;
-				let move: { topic: string; target: { channel_id: number; recipient_id: number; keepUsers: Set<number> | null } | null } | undefined;
+				let move: { topic: string; target: MoveTarget | null } | undefined;
 				if (rawTopic !== undefined || (q.stream_id !== undefined && q.stream_id !== m.channel_id)) {
 					if (m.type !== "stream") throw badRequest("Direct messages cannot be moved to a topic or channel.");
 					const source = await permissionsIn(ctx, m.channel_id!);
@@ -64,15 +67,20 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 					move = { topic, target };
 				}
 
-				if (content !== undefined && content !== m.content) {
+				// One request, one history record per message: a content edit that also moves the
+				// message records the move in the same entry.
+				const now = clock.now();
+				const moving = move && (move.topic !== m.topic || move.target) ? move : undefined;
+				const editing = content !== undefined && content !== m.content;
+				if (editing) {
 					const recipients = (await db.UserMessage.find({ message_id: m._id }, { user_id: 1 }).lean()).map((r) => r.user_id);
 					const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, m.channel_id, m.topic);
-					await applyContentEdit(db, actor, m, content, rendered, flagsFor);
+					await applyContentEdit(db, actor, m, content, rendered, flagsFor, now, moving ? moveRecord(m, moving.topic, moving.target) : {});
 				}
-				if (move && (move.topic !== m.topic || move.target)) {
+				if (moving) {
 					const propagate = q.propagate_mode ?? "change_one";
-					const moved = await applyMove(db, actor, m, move.topic, move.target, propagate);
-					const to = { channel_id: move.target?.channel_id ?? m.channel_id!, topic: move.topic };
+					const moved = await applyMove(db, actor, m, moving.topic, moving.target, propagate, now, editing);
+					const to = { channel_id: moving.target?.channel_id ?? m.channel_id!, topic: moving.topic };
 					await ctx.broadcast("messages.moved", { message_ids: moved, ...to });
 					// The move is done: a failure to post its notices is logged, not answered.
 					await announceMove(noticeDeps(ctx), {

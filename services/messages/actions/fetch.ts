@@ -1,12 +1,15 @@
 // GET /messages and GET /messages/{message_id}: anchors, windows, narrows, and search
-// highlighting. The rules live in ../fetch.ts, ../narrow.ts and ../search.ts.
+// highlighting; GET /users/me/{stream_id}/topics. The rules live in ../fetch.ts, ../narrow.ts,
+// ../search.ts and ../topics.ts.
 import { apiError, badRequest } from "../../../shared/errors";
 import { requireUser } from "../../../shared/actions";
 import { escapeHtml } from "../../../shared/html";
 import { p, params } from "../../../shared/params";
-import { fetchMessages, MAX_MESSAGES } from "../fetch";
+import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch";
 import { parseNarrow } from "../narrow";
 import { highlight, highlightTopic, parseSearch } from "../search";
+import { channelTopics } from "../topics";
+import { topicForClient } from "../../../shared/topics";
 import type { Ctx, GetParams, ServiceDeps } from "./deps";
 
 export function fetchActions({ db, resolvers, accessibleMessage, views }: ServiceDeps) {
@@ -33,12 +36,14 @@ export function fetchActions({ db, resolvers, accessibleMessage, views }: Servic
 						throw apiError(400, "BAD_REQUEST", `Unsupported parameter combination: message_ids, ${clash.join(", ")}`, { parameters: ["message_ids", ...clash] });
 					}
 				} else {
-					if (q.anchor === undefined && !q.use_first_unread_anchor) throw apiError(400, "REQUEST_VARIABLE_MISSING", "Missing 'anchor' argument", { var_name: "anchor" });
-					if (q.anchor !== undefined && q.use_first_unread_anchor) throw badRequest("Unsupported parameter combination: anchor, use_first_unread_anchor");
+					// As Zulip: use_first_unread_anchor wins over any anchor given with it (older clients
+					// send both), and without either the anchor is missing.
+					if (q.anchor === undefined && !q.use_first_unread_anchor) throw badRequest("Missing 'anchor' argument.");
 					for (const k of ["num_before", "num_after"] as const) {
 						if (q[k] === undefined) throw apiError(400, "REQUEST_VARIABLE_MISSING", `Missing '${k}' argument`, { var_name: k });
 					}
 					if (q.num_before! + q.num_after! > MAX_MESSAGES) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES}).`);
+					checkAnchorExclusion(q.num_before!, q.num_after!, q.include_anchor);
 				}
 				const terms = parseNarrow(q.narrow);
 				const result = await fetchMessages(db, actor, terms, q, resolvers(ctx));
@@ -62,6 +67,21 @@ export function fetchActions({ db, resolvers, accessibleMessage, views }: Servic
 				};
 				if (!q.message_ids) out.anchor = result.anchor;
 				return out;
+			},
+		},
+
+		/** GET /users/me/{stream_id}/topics. */
+		topics: {
+			params: params({ stream_id: p.int(), allow_empty_topic_name: p.bool({ optional: true }) }),
+			async handler(ctx: Ctx<{ stream_id: number; allow_empty_topic_name?: boolean }>) {
+				const actor = requireUser(ctx);
+				const r = resolvers(ctx);
+				// As Zulip: a channel the caller cannot read is as unknown as a missing one.
+				const [channel] = await r.readable([ctx.params.stream_id]);
+				if (!channel) throw badRequest("Invalid channel ID");
+				const [topics, emptyName] = await Promise.all([channelTopics(db, actor.user_id, channel.channel_id, channel.history_public_to_subscribers), r.emptyTopicName()]);
+				const allowEmpty = ctx.params.allow_empty_topic_name ?? false;
+				return { topics: topics.map((t) => ({ name: topicForClient(t.topic, allowEmpty, emptyName), max_id: t.max_id })) };
 			},
 		},
 

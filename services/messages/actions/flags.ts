@@ -5,7 +5,7 @@ import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { topicFromClient } from "../../../shared/topics";
 import { checkAccess } from "../access";
-import { fetchMessages, MAX_MESSAGES } from "../fetch";
+import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch";
 import { checkFlag, markRead, updateFlags, type FlagOp } from "../flags";
 import { parseNarrow } from "../narrow";
 import type { Ctx, ServiceDeps } from "./deps";
@@ -86,7 +86,7 @@ export function flagActions({ db, resolvers }: ServiceDeps) {
 				const actor = requireUser(ctx);
 				const q = ctx.params;
 				checkFlag(q.flag);
-				if (q.num_before > 0 && q.num_after > 0 && q.include_anchor === false) throw badRequest("The anchor can only be excluded at an end of the range");
+				checkAnchorExclusion(q.num_before, q.num_after, q.include_anchor);
 				// As Zulip does, the range is bounded so one request is one bounded update.
 				const numBefore = Math.min(q.num_before, Math.max(MAX_MESSAGES - q.num_after, MAX_MESSAGES / 2));
 				const numAfter = Math.min(q.num_after, Math.max(MAX_MESSAGES - numBefore, MAX_MESSAGES / 2));

@@ -2,7 +2,8 @@
 //   by id                         -> _id
 //   by API key (authentication)   -> { api_key } unique
 //   by email in a realm           -> { realm_id, email_key } unique (email_key: lowercased address)
-//   all users of a realm          -> { realm_id, email_key } (prefix)
+//   all users of a realm          -> { realm_id, email_key } (prefix; also their names, for
+//                                    realm_require_unique_names, accounts.ts)
 //   owners of a realm             -> { realm_id, role }
 import { Connection, Schema } from "mongoose";
 
