@@ -43,15 +43,23 @@ export const registerAction = {
 			user_avatar_url_field_optional: q.client_capabilities?.user_avatar_url_field_optional ?? false,
 			client_capabilities: q.client_capabilities ?? {},
 		};
+		// The queue first, then the state: an event that happens meanwhile is in both, never in neither.
+		const queue = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => s.name === "events")
+			? await ctx.call<{ queue_id: string; last_event_id: number }, Record<string, unknown>>("events.createQueue", {
+					event_types: q.event_types,
+					narrow: q.narrow,
+					apply_markdown: q.apply_markdown,
+					client_gravatar: q.client_gravatar,
+					all_public_streams: q.all_public_streams,
+				})
+			: { queue_id: null, last_event_id: -1 };
 		const contributors = ctx.broker.registry
 			.getActionList({ onlyAvailable: true, skipInternal: true })
 			.map((a: { name: string }) => a.name)
 			.filter((name: string) => name.endsWith(".registerState"));
 		const parts = await Promise.all(contributors.map((name: string) => ctx.call<RegisterState, RegisterStateParams>(name, stateParams)));
 		return {
-			// Real-time event queues are not served yet: no queue is created.
-			queue_id: null,
-			last_event_id: -1,
+			...queue,
 			zulip_version: ZULIP_VERSION,
 			zulip_feature_level: ZULIP_FEATURE_LEVEL,
 			zulip_merge_base: ZULIP_MERGE_BASE,

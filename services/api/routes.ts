@@ -8,12 +8,19 @@ export interface Route {
 	action: string;
 	/** false for the few endpoints that take no credentials. */
 	auth?: boolean;
+	/**
+	 * The parameter that names the node holding the resource (an event queue ID starts with its
+	 * node's ID): the request goes to that node's replica of the action when it is up.
+	 */
+	owner?: string;
 }
 
 export const routes: Route[] = [
 	{ method: "POST", path: "/fetch_api_key", action: "users.fetchApiKey", auth: false },
 	{ method: "GET", path: "/server_settings", action: "users.serverSettings", auth: false },
 	{ method: "POST", path: "/register", action: "api.register" },
+	{ method: "GET", path: "/events", action: "events.get", owner: "queue_id" },
+	{ method: "DELETE", path: "/events", action: "events.delete", owner: "queue_id" },
 
 	{ method: "GET", path: "/users", action: "users.list" },
 	{ method: "POST", path: "/users", action: "users.create" },

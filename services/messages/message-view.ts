@@ -18,6 +18,11 @@ export interface ViewContext {
 	reactions: Map<number, ReactionDoc[]>;
 }
 
+/** A user's flags as the API shows them: the deprecated wildcard_mentioned stands for either kind of wildcard mention. */
+export function apiFlags(flags: string[]): string[] {
+	return flags.some((f) => f === "stream_wildcard_mentioned" || f === "topic_wildcard_mentioned") ? [...flags, "wildcard_mentioned"] : flags;
+}
+
 export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Record<string, unknown> {
 	const sender = v.users.get(m.sender_id);
 	const shown = (t: string) => topicForClient(t, v.allowEmptyTopicName, v.emptyTopicName);
@@ -40,8 +45,7 @@ export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Rec
 		is_me_message: m.is_me_message,
 		reactions: (v.reactions.get(m._id) ?? []).map((r) => reactionView(r, v.users.get(r.user_id))),
 		submessages: [],
-		// The deprecated wildcard_mentioned stands for either kind of wildcard mention.
-		flags: flags.some((f) => f === "stream_wildcard_mentioned" || f === "topic_wildcard_mentioned") ? [...flags, "wildcard_mentioned"] : flags,
+		flags: apiFlags(flags),
 	};
 	// With "moves", as Zulip: content edits are left out, and a record that also moved the
 	// message shows the move only.

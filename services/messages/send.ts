@@ -96,6 +96,8 @@ export function recipientsOf(sender: Identity, target: { channel: ChannelTarget 
 export interface Sent {
 	message: MessageDoc;
 	userIds: number[];
+	/** Each recipient's flags, as stored. */
+	flags: Map<number, string[]>;
 }
 
 /**
@@ -144,10 +146,11 @@ export async function storeMessage(
 	// The rows first, then the message: a failure in between leaves rows no fetch can reach
 	// (fetches load messages by ID), never a message some recipient lacks.
 	const userIds = [...new Set([...(isChannel ? target.channel.subscribers : participants), sender.user_id])];
+	const flags = new Map(userIds.map((u) => [u, [...(u === sender.user_id && readBySender ? ["read"] : []), ...flagsFor(u)]]));
 	await db.UserMessage.insertMany(
-		userIds.map((u) => userMessageRow(u, message, [...(u === sender.user_id && readBySender ? ["read"] : []), ...flagsFor(u)])),
+		userIds.map((u) => userMessageRow(u, message, flags.get(u)!)),
 		{ ordered: false },
 	);
 	await db.Message.create(message);
-	return { message, userIds };
+	return { message, userIds, flags };
 }

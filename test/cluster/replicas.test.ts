@@ -1,7 +1,9 @@
 // Several replicas of every service on one store, over a real NATS server: concurrent senders in
 // a private channel and in direct conversations, through a gateway that spreads their requests
 // over three `messages` replicas. Every send must succeed with its own ID, and nobody may read
-// what they should not.
+// what they should not. Then event queues on two `events` replicas behind two gateways: a queue
+// made through one gateway is read through the other, and stopping an events replica breaks only
+// its own queues.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,14 +17,16 @@ jest.setTimeout(180_000);
 let nats: Awaited<ReturnType<typeof startNats>>;
 const nodes: Proc[] = [];
 let baseUrl: string;
+let baseUrl2: string;
 let dataDir: string;
 let owner: Client;
 
 beforeAll(async () => {
 	nats = await startNats();
 	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-replicas-"));
-	const port = await freePort();
+	const [port, port2] = [await freePort(), await freePort()];
 	baseUrl = `http://127.0.0.1:${port}/api/v1`;
+	baseUrl2 = `http://127.0.0.1:${port2}/api/v1`;
 	const env = {
 		TRANSPORTER: nats.url,
 		MONGO_URL: process.env.TEST_MONGO_URL!,
@@ -36,10 +40,13 @@ beforeAll(async () => {
 	nodes.push(startServerNode({ ...env, SERVICES: "users" }));
 	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
 	for (const services of ["users", "channels", "channels", "messages", "messages", "messages"]) nodes.push(startServerNode({ ...env, SERVICES: services }));
+	nodes.push(startServerNode({ ...env, SERVICES: "events" }), startServerNode({ ...env, SERVICES: "events" }));
 	nodes.push(startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" }));
+	nodes.push(startServerNode({ ...env, SERVICES: "api", PORT: String(port2), HOST: "127.0.0.1" }));
 	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
 	owner = client(baseUrl, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
 	await waitFor(async () => (await owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0 }).catch(() => null))?.status === 200, "the gateway to reach every service", 120_000);
+	await waitFor(async () => (await fetch(`${baseUrl2}/server_settings`).catch(() => null))?.status === 200, "the second gateway", 120_000);
 	// Every replica announces itself on the bus within a heartbeat or two.
 	await new Promise((r) => setTimeout(r, 5000));
 });
@@ -50,12 +57,16 @@ afterAll(async () => {
 	fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
+const keys = new Map<string, { email: string; api_key: string }>();
+const keyOf = async (name: string) => keys.get(name)!;
+
 async function member(name: string): Promise<{ id: number; c: Client }> {
 	const email = `${name}@replicas.test`;
 	const made = await owner.post("/users", { email, password: "password1", full_name: name });
 	expectSuccess(made);
 	const key = await client(baseUrl, null).post("/fetch_api_key", { username: email, password: "password1" });
 	expectSuccess(key);
+	keys.set(name, { email, api_key: key.body.api_key });
 	return { id: made.body.user_id, c: client(baseUrl, { email, api_key: key.body.api_key }) };
 }
 
@@ -119,4 +130,44 @@ test("concurrent senders on three messages replicas: every send succeeds once, a
 	for (const id of secretIds.slice(0, 10)) expect((await carol.c.get(`/messages/${id}`)).status).toBe(400);
 	const narrow = await carol.c.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow: JSON.stringify([{ operator: "channel", operand: "secret" }]) });
 	expect(narrow.body.messages ?? []).toEqual([]);
+});
+
+test("event queues on two events replicas, read through either gateway; a stopped replica loses only its own", async () => {
+	const dave = await member("dave");
+	const erin = await member("erin");
+	// Enough queues that both replicas hold some (the gateway spreads the calls).
+	const queues: string[] = [];
+	for (let i = 0; i < 8; i++) {
+		const r = await dave.c.post("/register", { event_types: JSON.stringify(["message"]) });
+		expectSuccess(r);
+		queues.push(r.body.queue_id);
+	}
+	// A queue ID starts with its replica's node ID, which ends with the node's process ID.
+	const owners = queues.map((q) => q.slice(0, q.lastIndexOf(":")));
+	const replicas = [...new Set(owners)];
+	expect(replicas).toHaveLength(2);
+
+	const dm = await erin.c.post("/messages", { type: "direct", to: JSON.stringify([dave.id]), content: "across" });
+	expectSuccess(dm);
+	const daveOther = client(baseUrl2, await keyOf("dave"));
+	for (const q of queues) {
+		const r = await daveOther.get("/events", { queue_id: q, last_event_id: -1, dont_block: true });
+		expectSuccess(r);
+		expect(r.body.events).toMatchObject([{ type: "message", message: { id: dm.body.id, content: "across" } }]);
+	}
+
+	process.kill(Number(replicas[0].split("-").pop()), "SIGKILL");
+	// The registry drops the dead node within a heartbeat timeout.
+	await new Promise((r) => setTimeout(r, 7000));
+	const after = [];
+	for (const [i, q] of queues.entries()) {
+		const r = await daveOther.get("/events", { queue_id: q, last_event_id: 0, dont_block: true });
+		after.push({ owner: owners[i] === replicas[0] ? "dead" : "alive", code: r.body.code ?? r.body.result });
+	}
+	if (after.some((x) => x.code === "INTERNAL_SERVER_ERROR")) console.log(nodes.map((n) => n.output()).join("\n----\n").slice(-5000));
+	expect(after).toEqual(owners.map((o) => ({ owner: o === replicas[0] ? "dead" : "alive", code: o === replicas[0] ? "BAD_EVENT_QUEUE_ID" : "success" })));
+	// A client that registers again gets a queue on the replica that is left.
+	const again = await dave.c.post("/register", { event_types: JSON.stringify(["message"]) });
+	expectSuccess(again);
+	expect(again.body.queue_id.startsWith(`${replicas[1]}:`)).toBe(true);
 });

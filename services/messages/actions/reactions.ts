@@ -14,6 +14,9 @@ type ReactionParams = EmojiRequest & { message_id: number };
 const emojiParams = { emoji_code: p.string({ optional: true }), reaction_type: p.oneOf(REACTION_TYPES, { optional: true }) };
 
 export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
+	/** Everyone who has the message: whose clients hear of its reactions. */
+	const holders = async (messageId: number): Promise<number[]> => db.UserMessage.distinct("user_id", { message_id: messageId });
+
 	return {
 		addReaction: {
 			params: params({ message_id: p.int(), emoji_name: p.string(), ...emojiParams }),
@@ -36,7 +39,7 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 					if (isDuplicateKey(err)) throw reactionExists();
 					throw err;
 				}
-				await ctx.broadcast("messages.reactionChanged", { op: "add", user_id: actor.user_id, ...same, emoji_name: emoji.emoji_name });
+				await ctx.broadcast("messages.reactionChanged", { op: "add", user_id: actor.user_id, ...same, emoji_name: emoji.emoji_name, user_ids: await holders(message_id) });
 				// Reacting is taking part in the topic, which may follow or unmute it for the user.
 				const m = access.unreceived[0] ?? (await db.Message.findById(message_id, { channel_id: 1, topic: 1 }).lean());
 				if (m?.channel_id != null) {
@@ -57,7 +60,7 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 				const same = { message_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code };
 				const removed = await db.Reaction.findOneAndDelete({ ...same, user_id: actor.user_id }).lean();
 				if (!removed) throw isKnownCode(emoji) ? reactionMissing() : invalidEmojiCode();
-				await ctx.broadcast("messages.reactionChanged", { op: "remove", user_id: actor.user_id, ...same, emoji_name: removed.emoji_name });
+				await ctx.broadcast("messages.reactionChanged", { op: "remove", user_id: actor.user_id, ...same, emoji_name: removed.emoji_name, user_ids: await holders(message_id) });
 				return {};
 			},
 		},

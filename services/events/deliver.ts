@@ -1,0 +1,76 @@
+// From the domain events the services broadcast to Zulip's events, queue by queue: who gets
+// each, in what form (a message's content as HTML or Markdown, as the client registered), and
+// the `narrow` and `event_types` a queue asked for.
+import type { Queue, QueuedEvent } from "./queues";
+
+/** `message.sent` as the messages service broadcasts it, with the message as the API shows it. */
+export interface MessageSent {
+	message_id: number;
+	user_ids: number[];
+	event?: {
+		/** The message object (content as HTML), without flags. */
+		message: Record<string, unknown>;
+		/** The Markdown source, for clients registered with apply_markdown: false. */
+		content: string;
+		/** Each recipient's flags, as the API shows them. */
+		flags: Record<string, string[]>;
+	};
+}
+
+type Event = Omit<QueuedEvent, "id">;
+
+const lower = (v: unknown) => String(v ?? "").toLowerCase();
+
+/** Whether a message passes a queue's narrow (the operators Zulip's clients register with). */
+export function inNarrow(q: Queue, m: Record<string, unknown>): boolean {
+	return q.options.narrow.every((term) => {
+		let hit: boolean;
+		switch (term.operator) {
+			case "stream":
+			case "channel":
+				hit = m.type === "stream" && (lower(m.display_recipient) === lower(term.operand) || m.stream_id === term.operand);
+				break;
+			case "topic":
+			case "subject":
+				hit = m.type === "stream" && lower(m.subject) === lower(term.operand);
+				break;
+			case "sender":
+				hit = lower(m.sender_email) === lower(term.operand) || m.sender_id === term.operand;
+				break;
+			case "is":
+				hit = ["private", "dm"].includes(lower(term.operand)) ? m.type === "private" : true;
+				break;
+			default:
+				hit = true; // operators a queue cannot judge on arrival do not filter
+		}
+		return term.negated ? !hit : hit;
+	});
+}
+
+/** The `message` event for one queue, or nothing when its narrow leaves the message out. */
+export function messageEvent(q: Queue, sent: MessageSent): Event | undefined {
+	if (!sent.event || !q.wants("message")) return undefined;
+	const { message, content, flags } = sent.event;
+	if (!inNarrow(q, message)) return undefined;
+	const shown = q.options.apply_markdown ? message : { ...message, content, content_type: "text/x-markdown" };
+	return { type: "message", message: shown, flags: flags[String(q.options.user_id)] ?? [] };
+}
+
+/** Events for one user's own queues, already in Zulip's form (drafts, saved snippets, flags). */
+export function personalEvent(type: string, payload: Record<string, unknown>): Event {
+	return { type, ...without(payload, "user_id") };
+}
+
+/** `update_message_flags`, as Zulip sends it (with the deprecated `operation` beside `op`). */
+export function flagsEvent(payload: { op: string; flag: string; message_ids: number[]; all: boolean }): Event {
+	return { type: "update_message_flags", op: payload.op, operation: payload.op, flag: payload.flag, messages: payload.message_ids, all: payload.all };
+}
+
+/** `reaction`, to everyone who has the message. */
+export function reactionEvent(payload: Record<string, unknown>): Event {
+	return { type: "reaction", ...without(payload, "user_ids") };
+}
+
+function without(o: Record<string, unknown>, key: string): Record<string, unknown> {
+	return Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
+}

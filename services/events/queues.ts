@@ -1,0 +1,155 @@
+// Event queues, as Zulip's: one per registered client, each a list of numbered events the client
+// reads with GET /events (long-polling) and acknowledges by the last ID it has seen. They live in
+// the memory of the events replica that created them; the queue ID names that replica.
+
+/** What a client asked for at POST /register. */
+export interface QueueOptions {
+	user_id: number;
+	/** Event types the client wants; null: all of them. */
+	event_types: string[] | null;
+	/** Zulip's narrow for message events, as [operator, operand] pairs or objects. */
+	narrow: Array<{ operator: string; operand: unknown; negated?: boolean }>;
+	apply_markdown: boolean;
+	client_gravatar: boolean;
+	all_public_streams: boolean;
+}
+
+export interface QueuedEvent {
+	id: number;
+	type: string;
+	[field: string]: unknown;
+}
+
+/** The most events a queue keeps unread; a client that falls further behind must register again. */
+export const MAX_QUEUED_EVENTS = 10_000;
+
+export class Queue {
+	readonly id: string;
+	readonly options: QueueOptions;
+	private events: QueuedEvent[] = [];
+	private lastId = -1;
+	lastAccess = Date.now();
+	/** The GET /events waiting for an event, if any. */
+	private waiter: (() => void) | undefined;
+	overflowed = false;
+
+	constructor(id: string, options: QueueOptions) {
+		this.id = id;
+		this.options = options;
+	}
+
+	get lastEventId(): number {
+		return this.lastId;
+	}
+
+	wants(type: string): boolean {
+		return this.options.event_types === null || this.options.event_types.includes(type);
+	}
+
+	push(event: Omit<QueuedEvent, "id">): void {
+		if (this.events.length >= MAX_QUEUED_EVENTS) {
+			this.overflowed = true;
+			return;
+		}
+		this.lastId += 1;
+		this.events.push({ ...event, id: this.lastId } as QueuedEvent);
+		this.wake();
+	}
+
+	/** Drops the events the client has seen (IDs up to lastEventId) and returns the rest. */
+	take(lastEventId: number): QueuedEvent[] {
+		this.lastAccess = Date.now();
+		this.events = this.events.filter((e) => e.id > lastEventId);
+		return this.events;
+	}
+
+	/** Resolves when an event arrives, after `ms`, or when a newer request or the node's stop ends it. */
+	wait(ms: number): Promise<void> {
+		this.wake();
+		return new Promise((resolve) => {
+			const finish = () => {
+				clearTimeout(timer);
+				if (this.waiter === finish) this.waiter = undefined;
+				this.lastAccess = Date.now();
+				resolve();
+			};
+			const timer = setTimeout(finish, ms);
+			this.waiter = finish;
+		});
+	}
+
+	waiting(): boolean {
+		return this.waiter !== undefined;
+	}
+
+	/** Ends a pending wait (an event came, another request took over, or the node stops). */
+	wake(): void {
+		const w = this.waiter;
+		this.waiter = undefined;
+		w?.();
+	}
+}
+
+/** This replica's queues, with idle expiry. */
+export class QueueRegistry {
+	private queues = new Map<string, Queue>();
+	private byUser = new Map<number, Set<Queue>>();
+	private counter = 0;
+
+	constructor(
+		private readonly prefix: string,
+		private readonly idleMs: number,
+	) {}
+
+	create(options: QueueOptions): Queue {
+		this.counter += 1;
+		const id = `${this.prefix}:${Date.now().toString(36)}${this.counter.toString(36)}`;
+		const q = new Queue(id, options);
+		this.queues.set(id, q);
+		const mine = this.byUser.get(options.user_id) ?? new Set<Queue>();
+		mine.add(q);
+		this.byUser.set(options.user_id, mine);
+		return q;
+	}
+
+	get(id: string): Queue | undefined {
+		return this.queues.get(id);
+	}
+
+	delete(id: string): boolean {
+		const q = this.queues.get(id);
+		if (!q) return false;
+		q.wake();
+		this.queues.delete(id);
+		const mine = this.byUser.get(q.options.user_id);
+		mine?.delete(q);
+		if (mine && !mine.size) this.byUser.delete(q.options.user_id);
+		return true;
+	}
+
+	all(): IterableIterator<Queue> {
+		return this.queues.values();
+	}
+
+	/** Queues of these users. */
+	*of(userIds: Iterable<number>): Generator<Queue> {
+		for (const u of userIds) yield* this.byUser.get(u) ?? [];
+	}
+
+	/** Removes queues nobody has read for the idle timeout, and queues that overflowed. */
+	expire(now = Date.now()): void {
+		for (const [id, q] of this.queues) if (q.overflowed || (!q.waiting() && now - q.lastAccess > this.idleMs)) this.delete(id);
+	}
+
+	close(): void {
+		for (const q of this.queues.values()) q.wake();
+		this.queues.clear();
+		this.byUser.clear();
+	}
+}
+
+/** The replica a queue ID names (everything before its last colon). */
+export function ownerOf(queueId: string): string {
+	const i = queueId.lastIndexOf(":");
+	return i > 0 ? queueId.slice(0, i) : "";
+}

@@ -1,0 +1,166 @@
+// Real-time event queues (services/events): POST /register creates one, GET /events long-polls
+// it, DELETE /events removes it; message, reaction, flag, draft and saved-snippet events reach
+// exactly the queues whose users may see them, in the form each queue registered for.
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { startTestApp, type Account, type TestApp } from "../support/app";
+import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
+
+let app: TestApp;
+let alice: Account;
+let bob: Account;
+let carol: Account;
+let a: Client;
+let b: Client;
+let c: Client;
+
+beforeAll(async () => {
+	app = await startTestApp({ eventsHeartbeatSeconds: 2, eventQueueTimeoutSeconds: 3 });
+	[alice, bob, carol] = [await app.createUser({ full_name: "Alice" }), await app.createUser({ full_name: "Bob" }), await app.createUser({ full_name: "Carol" })];
+	[a, b, c] = [alice, bob, carol].map((u) => client(app.baseUrl, u));
+	expectSuccess(await a.post("/users/me/subscriptions", { subscriptions: [{ name: "open" }], principals: [alice.user_id, bob.user_id, carol.user_id] }));
+	expectSuccess(await a.post("/users/me/subscriptions", { subscriptions: [{ name: "closed" }], invite_only: true, principals: [alice.user_id, bob.user_id] }));
+});
+afterAll(() => app.stop());
+
+async function register(u: Client, params: Record<string, unknown> = {}): Promise<string> {
+	const r = await u.post("/register", { fetch_event_types: ["message"], ...params });
+	expectSuccess(r);
+	expect(r.body).toMatchObject({ queue_id: expect.any(String), last_event_id: -1 });
+	return r.body.queue_id;
+}
+
+async function events(u: Client, queue_id: string, last_event_id = -1, dont_block = true) {
+	const r = await u.get("/events", { queue_id, last_event_id, dont_block });
+	expectSuccess(r);
+	return r.body.events as Array<Record<string, any>>;
+}
+
+describe("queues", () => {
+	test("an empty queue answers at once with dont_block, and with a heartbeat after a period without", async () => {
+		const q = await register(a);
+		expect(await events(a, q)).toEqual([]);
+		const started = Date.now();
+		const polled = await events(a, q, -1, false);
+		expect(polled).toEqual([{ type: "heartbeat", id: 0 }]);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+		// Acknowledged events are dropped.
+		expect(await events(a, q, 0)).toEqual([]);
+	});
+
+	test("a waiting GET /events returns as soon as an event arrives", async () => {
+		const q = await register(b);
+		const started = Date.now();
+		const waiting = events(b, q, -1, false);
+		await new Promise((r) => setTimeout(r, 200));
+		const id = await sendMessage(a, { type: "direct", to: JSON.stringify([bob.user_id]), content: "wake up" });
+		const got = await waiting;
+		expect(Date.now() - started).toBeLessThan(1500);
+		expect(got).toMatchObject([{ type: "message", id: 0, message: { id, content: "wake up" }, flags: [] }]);
+	});
+
+	test("unknown, foreign, deleted and expired queues are BAD_EVENT_QUEUE_ID with the queue ID", async () => {
+		const r = await a.get("/events", { queue_id: "nope:1", last_event_id: -1 });
+		expectError(r, 400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: nope:1");
+		expect(r.body.queue_id).toBe("nope:1");
+		const q = await register(a);
+		expectError(await b.get("/events", { queue_id: q, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+		expectError(await b.delete("/events", { queue_id: q }), 400, "BAD_EVENT_QUEUE_ID");
+		expectSuccess(await a.delete("/events", { queue_id: q }));
+		expectError(await a.get("/events", { queue_id: q, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+		// Nobody reads this one: it expires after the idle timeout (3 s here).
+		const idle = await register(a);
+		await new Promise((r) => setTimeout(r, 4500));
+		expectError(await a.get("/events", { queue_id: idle, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+	});
+
+	test("bad parameters", async () => {
+		const q = await register(a);
+		expectError(await a.get("/events", {}), 400, "REQUEST_VARIABLE_MISSING");
+		expectError(await a.get("/events", { queue_id: q, last_event_id: "x" }), 400, "BAD_REQUEST");
+		expectError(await a.get("/events", { queue_id: q, dont_block: "maybe" }), 400, "BAD_REQUEST");
+		expectError(await a.post("/register", { narrow: JSON.stringify([5]) }), 400, "BAD_REQUEST");
+		expectError(await client(app.baseUrl, null).get("/events", { queue_id: q }), 401, "UNAUTHORIZED");
+	});
+});
+
+describe("message events", () => {
+	test("each recipient's queue gets the message with their flags; others get nothing", async () => {
+		const [qa, qb, qc] = [await register(a, { apply_markdown: true }), await register(b), await register(c)];
+		const id = await sendMessage(a, { type: "stream", to: "closed", topic: "plans", content: "hi @**Bob**" });
+		const [ea] = await events(a, qa);
+		expect(ea).toMatchObject({ type: "message", flags: ["read"], message: { id, type: "stream", display_recipient: "closed", subject: "plans", sender_id: alice.user_id, content_type: "text/html" } });
+		expect(ea.message.content).toContain("user-mention");
+		expect(ea.message.flags).toBeUndefined();
+		const [eb] = await events(b, qb);
+		expect(eb).toMatchObject({ type: "message", flags: ["mentioned"], message: { id, content: "hi @**Bob**", content_type: "text/x-markdown" } });
+		expect(await events(c, qc)).toEqual([]);
+	});
+
+	test("event_types and narrow filter a queue's messages", async () => {
+		const onlyReactions = await register(b, { event_types: JSON.stringify(["reaction"]) });
+		const openOnly = await register(b, { narrow: JSON.stringify([["channel", "open"]]) });
+		const dmsOnly = await register(b, { narrow: JSON.stringify([{ operator: "is", operand: "dm" }]) });
+		const inOpen = await sendMessage(a, { type: "stream", to: "open", topic: "t", content: "one" });
+		const dm = await sendMessage(a, { type: "direct", to: JSON.stringify([bob.user_id]), content: "two" });
+		expect(await events(b, onlyReactions)).toEqual([]);
+		expect((await events(b, openOnly)).map((e) => e.message.id)).toEqual([inOpen]);
+		expect((await events(b, dmsOnly)).map((e) => e.message.id)).toEqual([dm]);
+	});
+});
+
+describe("other events", () => {
+	test("reactions reach everyone who has the message; flags, drafts and snippets reach their user", async () => {
+		const id = await sendMessage(a, { type: "stream", to: "open", topic: "react", content: "react to me" });
+		const [qa, qb, qc] = [await register(a), await register(b), await register(c)];
+		expectSuccess(await b.post(`/messages/${id}/reactions`, { emoji_name: "+1" }));
+		const reaction = { type: "reaction", op: "add", user_id: bob.user_id, message_id: id, emoji_name: "+1", emoji_code: "1f44d", reaction_type: "unicode_emoji" };
+		for (const [u, q] of [[a, qa], [b, qb], [c, qc]] as const) expect(await events(u, q)).toMatchObject([reaction]);
+
+		expectSuccess(await c.post("/messages/flags", { messages: JSON.stringify([id]), op: "add", flag: "starred" }));
+		expect(await events(c, qc, 0)).toEqual([{ type: "update_message_flags", id: 1, op: "add", operation: "add", flag: "starred", messages: [id], all: false }]);
+		expect(await events(a, qa, 0)).toEqual([]);
+
+		const draft = await c.post("/drafts", { drafts: JSON.stringify([{ type: "private", to: [bob.user_id], topic: "", content: "draft", timestamp: 1700000000 }]) });
+		expectSuccess(draft);
+		expect(await events(c, qc, 1)).toMatchObject([{ type: "drafts", op: "add", drafts: [{ id: draft.body.ids[0], content: "draft" }] }]);
+
+		const snippet = await c.post("/saved_snippets", { title: "Hi", content: "Hello there" });
+		expectSuccess(snippet);
+		expect(await events(c, qc, 2)).toMatchObject([{ type: "saved_snippets", op: "add", saved_snippet: { id: snippet.body.saved_snippet_id, title: "Hi" } }]);
+	});
+});
+
+describe("a real Zulip client", () => {
+	test("a bot using the Python client's call_on_each_message answers a message another user sends", async () => {
+		const bot = await app.createUser({ full_name: "Echo Bot" });
+		const rc = path.join(app.dataDir, "bot-zuliprc");
+		fs.writeFileSync(rc, `[api]\nemail=${bot.email}\nkey=${bot.api_key}\nsite=${new URL(app.baseUrl).origin}\n`);
+		const script = `
+import os, sys, zulip
+c = zulip.Client(config_file=sys.argv[1], client="EchoBot")
+def answer(m):
+    if m["sender_email"] != c.email:
+        c.send_message({"type": "private", "to": [m["sender_email"]], "content": "echo: " + m["content"]})
+        os._exit(0)
+c.call_on_each_message(answer)
+`;
+		const python = path.resolve(__dirname, "../../node_modules/.cache/zulip-python/bin/python");
+		const botRun = promisify(execFile)(python, ["-c", script, rc], { timeout: 60_000 });
+		// The bot registers when it starts: send until its queue hears one.
+		const answered = async () => {
+			const r = await a.get("/messages", { anchor: "newest", num_before: 5, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: "dm", operand: [bot.user_id] }]) });
+			return (r.body.messages as Array<{ content: string; sender_id: number }>).find((m) => m.sender_id === bot.user_id);
+		};
+		let reply: { content: string } | undefined;
+		for (let i = 0; i < 40 && !reply; i++) {
+			if (i % 5 === 0) await sendMessage(a, { type: "direct", to: JSON.stringify([bot.user_id]), content: `ping ${i}` });
+			await new Promise((r) => setTimeout(r, 250));
+			reply = await answered();
+		}
+		await botRun;
+		expect(reply?.content).toMatch(/^echo: ping \d+$/);
+	}, 90_000);
+});
