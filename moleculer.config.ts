@@ -1,7 +1,7 @@
 // Broker options shared by every node, whether it runs all services in one process (local
 // transporter) or a subset of them as one node of a NATS cluster.
 import os from "node:os";
-import type { BrokerOptions } from "moleculer";
+import type { BrokerOptions, ServiceSchema } from "moleculer";
 import type { Config } from "./shared/config";
 
 export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions {
@@ -23,11 +23,12 @@ export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions 
 		cacher: { type: "Memory", options: { ttl: 300, clone: false } },
 		validator: true,
 		registry: { strategy: "RoundRobin", preferLocal: true },
-		// A call to a replica that went away is retried on another one. A call that timed out is
-		// not: it may still be running, and doing a write (a send, a flag update) twice is worse
-		// than reporting the timeout.
+		// A read whose replica went away is retried on another one (RETRIED_ACTIONS below turns it on
+		// per action). Nothing else is: a write may have completed before its replica went away, and
+		// doing a send or a flag update twice is worse than reporting the failure. A call that timed
+		// out is not retried either: it may still be running.
 		retryPolicy: {
-			enabled: true,
+			enabled: false,
 			retries: 3,
 			delay: 50,
 			maxDelay: 500,
@@ -38,8 +39,84 @@ export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions 
 		heartbeatInterval: 2,
 		heartbeatTimeout: 6,
 		tracking: { enabled: true, shutdownTimeout: 10_000 },
+		// Signals are handled by deploy/server.ts, which drains the gateway before stopping the
+		// broker; the broker's own handler would stop the services at once, mid-request.
+		skipProcessEventRegistration: true,
 		transit: { disableReconnect: false },
 		metrics: false,
 		tracing: false,
 	};
+}
+
+/**
+ * The actions a caller retries on another replica when theirs went away: reads, which change
+ * nothing (the users.authenticate and users.groupGraph lookups, the GET endpoints' actions), and
+ * events.createQueue, whose repetition leaves at most an unused queue that expires. Every other
+ * write is never retried; an action missing from this list is not retried, the safe default.
+ */
+export const RETRIED_ACTIONS = new Set([
+	"users.authenticate",
+	"users.serverSettings",
+	"users.list",
+	"users.me",
+	"users.myProfile",
+	"users.get",
+	"users.getByEmail",
+	"users.getMany",
+	"users.listGroups",
+	"users.groupMembers",
+	"users.isGroupMember",
+	"users.groupSubgroups",
+	"users.listProfileFields",
+	"users.registerState",
+	"users.resolvePrincipals",
+	"users.groupGraph",
+	"users.mentionTargets",
+	"users.settingsOf",
+	"users.mySettings",
+	"users.noop",
+	"channels.listSubscriptions",
+	"channels.list",
+	"channels.get",
+	"channels.members",
+	"channels.getId",
+	"channels.listDefaults",
+	"channels.listFolders",
+	"channels.registerState",
+	"channels.sendTarget",
+	"channels.notificationTarget",
+	"channels.messagePermissions",
+	"channels.readableChannels",
+	"channels.idsByName",
+	"channels.names",
+	"channels.linkTargets",
+	"channels.publicChannels",
+	"channels.topicPolicies",
+	"messages.list",
+	"messages.get",
+	"messages.history",
+	"messages.topics",
+	"messages.listDrafts",
+	"messages.listSavedSnippets",
+	"messages.alertWords",
+	"messages.maxMessageId",
+	"messages.registerState",
+	// Reading a queue with the same last_event_id answers the same events again.
+	"events.get",
+	// A write, but retrying it is harmless: a queue created on a replica that went away went with
+	// it, and one whose ID never reached the client expires unused.
+	"events.createQueue",
+]);
+
+/**
+ * Marks a service's read actions (RETRIED_ACTIONS) with an action-level retry policy. The mark
+ * travels with the action's description to every node, and the caller's retry middleware reads it.
+ */
+export function markRetries(schema: ServiceSchema): ServiceSchema {
+	const actions = schema.actions ?? {};
+	for (const [name, action] of Object.entries(actions)) {
+		if (!RETRIED_ACTIONS.has(`${schema.name}.${name}`) || !action || typeof action !== "object") continue;
+		actions[name] = { ...action, retryPolicy: { enabled: true } };
+	}
+	return schema;
 }

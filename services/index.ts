@@ -1,13 +1,14 @@
 // Every service this server has, and how a node starts the subset it runs.
 import { ServiceBroker } from "moleculer";
 import type { ServiceSchema } from "moleculer";
-import { brokerOptions } from "../moleculer.config";
+import { brokerOptions, markRetries } from "../moleculer.config";
 import type { Config } from "../shared/config";
 import { startEmbeddedStore, type RunningStore } from "../shared/store";
 import { apiService } from "./api/api.service";
 import { usersService } from "./users/users.service";
 import { channelsService } from "./channels/channels.service";
 import { messagesService } from "./messages/messages.service";
+import { eventsService } from "./events/events.service";
 
 type Factory = (config: Config & { mongoUrl: string }) => ServiceSchema;
 
@@ -16,7 +17,11 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	users: { factory: usersService, needsDb: true },
 	channels: { factory: channelsService, needsDb: true },
 	messages: { factory: messagesService, needsDb: true },
+	events: { factory: eventsService, needsDb: false },
 };
+
+/** How long a stopping gateway waits for the requests in flight (the broker then waits 10 s more per service). */
+const DRAIN_TIMEOUT_MS = 20_000;
 
 export interface RunningNode {
 	broker: ServiceBroker;
@@ -27,7 +32,7 @@ export interface RunningNode {
 /** Starts this node's services (config.services, or all), with the embedded store if needed. */
 export async function startNode(config: Config, nodeName = "node"): Promise<RunningNode> {
 	const names = config.services.length ? config.services : Object.keys(SERVICES);
-	for (const n of names) if (!SERVICES[n]) throw new Error(`Unknown service "${n}"; known: ${Object.keys(SERVICES).join(", ")}`);
+	for (const n of names) if (!Object.hasOwn(SERVICES, n)) throw new Error(`Unknown service "${n}"; known: ${Object.keys(SERVICES).join(", ")}`);
 
 	const broker = new ServiceBroker(brokerOptions(config, nodeName));
 	let store: RunningStore | undefined;
@@ -37,7 +42,7 @@ export async function startNode(config: Config, nodeName = "node"): Promise<Runn
 		mongoUrl = store.url;
 	}
 	const full = { ...config, mongoUrl };
-	for (const n of names) broker.createService(SERVICES[n].factory(full));
+	for (const n of names) broker.createService(markRetries(SERVICES[n].factory(full)));
 	try {
 		await broker.start();
 	} catch (err) {
@@ -48,7 +53,15 @@ export async function startNode(config: Config, nodeName = "node"): Promise<Runn
 	return {
 		broker,
 		config: full,
+		/**
+		 * Drains, in order: the gateway stops taking requests (503 with Retry-After to any that
+		 * arrive on open connections) and waits for those in flight, while every service they call
+		 * still runs; then the broker leaves the cluster and stops the services (each waits for the
+		 * calls it is running), which close their databases; the embedded store goes last.
+		 */
 		async stop() {
+			const api = broker.getLocalService("api") as unknown as { drain(timeoutMs: number): Promise<void> } | undefined;
+			await api?.drain(DRAIN_TIMEOUT_MS);
 			await broker.stop();
 			await store?.stop();
 		},

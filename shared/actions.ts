@@ -108,6 +108,7 @@ export interface ActionMap {
 	"users.notificationBot": { params: None; result: Identity };
 	"users.settingsOf": { params: { user_ids: number[]; names: string[] }; result: { values: Record<string, Record<string, unknown>> } };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
+	"messages.maxMessageId": { params: None; result: { max_message_id: number } };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };
 	"channels.messagePermissions": { params: { channel_id: number }; result: ChannelPermissions };

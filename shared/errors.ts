@@ -23,6 +23,7 @@ export type ErrorCode =
 	| "REACTION_ALREADY_EXISTS"
 	| "INVITATION_FAILED"
 	| "BAD_NARROW"
+	| "BAD_EVENT_QUEUE_ID"
 	| "INTERNAL_SERVER_ERROR"
 	| "SERVICE_UNAVAILABLE";
 
@@ -44,6 +45,7 @@ const CODES = new Set<string>([
 	"REACTION_ALREADY_EXISTS",
 	"INVITATION_FAILED",
 	"BAD_NARROW",
+	"BAD_EVENT_QUEUE_ID",
 	"INTERNAL_SERVER_ERROR",
 	"SERVICE_UNAVAILABLE",
 ] satisfies ErrorCode[]);
@@ -142,11 +144,27 @@ export function renderError(err: unknown): RenderedError {
 	} else if (e.type === "SERVICE_NOT_FOUND" || e.type === "SERVICE_NOT_AVAILABLE" || e.type === "REQUEST_TIMEOUT") {
 		status = 503;
 		body = { result: "error", msg: "Service temporarily unavailable", code: "SERVICE_UNAVAILABLE" };
-	} else if (e.code === 413 || e.status === 413 || e.type === "PAYLOAD_TOO_LARGE" || e.type === "entity.too.large") {
+	} else if (e.code === 413 || e.status === 413 || e.type === "PAYLOAD_TOO_LARGE" || e.type === "entity.too.large" || e.type === "parameters.too.many") {
 		status = 413;
 		body = { result: "error", msg: "Request body too large", code: "BAD_REQUEST" };
-	} else if (e.status === 400 || e.type === "entity.parse.failed") {
-		// body-parser: a JSON body that does not parse, or a body it cannot decode.
+	} else if (e.type === "charset.unsupported") {
+		// body-parser (its errors reach us wrapped by moleculer-web: `code` holds the status or the
+		// cause's code, `type` body-parser's kind): a charset it cannot decode.
+		status = 415;
+		body = { result: "error", msg: "Unsupported charset: request bodies must be UTF-8", code: "BAD_REQUEST" };
+	} else if (e.type === "encoding.unsupported") {
+		status = 415;
+		body = { result: "error", msg: "Unsupported Content-Encoding: use gzip, deflate or br", code: "BAD_REQUEST" };
+	} else if (
+		e.status === 400 ||
+		e.type === "entity.parse.failed" ||
+		e.type === "request.size.invalid" ||
+		e.type === "request.aborted" ||
+		(typeof e.code === "string" && (e.code.startsWith("Z_") || e.code.startsWith("ERR__ERROR")))
+	) {
+		// body-parser: a JSON body that does not parse, a compressed body that does not
+		// decompress (zlib's Z_* codes, brotli's ERR__ERROR_*), a body shorter or longer than
+		// announced.
 		status = 400;
 		body = { result: "error", msg: "Malformed request body", code: "BAD_REQUEST" };
 	} else if (e.code === 404) {

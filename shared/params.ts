@@ -102,12 +102,75 @@ function decode(name: string, rule: Rule, raw: string): unknown {
 	}
 }
 
-/** NUL bytes are refused everywhere: no text the API stores may hold them. */
-function hasNulByte(value: unknown): boolean {
-	if (typeof value === "string") return value.includes("\u0000");
-	if (Array.isArray(value)) return value.some(hasNulByte);
-	if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => k.includes("\u0000") || hasNulByte(v));
-	return false;
+/** The deepest nesting of lists and objects one parameter may hold (no API needs more than 4). */
+export const MAX_DEPTH = 16;
+/** The most values (list elements, object entries, nested ones included) one parameter may hold. */
+export const MAX_VALUES = 10_000;
+
+/**
+ * The guards every decoded value passes, in one walk that uses no recursion (so no input can
+ * exhaust the stack): nesting at most MAX_DEPTH deep, at most MAX_VALUES values, and no NUL
+ * byte in any string or key (no text the API stores may hold one).
+ */
+function checkValue(name: string, value: unknown): void {
+	const stack: Array<[unknown, number]> = [[value, 0]];
+	let count = 0;
+	while (stack.length) {
+		const [v, depth] = stack.pop()!;
+		if (typeof v === "string") {
+			if (v.includes("\u0000")) throw badRequest(`${name} contains a null byte`);
+			continue;
+		}
+		if (!v || typeof v !== "object") continue;
+		if (depth >= MAX_DEPTH) throw badRequest(`${name} is nested too deeply (limit: ${MAX_DEPTH} levels)`);
+		const entries = Array.isArray(v) ? v : Object.entries(v);
+		count += entries.length;
+		if (count > MAX_VALUES) throw badRequest(`${name} has too many elements (limit: ${MAX_VALUES})`);
+		if (Array.isArray(v)) {
+			for (const x of v) stack.push([x, depth + 1]);
+		} else {
+			for (const [k, x] of entries as Array<[string, unknown]>) {
+				if (k.includes("\u0000")) throw badRequest(`${name} contains a null byte`);
+				stack.push([x, depth + 1]);
+			}
+		}
+	}
+}
+
+function acceptsNull(rule: Rule | string): boolean {
+	if (typeof rule === "string") return rule.split("|")[0] === "any";
+	if (rule.nullable === true || rule.type === "any") return true;
+	return rule.type === "multi" && (rule.rules as Rule[]).some(acceptsNull);
+}
+
+function typeMismatch(path: string, rule: Rule | string): Error {
+	const type = typeof rule === "string" ? rule.split("|")[0] : rule.type;
+	if (type === "string") return badRequest(`${path} is not a string`);
+	if (type === "number") return badRequest(`${path} is not an integer`);
+	if (type === "boolean") return badRequest(`${path} is not a boolean`);
+	if (type === "array") return badRequest(`${path} is not a list`);
+	if (type === "object") return badRequest(`${path} is not a dict`);
+	return badRequest(`Invalid ${path}`);
+}
+
+/**
+ * JSON's null is a value only where the declaration says so (`nullable`, or any JSON): anywhere
+ * else, at any depth, it is the wrong type, named as Zulip names it (`subscriptions[0]["name"]
+ * is not a string`). The validator would otherwise let null through as "not given".
+ */
+function refuseNulls(path: string, rule: Rule | string, value: unknown): void {
+	if (value === null) {
+		if (!acceptsNull(rule)) throw typeMismatch(path, rule);
+		return;
+	}
+	if (typeof rule !== "object") return;
+	if (rule.type === "array" && Array.isArray(value) && rule.items) {
+		value.forEach((x, i) => refuseNulls(`${path}[${i}]`, rule.items as Rule | string, x));
+	} else if (rule.type === "object" && value && typeof value === "object" && !Array.isArray(value) && rule.props) {
+		for (const [k, r] of Object.entries(rule.props as Record<string, Rule>)) {
+			if (Object.hasOwn(value, k)) refuseNulls(`${path}["${k}"]`, r, (value as Record<string, unknown>)[k]);
+		}
+	}
 }
 
 export interface Converted {
@@ -139,7 +202,8 @@ export function convertParams(schema: ParamSchema | undefined, raw: Record<strin
 		// A repeated form field arrives as an array of strings; Zulip takes the last one.
 		const v = Array.isArray(value) && r?.type !== "array" && value.every((x) => typeof x === "string") ? value[value.length - 1] : value;
 		const decoded = r && typeof v === "string" ? decode(name, r, v) : v;
-		if (hasNulByte(decoded)) throw badRequest(`${name} contains a null byte`);
+		checkValue(name, decoded);
+		if (r) refuseNulls(name, r, decoded);
 		out[name] = decoded;
 	}
 	return { params: out, ignored };

@@ -2,7 +2,7 @@
 // route table, authenticates, limits request rates, converts parameters, calls the action and
 // wraps its result or error in Zulip's envelope. Services never see HTTP.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Context, ServiceSchema } from "moleculer";
+import { Errors, type Context, type ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { Config } from "../../shared/config";
 import { clock } from "../../shared/clock";
@@ -15,6 +15,7 @@ import { RateLimiter } from "./rate-limit";
 import { CredentialCache, parseBasicAuth } from "./auth";
 import { registerAction } from "./register";
 import { escapeHtml } from "../../shared/html";
+import { createHttpServer } from "./http-server";
 
 const PREFIX = "/api/v1";
 
@@ -77,8 +78,37 @@ export function apiService(config: Config): ServiceSchema {
 		if (state.retryAfter !== undefined) throw rateLimited(state.retryAfter);
 	}
 
+	// Draining (SIGTERM): the listener is closed, requests that arrive on open connections are
+	// refused with 503, and the node stops once the requests in flight are answered.
+	let draining = false;
+	let inFlight = 0;
+	let idle: (() => void) | undefined;
+
 	/** The whole pipeline for one request under /api/v1. */
 	async function handle(this: any, req: Req, res: ServerResponse): Promise<void> {
+		if (draining) return refuse(res);
+		inFlight++;
+		try {
+			await pipeline.call(this, req, res);
+		} finally {
+			if (--inFlight === 0) idle?.();
+		}
+	}
+
+	/** 503 with Retry-After and Connection: close, before any work is done. */
+	function refuse(res: ServerResponse): void {
+		const r = renderError(apiError(503, "SERVICE_UNAVAILABLE", "Server shutting down"));
+		send(res, 503, r.body, { "Retry-After": 1, Connection: "close" });
+	}
+
+	/** The replica of an action on the node an owner parameter names (`<node ID>:<rest>`), if it is up. */
+	function ownerEndpoint(broker: any, action: string, value: unknown): unknown {
+		if (typeof value !== "string" || !value.includes(":")) return undefined;
+		const node = broker.registry.nodes.get(value.slice(0, value.lastIndexOf(":")));
+		return node?.available ? (broker.registry.getActionEndpointByNodeId(action, node.id) ?? undefined) : undefined;
+	}
+
+	async function pipeline(this: any, req: Req, res: ServerResponse): Promise<void> {
 		const rateHeaders: Record<string, string | number> = {};
 		try {
 			const url = req.url ?? "";
@@ -104,13 +134,19 @@ export function apiService(config: Config): ServiceSchema {
 			}
 			checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
 
-			const endpoint = this.broker.findNextActionEndpoint(route.action);
-			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
 			const body = req.body && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? (req.body as Record<string, unknown>) : {};
 			const raw = { ...queryParams(url), ...body, ...pathParams };
+			const owned = route.owner ? ownerEndpoint(this.broker, route.action, raw[route.owner]) : undefined;
+			const endpoint = owned || this.broker.findNextActionEndpoint(route.action);
+			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
 			const { params, ignored } = convertParams(endpoint.action.params as ParamSchema | undefined, raw);
 
-			const data = (await req.$ctx.call(endpoint, params, { meta: { user } })) as Record<string, unknown> | undefined;
+			const call = (target: any) => req.$ctx.call(target, params, { meta: { user } }) as Promise<Record<string, unknown> | undefined>;
+			// An owner that died a moment ago is still listed: any replica then answers for its resource.
+			const data = await call(endpoint).catch((err: unknown) => {
+				if (!owned || err instanceof Errors.MoleculerClientError) throw err;
+				return call(route.action);
+			});
 			const out: Record<string, unknown> = { result: "success", msg: "", ...(data ?? {}) };
 			// The action may report parameters it ignored too (PATCH /settings: unchanged values).
 			const alsoIgnored = Array.isArray(out.ignored_parameters_unsupported) ? (out.ignored_parameters_unsupported as string[]) : [];
@@ -144,6 +180,16 @@ export function apiService(config: Config): ServiceSchema {
 			page(r.status, "Email address not changed", r.body.msg);
 		}
 	}
+
+	const confirmEmailTracked = async function (this: any, req: Req, res: ServerResponse) {
+		if (draining) return refuse(res);
+		inFlight++;
+		try {
+			await confirmEmail.call(this, req, res);
+		} finally {
+			if (--inFlight === 0) idle?.();
+		}
+	};
 
 	const dispatch = function (this: any, req: Req, res: ServerResponse) {
 		// moleculer-web does not await function aliases: handle() catches everything itself.
@@ -184,7 +230,7 @@ export function apiService(config: Config): ServiceSchema {
 					bodyParsers: false,
 					aliases: {
 						"GET /confirm_new_email/:confirmation_key"(this: any, req: Req, res: ServerResponse) {
-							void confirmEmail.call(this, req, res);
+							void confirmEmailTracked.call(this, req, res);
 						},
 					},
 				},
@@ -197,6 +243,37 @@ export function apiService(config: Config): ServiceSchema {
 		},
 		actions: {
 			register: registerAction,
+		},
+		methods: {
+			/** Replaces moleculer-web's own: header limits, early 413 and JSON answers to bad requests. */
+			createServer(this: any) {
+				if (this.server) return;
+				this.server = createHttpServer(config.bodyLimit, this.httpHandler);
+				this.server.requestTimeout = this.settings.requestTimeout;
+				this.isHTTPS = false;
+			},
+			/**
+			 * The first step of a node's shutdown (services/index.ts): stop taking connections and
+			 * requests, and wait (up to `timeoutMs`) until every request in flight is answered, while
+			 * the services they call are still running.
+			 */
+			async drain(this: any, timeoutMs: number): Promise<void> {
+				draining = true;
+				const server = this.server as import("node:http").Server | undefined;
+				server?.close();
+				server?.closeIdleConnections();
+				if (inFlight > 0) {
+					this.logger.info(`Draining: waiting for ${inFlight} request(s) in flight`);
+					await new Promise<void>((resolve) => {
+						const timer = setTimeout(resolve, timeoutMs);
+						idle = () => {
+							clearTimeout(timer);
+							resolve();
+						};
+					});
+				}
+				server?.closeIdleConnections();
+			},
 		},
 		events: {
 			"users.changed"(ctx: Context<{ user_ids: number[] }>) {

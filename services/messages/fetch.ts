@@ -1,7 +1,7 @@
 // GET /messages: anchors, windows before and after them, and narrows, over either a channel's
 // whole history (where the caller may read it) or the caller's own received messages.
 import { topicFromClient } from "../../shared/topics";
-import { parseSearch, searchFilter } from "./search";
+import { searchFilter } from "./search";
 import type { Identity, TopicPolicies } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
@@ -22,7 +22,7 @@ export function checkAnchorExclusion(numBefore: number, numAfter: number, includ
 
 /** Lookups in other services, provided by the service so this module stays free of the bus. */
 export interface Resolvers {
-	channelIds(names: string[]): Promise<Record<string, number>>;
+	channelIds(names: string[]): Promise<Map<string, number>>;
 	userIds(refs: Array<number | string>): Promise<number[]>;
 	/** Channels the caller may read, with whether their whole history is open to subscribers. */
 	readable(channelIds: number[]): Promise<Array<{ channel_id: number; name: string; history_public_to_subscribers: boolean; subscribed: boolean }>>;
@@ -85,7 +85,7 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				let id = typeof t.operand === "number" ? t.operand : typeof t.operand === "string" && /^\d+$/.test(t.operand) ? Number(t.operand) : undefined;
 				if (id === undefined) {
 					if (typeof t.operand !== "string") throw badNarrow("channel must be an ID or a name");
-					id = (await r.channelIds([t.operand]))[t.operand.trim().toLowerCase()];
+					id = (await r.channelIds([t.operand])).get(t.operand.trim().toLowerCase());
 					if (id === undefined) throw badNarrow(`unknown channel '${t.operand}'`);
 				}
 				and("channel_id", id, t.negated);
@@ -156,7 +156,7 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				break;
 			case "search": {
 				// Decision: a search with no word in it (only punctuation) finds nothing.
-				const filter = searchFilter(parseSearch(t.operand as string)) ?? { _id: null };
+				const filter = searchFilter(t.search!) ?? { _id: null };
 				searches.push(t.negated ? { $nor: [filter] } : filter);
 				positiveSearch ||= !t.negated;
 				break;

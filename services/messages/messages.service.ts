@@ -26,7 +26,7 @@ import { recentConversations } from "./recent-conversations";
 import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./alert-words";
 import { alertWordsModel } from "./models/alert-words";
 import type { Resolvers } from "./fetch";
-import { messageView } from "./message-view";
+import { apiFlags, messageView } from "./message-view";
 import { accessibleMessage as findAccessible } from "./access";
 import { reactionModel } from "./models/reaction";
 import { draftModel } from "./models/draft";
@@ -47,11 +47,17 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	// The organization snapshot (empty-topic name) comes with the group graph.
 	let graphs: GroupGraphCache;
 
+	/** The newest message ID a user has a row for (-1 for none): one entry of the {user_id, message_id} index. */
+	async function maxMessageIdOf(userId: number): Promise<number> {
+		const last = await db.UserMessage.findOne({ user_id: userId }, { message_id: 1 }).sort({ message_id: -1 }).lean();
+		return last?.message_id ?? -1;
+	}
+
 	const emptyTopicName = async () => (await graphs.get()).emptyTopicDisplayName;
 
 	function resolvers(ctx: Ctx<any>): Resolvers {
 		return {
-			channelIds: async (names) => (await call(ctx, "channels.idsByName", { names })).ids,
+			channelIds: async (names) => new Map(Object.entries((await call(ctx, "channels.idsByName", { names })).ids)),
 			userIds: async (refs) => (await call(ctx, "users.resolvePrincipals", { principals: refs })).users.map((u) => u.user_id),
 			readable: async (ids) =>
 				(await call(ctx, "channels.readableChannels", { channel_ids: ids })).channels,
@@ -135,10 +141,21 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		return messages.map((m) => messageView(m, flags.get(m._id) ?? ["read", "historical"], context));
 	}
 
-	/** Tells the services that keep derived state (first message, recent activity) about a message. */
+	/**
+	 * Tells the other services about a message: those that keep derived state (first message,
+	 * recent activity), and the events service, which gets the message as the API shows it and
+	 * each recipient's flags when it runs (one view for all recipients).
+	 */
 	async function announceSent(ctx: Ctx<any>, sent: Sent) {
 		const m = sent.message;
-		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, user_ids: sent.userIds });
+		const listening = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => s.name === "events");
+		let event: Record<string, unknown> | undefined;
+		if (listening) {
+			const [message] = await views(ctx, [m], new Map([[m._id, []]]), { apply_markdown: true, client_gravatar: false, allow_empty_topic_name: false } as GetParams);
+			delete message.flags;
+			event = { message, content: m.content, flags: Object.fromEntries([...sent.flags].map(([u, f]) => [u, apiFlags(f)])) };
+		}
+		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, user_ids: sent.userIds, event });
 	}
 
 	/** What move notices need: channel facts as the mover sees them, and posting as Notification Bot. */
@@ -206,6 +223,16 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				},
 			},
 
+			/** For GET /users/me: the newest message ID the caller has (-1 for none), down the unique row index. */
+			maxMessageId: {
+				visibility: "public",
+				params: params({}),
+				async handler(ctx: Ctx) {
+					const actor = requireUser(ctx);
+					return { max_message_id: await maxMessageIdOf(actor.user_id) };
+				},
+			},
+
 			registerState: {
 				visibility: "public",
 				async handler(ctx: Ctx<RegisterStateParams>) {
@@ -224,8 +251,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					if (wants("stop_words")) out.stop_words = [];
 					if (wants("scheduled_messages")) out.scheduled_messages = [];
 					if (wants("message")) {
-						const last = await db.UserMessage.findOne({ user_id: actor.user_id }, { message_id: 1 }).sort({ message_id: -1 }).lean();
-						out.max_message_id = last?.message_id ?? -1;
+						out.max_message_id = await maxMessageIdOf(actor.user_id);
 					}
 					if (wants("message") && wants("update_message_flags")) {
 						const graph = await graphs.get();

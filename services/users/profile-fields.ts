@@ -89,7 +89,7 @@ export function checkFieldData(type: number, fieldData: unknown): string {
 			}
 			return JSON.stringify({ subtype, url_pattern: pattern });
 		}
-		if (typeof subtype !== "string" || !DEFAULT_EXTERNAL_ACCOUNTS[subtype]) throw badRequest("Invalid external account type");
+		if (typeof subtype !== "string" || !Object.hasOwn(DEFAULT_EXTERNAL_ACCOUNTS, subtype)) throw badRequest("Invalid external account type");
 		return JSON.stringify({ subtype });
 	}
 	if (fieldData !== undefined && fieldData !== "" && !(typeof fieldData === "object" && fieldData && Object.keys(fieldData).length === 0)) {

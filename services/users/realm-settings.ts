@@ -179,7 +179,7 @@ export function legacyPolicies(graph: GroupGraph): Record<string, number> {
 	const policy = (setting: string, values: Record<string, number>, otherwise: number) => {
 		const value = graph.realm[setting];
 		const name = typeof value === "number" ? graph.get(value)?.name : undefined;
-		return (name !== undefined ? values[name] : undefined) ?? otherwise;
+		return (name !== undefined && Object.hasOwn(values, name) ? values[name] : undefined) ?? otherwise;
 	};
 	return {
 		realm_create_public_stream_policy: policy("can_create_public_channel_group", COMMON_POLICY, 1),

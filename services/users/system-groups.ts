@@ -74,7 +74,7 @@ export async function ensureSystemGroups(db: UsersDb): Promise<void> {
 }
 
 /** Which system group a user belongs to directly, by role (and, for members, account age). */
-function directSystemGroups(user: Pick<UserDoc, "role" | "date_joined">, waitingDays: number, now: number): SystemGroupName[] {
+function directSystemGroups(user: Pick<UserDoc, "role" | "date_joined">, waitingDays: number, nowMs: number): SystemGroupName[] {
 	switch (user.role) {
 		case Role.OWNER:
 			return ["role:owners"];
@@ -83,7 +83,9 @@ function directSystemGroups(user: Pick<UserDoc, "role" | "date_joined">, waiting
 		case Role.MODERATOR:
 			return ["role:moderators"];
 		case Role.MEMBER: {
-			const full = now - user.date_joined.getTime() / 1000 >= waitingDays * 86400;
+			// In milliseconds on both sides: whole seconds against a millisecond join time would keep a
+			// new member out of role:fullmembers for up to a second with no waiting period.
+			const full = nowMs - user.date_joined.getTime() >= waitingDays * 86_400_000;
 			return full ? ["role:fullmembers", "role:members"] : ["role:members"];
 		}
 		case Role.GUEST:
@@ -96,11 +98,11 @@ function directSystemGroups(user: Pick<UserDoc, "role" | "date_joined">, waiting
 /** Fills in the members of system groups from the users' roles. */
 export function withSystemMembers(groups: UserGroupDoc[], users: Pick<UserDoc, "_id" | "role" | "date_joined" | "is_active">[], db: UsersDb): UserGroupDoc[] {
 	const waitingDays = Number(realmSetting(db.realm, "realm_waiting_period_threshold") ?? 0);
-	const now = clock.now();
+	const nowMs = clock.nowMs();
 	const members = new Map<string, number[]>();
 	for (const u of users) {
 		if (!u.is_active) continue;
-		for (const name of directSystemGroups(u, waitingDays, now)) {
+		for (const name of directSystemGroups(u, waitingDays, nowMs)) {
 			if (!members.has(name)) members.set(name, []);
 			members.get(name)!.push(u._id);
 		}

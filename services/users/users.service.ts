@@ -2,9 +2,9 @@
 // personal settings and custom profile fields. Handlers are thin; the rules live in the modules
 // beside this file.
 import type { Connection } from "mongoose";
-import type { Context, ServiceSchema } from "moleculer";
+import { Errors, type Context, type ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
-import { requireUser, type ApiUser, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
+import { call, requireUser, type ApiUser, type Identity, type Meta, type RegisterStateParams } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import {
 	adminRequired,
@@ -138,8 +138,18 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 	/** Some of a user's settings, defaults filled in (unknown names are left out). */
 	const settingsNamed = (u: UserDoc, names: string[]) => {
 		const all = userSettings(u);
-		return Object.fromEntries(names.filter((n) => n in all).map((n) => [n, all[n]]));
+		return Object.fromEntries(names.filter((n) => Object.hasOwn(all, n)).map((n) => [n, all[n]]));
 	};
+
+	/** The messages service's answer; -1 on a node of a cluster that runs no messages service. */
+	async function maxMessageId(ctx: Ctx): Promise<number> {
+		try {
+			return (await call(ctx, "messages.maxMessageId", {})).max_message_id;
+		} catch (err) {
+			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return -1;
+			throw err;
+		}
+	}
 
 	async function findUser(userId: number): Promise<UserDoc> {
 		const u = await db.User.findOne({ _id: userId, realm_id: db.realm._id }).lean();
@@ -272,16 +282,22 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 
 			me: {
 				params: params({}),
+				async handler(ctx: Ctx) {
+					const [profile, max_message_id] = await Promise.all([ctx.call<ApiUser>("users.myProfile"), maxMessageId(ctx)]);
+					// Deprecated in Zulip, but still sent: the newest message ID the user has.
+					return { ...profile, max_message_id };
+				},
+			},
+
+			/** GET /users/me without max_message_id, cached per user (cleaned on users.changed). */
+			myProfile: {
+				params: params({}),
 				cache: { keys: ["#user.user_id"] },
 				async handler(ctx: Ctx) {
 					const self = me(ctx);
 					const user = await findUser(self.user_id);
 					const opts = await view({ client_gravatar: false, include_custom_profile_fields: true });
-					return {
-						...toApiUser(user, self, opts),
-						// Deprecated; the messages service will answer this once it exists.
-						max_message_id: -1,
-					};
+					return toApiUser(user, self, opts);
 				},
 			},
 

@@ -346,3 +346,17 @@ describe("concurrent requests", () => {
 		expect(subs).toHaveLength(1);
 	});
 });
+
+describe("null where a string is expected", () => {
+	test("a null channel name or description, in a JSON body, is a 400 and creates or changes nothing", async () => {
+		const before = await streamNames(owner);
+		expectError(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: null }] }, { json: true }), 400, "BAD_REQUEST", 'subscriptions[0]["name"] is not a string');
+		expectError(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "nulls", description: null }] }, { json: true }), 400, "BAD_REQUEST", 'subscriptions[0]["description"] is not a string');
+		expect(await streamNames(owner)).toEqual(before);
+		await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "described", description: "kept" }] });
+		const id = await idOf("described");
+		expectError(await owner.patch(`/streams/${id}`, { description: null }, { json: true }), 400, "BAD_REQUEST", "description is not a string");
+		expectError(await owner.post("/channel_folders/create", { name: null, description: "" }, { json: true }), 400, "BAD_REQUEST", "name is not a string");
+		expect((await owner.get(`/streams/${id}`)).body.stream.description).toBe("kept");
+	});
+});

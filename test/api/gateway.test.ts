@@ -1,5 +1,7 @@
 // The gateway's own rules: routing, the envelope, parameter decoding, body limits, rate limits.
 import { startTestApp, type TestApp } from "../support/app";
+import net from "node:net";
+import zlib from "node:zlib";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 
 let app: TestApp;
@@ -159,5 +161,111 @@ describe("hostile input", () => {
 		const res = await owner.get("/users/me", { __proto__x: 1, constructor: "x" });
 		expectSuccess(res);
 		expect(res.body.ignored_parameters_unsupported).toEqual(["__proto__x", "constructor"]);
+	});
+});
+
+describe("no input is a 500 or a dropped connection", () => {
+	const auth = () => `Basic ${Buffer.from(`${app.owner.email}:${app.owner.api_key}`).toString("base64")}`;
+	const post = async (path: string, body: string | Buffer, headers: Record<string, string>) => {
+		const res = await fetch(`${app.baseUrl}${path}`, { method: "POST", headers: { Authorization: auth(), ...headers }, body });
+		return { status: res.status, body: (await res.json()) as any };
+	};
+	const form = { "Content-Type": "application/x-www-form-urlencoded" };
+	/** Sends raw bytes and reads until the server closes (or `ms` passes). */
+	const rawExchange = (data: string, ms = 5000) =>
+		new Promise<{ text: string; elapsed: number }>((resolve) => {
+			const started = Date.now();
+			const socket = net.connect(Number(new URL(app.baseUrl).port), "127.0.0.1");
+			let text = "";
+			const done = () => resolve({ text, elapsed: Date.now() - started });
+			const timer = setTimeout(() => {
+				socket.destroy();
+				done();
+			}, ms);
+			socket.on("data", (d) => {
+				text += d.toString();
+				if (/\r\n\r\n\{.*\}$/s.test(text)) {
+					clearTimeout(timer);
+					socket.destroy();
+					done();
+				}
+			});
+			socket.on("error", () => undefined);
+			socket.on("close", () => {
+				clearTimeout(timer);
+				done();
+			});
+			socket.write(data);
+		});
+
+	test("deeply nested JSON in a parameter is a 400, form-encoded or in a JSON body", async () => {
+		// Within this file's 2 KB body limit; test/unit/params.test.ts and the fuzz test go 20,000 deep.
+		const deepList = "[".repeat(900) + "]".repeat(900);
+		let deepObject = "1";
+		for (let i = 0; i < 300; i++) deepObject = `{"a":${deepObject}}`;
+		const list = await post("/register", `{"fetch_event_types":${deepList}}`, { "Content-Type": "application/json" });
+		expect(list).toEqual({ status: 400, body: { result: "error", code: "BAD_REQUEST", msg: expect.stringMatching(/fetch_event_types is nested too deeply/) } });
+		const json = await post("/users/me/subscriptions", `{"subscriptions":[${deepObject}]}`, { "Content-Type": "application/json" });
+		expect(json).toEqual({ status: 400, body: { result: "error", code: "BAD_REQUEST", msg: expect.stringMatching(/subscriptions is nested too deeply/) } });
+	});
+
+	test("JSON null where a string is expected is the wrong type, and creates nothing", async () => {
+		const groups = (await owner.get("/user_groups")).body.user_groups.length;
+		const res = await post("/user_groups/create", '{"name":null,"description":"d","members":[]}', { "Content-Type": "application/json" });
+		expect(res).toEqual({ status: 400, body: { result: "error", code: "BAD_REQUEST", msg: "name is not a string" } });
+		const desc = await post("/user_groups/create", '{"name":"g","description":null,"members":[]}', { "Content-Type": "application/json" });
+		expect(desc.body.msg).toBe("description is not a string");
+		expect((await owner.get("/user_groups")).body.user_groups.length).toBe(groups);
+	});
+
+	test("a form body in a charset other than UTF-8, or one that does not exist, is a 415", async () => {
+		for (const charset of ["latin1", "nope"]) {
+			const res = await post("/users/me/alert_words", "alert_words=%5B%22x%22%5D", { "Content-Type": `application/x-www-form-urlencoded; charset=${charset}` });
+			expect(res).toEqual({ status: 415, body: { result: "error", code: "BAD_REQUEST", msg: "Unsupported charset: request bodies must be UTF-8" } });
+		}
+		const json = await post("/users/me/alert_words", '{"alert_words":["x"]}', { "Content-Type": "application/json; charset=latin1" });
+		expect(json.status).toBe(415);
+		expect((await owner.get("/users/me/alert_words")).body.alert_words).toEqual([]);
+	});
+
+	test("an unknown Content-Encoding is a 415, and a body that does not decompress a 400; real gzip works", async () => {
+		const bad = await post("/users/me/alert_words", "alert_words=%5B%22x%22%5D", { ...form, "Content-Encoding": "zstd-ish" });
+		expect(bad).toEqual({ status: 415, body: { result: "error", code: "BAD_REQUEST", msg: "Unsupported Content-Encoding: use gzip, deflate or br" } });
+		for (const encoding of ["gzip", "deflate", "br"]) {
+			const res = await post("/users/me/alert_words", "alert_words=%5B%22x%22%5D", { ...form, "Content-Encoding": encoding });
+			expect(res).toEqual({ status: 400, body: { result: "error", code: "BAD_REQUEST", msg: "Malformed request body" } });
+		}
+		expect((await owner.get("/users/me/alert_words")).body.alert_words).toEqual([]);
+		expect((await post("/users/me/alert_words", zlib.gzipSync("alert_words=%5B%22zipped%22%5D"), { ...form, "Content-Encoding": "gzip" })).status).toBe(200);
+		expect((await owner.get("/users/me/alert_words")).body.alert_words).toEqual(["zipped"]);
+	});
+
+	test("a query string or headers over the header limit are answered 431 with Zulip's envelope, not reset", async () => {
+		for (const url of [`${app.baseUrl}/users/me?x=${"a".repeat(1024 * 1024)}`, `${app.baseUrl}/users/me?x=${"a".repeat(20 * 1024)}`]) {
+			const res = await fetch(url, { headers: { Authorization: auth() } });
+			expect(res.status).toBe(431);
+			expect(await res.json()).toEqual({ result: "error", code: "BAD_REQUEST", msg: "Request line or headers too large" });
+		}
+		const raw = await rawExchange(`GET /api/v1/users/me HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+		expect(raw.text).toMatch(/^HTTP\/1\.1 431 [^]*"code":"BAD_REQUEST"/);
+		expectSuccess(await owner.get("/users/me"));
+	});
+
+	test("a 100,000-element list is answered at once: 413 over the body limit, 431 in a query string", async () => {
+		const big = JSON.stringify(Array.from({ length: 100_000 }, (_, i) => i + 1));
+		const res = await post("/messages/flags", `op=add&flag=read&messages=${encodeURIComponent(big)}`, form);
+		expect(res.status).toBe(413); // over this file's 2 KB body limit
+		const started = Date.now();
+		const query = await fetch(`${app.baseUrl}/users?user_ids=${big}`, { headers: { Authorization: auth() } });
+		expect(query.status).toBe(431);
+		expect(Date.now() - started).toBeLessThan(5000);
+	});
+
+	test("a Content-Length over the body limit is refused with 413 at once, before any body arrives", async () => {
+		const { text, elapsed } = await rawExchange(
+			`POST /api/v1/users/me/alert_words HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 99999999\r\n\r\n`,
+		);
+		expect(text).toMatch(/^HTTP\/1\.1 413 [^]*\{"result":"error","msg":"Request body too large","code":"BAD_REQUEST"\}$/);
+		expect(elapsed).toBeLessThan(2000);
 	});
 });

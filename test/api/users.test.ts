@@ -3,6 +3,7 @@
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { BAD_FULL_NAMES } from "../support/full-names";
+import { diffSnapshots, snapshotter } from "../support/db-snapshot";
 
 let app: TestApp;
 let owner: Client;
@@ -155,6 +156,19 @@ describe("GET /users/{email}", () => {
 describe("POST /users", () => {
 	const fresh = (n: string) => ({ email: `${n}@chat.test`, password: "password123", full_name: `New ${n}` });
 
+	test("an invalid email (1e308, as a JSON number or a form string) is a 400 that changes no document, system groups included", async () => {
+		const snap = await snapshotter(app);
+		try {
+			const before = await snap.take();
+			expectError(await as(admin).post("/users", { email: 1e308, password: "password123", full_name: "Big Number" }, { json: true }), 400, "BAD_REQUEST", "email is not a string");
+			expectError(await as(admin).post("/users", { email: "1e308", password: "password123", full_name: "Big Number" }), 400, "BAD_REQUEST", /Invalid email/);
+			expectError(await as(admin).post("/users", { email: "ok@chat.test", password: "password123", full_name: null }, { json: true }), 400, "BAD_REQUEST", "full_name is not a string");
+			expect(diffSnapshots(before, await snap.take())).toEqual([]);
+		} finally {
+			await snap.close();
+		}
+	});
+
 	test("an administrator creates a user who can then fetch an API key", async () => {
 		const res = await as(admin).post("/users", fresh("created"));
 		expectSuccess(res);
@@ -272,5 +286,27 @@ describe("DELETE /users/{user_id} and POST /users/{user_id}/reactivate", () => {
 		expectSuccess(await owner.delete(`/users/${target.user_id}`, { deactivation_notification_comment: "see you" }));
 		expectSuccess(await owner.post(`/users/${target.user_id}/reactivate`));
 		expect((await owner.get(`/users/${target.user_id}`)).body.user).toMatchObject({ is_active: true, full_name: "Comes Back" });
+	});
+});
+
+describe("GET /users/me max_message_id", () => {
+	test("is the newest message ID the user has, -1 before any", async () => {
+		const fresh = await app.createUser({ role: 400 });
+		expect((await as(fresh).get("/users/me")).body.max_message_id).toBe(-1);
+		const first = await as(fresh).post("/messages", { type: "direct", to: JSON.stringify([member.user_id]), content: "one" });
+		expectSuccess(first);
+		expect((await as(fresh).get("/users/me")).body.max_message_id).toBe(first.body.id);
+		// A message someone else sends the user counts too, and the cached profile does not hide it.
+		const second = await as(member).post("/messages", { type: "direct", to: JSON.stringify([fresh.user_id]), content: "two" });
+		expectSuccess(second);
+		expect((await as(fresh).get("/users/me")).body.max_message_id).toBe(second.body.id);
+	});
+});
+
+describe("role:fullmembers", () => {
+	test("holds a new member at once when there is no waiting period", async () => {
+		const fresh = await app.createUser({ role: 400 });
+		const groups = (await owner.get("/user_groups")).body.user_groups as Array<{ name: string; members: number[] }>;
+		expect(groups.find((g) => g.name === "role:fullmembers")!.members).toContain(fresh.user_id);
 	});
 });

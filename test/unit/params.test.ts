@@ -73,3 +73,41 @@ test("wrong spellings name the parameter", () => {
 test("$$strict is a declaration flag, never a parameter", () => {
 	expect(convertParams(schema, { $$strict: "x" }).ignored).toEqual(["$$strict"]);
 });
+
+describe("guards on every decoded value", () => {
+	const guarded = params({ ids: p.intList({ optional: true }), any: p.json({ optional: true }), name: p.string({ optional: true }), subs: p.list(p.object({ name: p.string(), color: p.string({ optional: true }) }), { optional: true }), maybe: { type: "string", optional: true, nullable: true } });
+	const refusal = (raw: Record<string, unknown>) => {
+		try {
+			convertParams(guarded, raw);
+		} catch (e) {
+			return { code: (e as { type: string }).type, msg: (e as Error).message };
+		}
+		throw new Error("expected an error");
+	};
+
+	test("nesting deeper than the limit is a 400, from a form field or a JSON body, without exhausting the stack", () => {
+		expect(refusal({ any: "[".repeat(10_000) + "]".repeat(10_000) })).toEqual({ code: "BAD_REQUEST", msg: "any is nested too deeply (limit: 16 levels)" });
+		let deep: unknown = 1;
+		for (let i = 0; i < 20_000; i++) deep = { a: deep };
+		expect(refusal({ any: deep })).toEqual({ code: "BAD_REQUEST", msg: "any is nested too deeply (limit: 16 levels)" });
+		expect(convertParams(guarded, { any: "[[[[1]]]]" }).params).toEqual({ any: [[[[1]]]] });
+	});
+
+	test("a parameter holding more than 10,000 values is a 400", () => {
+		expect(refusal({ ids: JSON.stringify(Array.from({ length: 100_000 }, (_, i) => i)) })).toEqual({ code: "BAD_REQUEST", msg: "ids has too many elements (limit: 10000)" });
+		expect((convertParams(guarded, { ids: Array.from({ length: 10_000 }, (_, i) => i) }).params.ids as number[]).length).toBe(10_000);
+	});
+
+	test("JSON null where the declaration takes no null is the wrong type, at any depth", () => {
+		expect(refusal({ name: null })).toEqual({ code: "BAD_REQUEST", msg: "name is not a string" });
+		expect(refusal({ ids: "null" })).toEqual({ code: "BAD_REQUEST", msg: "ids is not a list" });
+		expect(refusal({ ids: [1, null] })).toEqual({ code: "BAD_REQUEST", msg: "ids[1] is not an integer" });
+		expect(refusal({ subs: [{ name: "a", color: null }] })).toEqual({ code: "BAD_REQUEST", msg: 'subs[0]["color"] is not a string' });
+		expect(convertParams(guarded, { maybe: null, any: null, name: "null" }).params).toEqual({ maybe: null, any: null, name: "null" });
+	});
+
+	test("NUL bytes in nested keys and values are refused", () => {
+		expect(refusal({ any: { "a\u0000": 1 } })).toEqual({ code: "BAD_REQUEST", msg: "any contains a null byte" });
+		expect(refusal({ subs: [{ name: "a\u0000" }] })).toEqual({ code: "BAD_REQUEST", msg: "subs contains a null byte" });
+	});
+});

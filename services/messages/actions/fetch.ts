@@ -7,7 +7,7 @@ import { escapeHtml } from "../../../shared/html";
 import { p, params } from "../../../shared/params";
 import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch";
 import { parseNarrow } from "../narrow";
-import { highlight, highlightTopic, parseSearch } from "../search";
+import { highlight, highlightTopic, stemmer } from "../search";
 import { channelTopics } from "../topics";
 import { topicForClient } from "../../../shared/topics";
 import type { Ctx, GetParams, ServiceDeps } from "./deps";
@@ -49,13 +49,14 @@ export function fetchActions({ db, resolvers, accessibleMessage, views }: Servic
 				const result = await fetchMessages(db, actor, terms, q, resolvers(ctx));
 				const docs = await db.Message.find({ _id: { $in: result.ids } }).sort({ _id: 1 }).lean();
 				const views_ = await views(ctx, docs, result.flags, q);
-				const searched = terms.filter((t) => t.operator === "search" && !t.negated).map((t) => parseSearch(String(t.operand)));
+				const searched = terms.filter((t) => t.operator === "search" && !t.negated).map((t) => t.search!);
 				if (searched.length) {
+					const stemOf = stemmer();
 					const byId = new Map(docs.map((d) => [d._id, d]));
 					for (const v of views_) {
 						const m = byId.get(v.id as number)!;
-						v.match_content = highlight(q.apply_markdown === false ? escapeHtml(m.content) : m.rendered_content, searched);
-						v.match_subject = highlightTopic(v.subject as string, searched);
+						v.match_content = highlight(q.apply_markdown === false ? escapeHtml(m.content) : m.rendered_content, searched, stemOf);
+						v.match_subject = highlightTopic(v.subject as string, searched, stemOf);
 					}
 				}
 				const out: Record<string, unknown> = {

@@ -1,0 +1,47 @@
+// A snapshot of every service database of a test app, read directly through the driver, to prove
+// that a refused request changed nothing.
+import mongoose from "mongoose";
+import type { TestApp } from "./app";
+
+export interface Snapshotter {
+	/** Every document of every collection (but `counters`: an ID spent by a refused request is no state). */
+	take(): Promise<Map<string, string>>;
+	close(): Promise<void>;
+}
+
+const SERVICES = ["users", "channels", "messages"];
+
+export async function snapshotter(app: TestApp): Promise<Snapshotter> {
+	const conn = await mongoose.createConnection(process.env.TEST_MONGO_URL!).asPromise();
+	const prefix = app.node.config.dbPrefix;
+	return {
+		async take() {
+			const out = new Map<string, string>();
+			for (const service of SERVICES) {
+				const db = conn.useDb(`${prefix}_${service}`, { useCache: true }).db!;
+				const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).filter((n) => n !== "counters");
+				for (const name of names.sort()) {
+					const docs = await db.collection(name).find({}).sort({ _id: 1 }).toArray();
+					out.set(`${service}.${name}`, JSON.stringify(docs));
+				}
+			}
+			return out;
+		},
+		close: () => conn.close(),
+	};
+}
+
+/** The collections whose content differs, with both versions cut short for a failure message. */
+export function diffSnapshots(a: Map<string, string>, b: Map<string, string>): string[] {
+	const out: string[] = [];
+	for (const key of new Set([...a.keys(), ...b.keys()])) {
+		const x = a.get(key) ?? "(none)";
+		const y = b.get(key) ?? "(none)";
+		if (x === y) continue;
+		let i = 0;
+		while (i < x.length && x[i] === y[i]) i++;
+		const from = Math.max(0, i - 200);
+		out.push(`${key}: before …${x.slice(from, i + 300)}… after …${y.slice(from, i + 300)}…`);
+	}
+	return out;
+}
