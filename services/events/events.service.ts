@@ -141,6 +141,8 @@ export function eventsService(config: Config): ServiceSchema {
 		},
 
 		events: {
+			// More domain events are added by the modules beside this one, each a map of handlers
+			// built from `deliver` and `queues` (see message-changes.ts and org-changes.ts).
 			"message.sent"(ctx: Context<MessageSent>) {
 				for (const q of queues.of(ctx.params.user_ids)) {
 					const event = messageEvent(q, ctx.params);
