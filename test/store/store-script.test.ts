@@ -21,7 +21,8 @@ test("runs the store until SIGTERM, then stops it", async () => {
 	const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 	try {
 		await waitFor(() => portAnswers(port), "the store", 120_000);
-		expect(out).toContain(`MONGO_URL=mongodb://127.0.0.1:${port}/`);
+		// The address is printed once the store answers.
+		await waitFor(async () => out.includes(`MONGO_URL=mongodb://127.0.0.1:${port}/`), "the store's address on its output", 10_000);
 		child.kill("SIGTERM");
 		expect(await exited).toBe(0);
 		expect(await portAnswers(port)).toBe(false);
