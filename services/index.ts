@@ -4,6 +4,7 @@ import type { ServiceSchema } from "moleculer";
 import { brokerOptions, markRetries } from "../moleculer.config";
 import type { Config } from "../shared/config";
 import { startEmbeddedStore, type RunningStore } from "../shared/store";
+import { startHealth, type Health } from "../shared/health";
 import { apiService } from "./api/api.service";
 import { usersService } from "./users/users.service";
 import { channelsService } from "./channels/channels.service";
@@ -43,8 +44,10 @@ export async function startNode(config: Config, nodeName = "node"): Promise<Runn
 	}
 	const full = { ...config, mongoUrl };
 	for (const n of names) broker.createService(markRetries(SERVICES[n].factory(full)));
+	let health: Health | undefined;
 	try {
 		await broker.start();
+		health = await startHealth(broker, config.healthPort, config.host);
 	} catch (err) {
 		await broker.stop().catch(() => undefined);
 		await store?.stop();
@@ -60,9 +63,11 @@ export async function startNode(config: Config, nodeName = "node"): Promise<Runn
 		 * calls it is running), which close their databases; the embedded store goes last.
 		 */
 		async stop() {
+			health?.draining();
 			const api = broker.getLocalService("api") as unknown as { drain(timeoutMs: number): Promise<void> } | undefined;
 			await api?.drain(DRAIN_TIMEOUT_MS);
 			await broker.stop();
+			await health?.close();
 			await store?.stop();
 		},
 	};

@@ -58,6 +58,8 @@ export interface Config {
 	webPublicStreams: boolean;
 	/** Server setting JITSI_SERVER_URL: the Jitsi Meet server video calls use (no trailing slash). */
 	jitsiServerUrl: string;
+	/** Port of this node's health endpoint (/healthz, /readyz) for probes; 0 turns it off. */
+	healthPort: number;
 	/** How long GET /events waits before answering with a heartbeat (Zulip: 45 s). */
 	eventsHeartbeatSeconds: number;
 	/** An event queue nobody reads for this long is removed (Zulip: 10 minutes). */
@@ -94,6 +96,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		benchRoutes: str("BENCH_ROUTES", "") === "1",
 		webPublicStreams: ["1", "true"].includes(str("WEB_PUBLIC_STREAMS_ENABLED", "").toLowerCase()),
 		jitsiServerUrl: url("JITSI_SERVER_URL", "https://meet.jit.si"),
+		healthPort: int("HEALTH_PORT", 0),
 		eventsHeartbeatSeconds: int("EVENTS_HEARTBEAT_SECONDS", 45),
 		eventQueueTimeoutSeconds: int("EVENT_QUEUE_TIMEOUT_SECONDS", 600),
 		...overrides,

@@ -3,6 +3,10 @@
 import mongoose, { Connection, Schema } from "mongoose";
 import { queryLogOptions, recordQueries } from "./query-log";
 
+/** The service database connections of this process not closed yet, for the health endpoint. */
+const connections = new Set<Connection>();
+export const openConnections = (): Connection[] => [...connections];
+
 export async function connectServiceDb(url: string, prefix: string, service: string): Promise<Connection> {
 	const conn = mongoose.createConnection(url, {
 		dbName: `${prefix}_${service}`,
@@ -14,6 +18,8 @@ export async function connectServiceDb(url: string, prefix: string, service: str
 	});
 	await conn.asPromise();
 	recordQueries(conn, service);
+	connections.add(conn);
+	conn.once("close", () => connections.delete(conn));
 	return conn;
 }
 

@@ -45,6 +45,12 @@ describe.each(Object.keys(SERVICES))("service %s", (name) => {
 		expect(d!.spec.selector.matchLabels).toEqual({ "app.kubernetes.io/name": "chat", "app.kubernetes.io/component": name });
 	});
 
+	test("has readiness and liveness probes", () => {
+		const [container] = find("Deployment")!.spec.template.spec.containers;
+		expect(container.readinessProbe.httpGet).toBeDefined();
+		expect(container.livenessProbe).toBeDefined();
+	});
+
 	test("has an autoscaler for that Deployment and a disruption budget for its pods", () => {
 		const hpa = find("HorizontalPodAutoscaler");
 		expect(hpa?.spec.scaleTargetRef).toEqual({ apiVersion: "apps/v1", kind: "Deployment", name: `chat-${name}` });
