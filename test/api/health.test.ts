@@ -26,7 +26,7 @@ test("a draining node is unready at once, while it still answers", async () => {
 	const stopping = app.stop();
 	const ready = await fetch(`${base}/readyz`);
 	expect(ready.status).toBe(503);
-	expect((await ready.json()).checks.accepting).toBe(false);
+	expect(((await ready.json()) as { checks: { accepting: boolean } }).checks.accepting).toBe(false);
 	await stopping;
 	await expect(fetch(`${base}/healthz`)).rejects.toThrow();
 });
