@@ -51,6 +51,7 @@ export const registerAction = {
 					apply_markdown: q.apply_markdown,
 					client_gravatar: q.client_gravatar,
 					all_public_streams: q.all_public_streams,
+					client_capabilities: q.client_capabilities,
 				})
 			: { queue_id: null, last_event_id: -1 };
 		const contributors = ctx.broker.registry

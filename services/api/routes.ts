@@ -75,6 +75,7 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/messages/{message_id}", action: "messages.get" },
 	{ method: "PATCH", path: "/messages/{message_id}", action: "messages.update" },
 	{ method: "DELETE", path: "/messages/{message_id}", action: "messages.delete" },
+	{ method: "POST", path: "/typing", action: "messages.typing" },
 	{ method: "GET", path: "/messages/{message_id}/history", action: "messages.history" },
 	{ method: "GET", path: "/users/me/{stream_id}/topics", action: "messages.topics" },
 	{ method: "POST", path: "/messages/flags", action: "messages.updateFlags" },

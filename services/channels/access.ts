@@ -7,7 +7,7 @@
 //   administering it (organization administrators administer every channel).
 import type { GroupGraph } from "../../shared/group-settings";
 import type { Identity } from "../../shared/actions";
-import { isAdmin, isGuest } from "../../shared/roles";
+import { isAdmin, isGuest, Role } from "../../shared/roles";
 import type { ChannelDoc } from "./models/channel";
 
 export type Actor = Pick<Identity, "user_id" | "role">;
@@ -55,4 +55,22 @@ export function canRemoveSubscriber(
 export function creationSetting(channel: { invite_only: boolean; is_web_public: boolean }): string {
 	if (channel.is_web_public) return "can_create_web_public_channel_group";
 	return channel.invite_only ? "can_create_private_channel_group" : "can_create_public_channel_group";
+}
+
+/**
+ * Every active user who may know about the channel (metadata access), for the events service:
+ * public channels reach every member, private ones their subscribers and those who administer
+ * them or may add subscribers (Zulip's rule for stream and peer events). Roles come from the
+ * system groups.
+ */
+export function metadataAudience(graph: GroupGraph, channel: ChannelDoc, subscribers: Iterable<number>): number[] {
+	const subscribed = new Set(subscribers);
+	const admins = graph.members(graph.system("role:administrators"));
+	const members = graph.members(graph.system("role:members"));
+	const out: number[] = [];
+	for (const user_id of graph.members(graph.system("role:everyone"))) {
+		const role = admins.has(user_id) ? Role.ADMINISTRATOR : members.has(user_id) ? Role.MEMBER : Role.GUEST;
+		if (hasMetadataAccess(graph, { user_id, role }, channel, subscribed.has(user_id))) out.push(user_id);
+	}
+	return out.sort((a, b) => a - b);
 }

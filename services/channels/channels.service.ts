@@ -23,8 +23,12 @@ import { setVisibility, topicForClient, topicFromClient } from "./topics";
 import { channelFolderModel } from "./models/channel-folder";
 import { userTopicKey, userTopicModel, VisibilityPolicy } from "./models/user-topic";
 import { adminRequired, apiError } from "../../shared/errors";
+import type { ChannelsArchived, ChannelsCreated, SubscriptionPropertiesChanged, SubscriptionsChanged, UserTopicChanged } from "../../shared/org-events";
+import { channelArchived, channelUpdated, subscriptionsAdded, subscriptionsRemoved } from "./channel-events";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
+
+const topicChange = (graph: GroupGraph, change: UserTopicChanged): UserTopicChanged => ({ ...change, empty_topic_display_name: graph.emptyTopicDisplayName });
 
 /** What the messages service needs to deliver a message into a channel. */
 const sendTargetOf = (channel: ChannelDoc, subscribers: number[]): ChannelTarget => ({
@@ -113,9 +117,13 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const actor = me(ctx);
 					const graph = await db.graphs.get();
 					const principals = ctx.params.principals?.length ? (await call(ctx, "users.resolvePrincipals", { principals: ctx.params.principals })).users : [];
-					const { created, ...result } = await subscribe(db, graph, actor, principals, ctx.params);
-					if (created.length) await ctx.broadcast("channels.created", { channel_ids: created });
-					await ctx.broadcast("channels.subscriptionsChanged", { user_ids: principals.length ? principals.map((u) => u.user_id) : [actor.user_id] });
+					const { created, added, ...result } = await subscribe(db, graph, actor, principals, ctx.params);
+					const events = await subscriptionsAdded(db, graph, added, created);
+					if (created.length) await ctx.broadcast("channels.created", { channel_ids: created, streams: events.created } satisfies ChannelsCreated);
+					await ctx.broadcast("channels.subscriptionsChanged", {
+						...events.changed,
+						user_ids: principals.length ? principals.map((u) => u.user_id) : [actor.user_id],
+					} satisfies SubscriptionsChanged);
 					return result;
 				},
 			},
@@ -126,8 +134,10 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const actor = me(ctx);
 					const graph = await db.graphs.get();
 					const principals = ctx.params.principals?.length ? (await call(ctx, "users.resolvePrincipals", { principals: ctx.params.principals })).users : null;
-					const { removed, not_removed, userIds } = await unsubscribe(db, graph, actor, ctx.params.subscriptions, principals);
-					if (removed.length) await ctx.broadcast("channels.subscriptionsChanged", { user_ids: userIds });
+					const { removed, not_removed, userIds, pairs } = await unsubscribe(db, graph, actor, ctx.params.subscriptions, principals);
+					if (removed.length) {
+						await ctx.broadcast("channels.subscriptionsChanged", { ...(await subscriptionsRemoved(db, graph, pairs)), user_ids: userIds } satisfies SubscriptionsChanged);
+					}
 					return { removed, not_removed };
 				},
 			},
@@ -225,7 +235,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					if (!isChannelAdmin(graph, actor, channel)) throw badRequest("You do not have permission to administer this channel.");
 					if (channel.is_archived) throw badRequest("Channel is already archived");
 					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_archived: true, is_default: false } });
-					await ctx.broadcast("channels.archived", { channel_ids: [channel._id] });
+					await ctx.broadcast("channels.archived", { channel_ids: [channel._id], streams: [await channelArchived(db, graph, channel)] } satisfies ChannelsArchived);
 					return {};
 				},
 			},
@@ -244,7 +254,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const { stream_id, ...changes } = ctx.params;
 					const { actor, graph, channel, subscribed } = await visibleChannel(ctx, stream_id);
 					const set = await updateStream(db, graph, actor, channel, subscribed, changes);
-					if (Object.keys(set).length) await ctx.broadcast("channels.updated", { channel_id: channel._id, changes: set });
+					if (Object.keys(set).length) await ctx.broadcast("channels.updated", await channelUpdated(db, graph, channel, set));
 					return {};
 				},
 			},
@@ -255,7 +265,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 				}),
 				async handler(ctx: Ctx<{ subscription_data: PropertyChange[] }>) {
 					const actor = me(ctx);
-					await updateProperties(db, actor.user_id, ctx.params.subscription_data);
+					const changes = await updateProperties(db, actor.user_id, ctx.params.subscription_data);
+					await ctx.broadcast("channels.subscriptionPropertiesChanged", { user_id: actor.user_id, changes } satisfies SubscriptionPropertiesChanged);
 					return { subscription_data: ctx.params.subscription_data };
 				},
 			},
@@ -344,8 +355,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const { graph, channel, subscribed } = await visibleChannel(ctx, channelId!);
 					if (!hasContentAccess(graph, actor, channel, subscribed)) throw invalidChannel();
 					const topic = topicFromClient(graph, q.topic);
-					await setVisibility(db, actor.user_id, channel._id, topic, q.op === "add" ? VisibilityPolicy.MUTED : VisibilityPolicy.NONE);
-					await ctx.broadcast("channels.userTopicChanged", { user_id: actor.user_id, channel_id: channel._id, topic });
+					const change = await setVisibility(db, actor.user_id, channel._id, topic, q.op === "add" ? VisibilityPolicy.MUTED : VisibilityPolicy.NONE);
+					await ctx.broadcast("channels.userTopicChanged", topicChange(graph, change));
 					return {};
 				},
 			},
@@ -377,8 +388,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 						if (follow.has(userId)) next = VisibilityPolicy.FOLLOWED;
 						else if (muted.has(userId) && now !== VisibilityPolicy.FOLLOWED) next = VisibilityPolicy.UNMUTED;
 						if (next === undefined || next === now) continue;
-						await setVisibility(db, userId, channel_id, topic, next);
-						await ctx.broadcast("channels.userTopicChanged", { user_id: userId, channel_id, topic });
+						const change = await setVisibility(db, userId, channel_id, topic, next);
+						await ctx.broadcast("channels.userTopicChanged", topicChange(await db.graphs.get(), change));
 						changed.push({ user_id: userId, visibility_policy: next });
 					}
 					return { changed };
@@ -391,8 +402,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const { actor, graph, channel, subscribed } = await visibleChannel(ctx, ctx.params.stream_id);
 					if (!hasContentAccess(graph, actor, channel, subscribed)) throw invalidChannel();
 					const topic = topicFromClient(graph, ctx.params.topic);
-					await setVisibility(db, actor.user_id, channel._id, topic, ctx.params.visibility_policy);
-					await ctx.broadcast("channels.userTopicChanged", { user_id: actor.user_id, channel_id: channel._id, topic });
+					const change = await setVisibility(db, actor.user_id, channel._id, topic, ctx.params.visibility_policy);
+					await ctx.broadcast("channels.userTopicChanged", topicChange(graph, change));
 					return {};
 				},
 			},

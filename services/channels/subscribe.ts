@@ -31,6 +31,8 @@ export interface SubscribeResult {
 	unauthorized?: string[];
 	/** Channels created by this request, for the channels.created event. */
 	created: number[];
+	/** The subscriptions this request added or reactivated, and its channels, for the events. */
+	added: Array<{ user_id: number; channel: ChannelDoc }>;
 }
 
 /** A new subscription's settings: notifications follow the user's global settings (null). */
@@ -136,7 +138,7 @@ export async function subscribe(db: ChannelsDb, graph: GroupGraph, actor: Identi
 		}
 	}
 
-	const result: SubscribeResult = { subscribed: {}, already_subscribed: {}, created };
+	const result: SubscribeResult = { subscribed: {}, already_subscribed: {}, created, added: [] };
 	if (!fatal) result.unauthorized = unauthorized;
 	const users = principals.length ? principals : [actor];
 	const current = await db.Subscription.find({ user_id: { $in: users.map((u) => u.user_id) }, channel_id: { $in: targets.map((c) => c._id) } }).lean();
@@ -151,6 +153,7 @@ export async function subscribe(db: ChannelsDb, graph: GroupGraph, actor: Identi
 			const bucket = sub?.active ? result.already_subscribed : result.subscribed;
 			(bucket[String(u.user_id)] ??= []).push(channel.name);
 			if (sub?.active) continue;
+			result.added.push({ user_id: u.user_id, channel });
 			const insert = sub ? {} : { $setOnInsert: { ...NEW_SUBSCRIPTION, user_id: u.user_id, channel_id: channel._id, color: COLORS[n++ % COLORS.length] } };
 			ops.push({ updateOne: { filter: { _id: key }, update: { ...insert, $set: { active: true } }, upsert: true } });
 		}

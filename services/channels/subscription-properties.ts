@@ -13,10 +13,12 @@ export interface PropertyChange {
 const BOOLEAN = new Set(["is_muted", "in_home_view", "pin_to_top"]);
 const NULLABLE_BOOLEAN = new Set(["desktop_notifications", "audible_notifications", "push_notifications", "email_notifications", "wildcard_mentions_notify"]);
 
-export async function updateProperties(db: ChannelsDb, userId: number, changes: PropertyChange[]): Promise<void> {
+/** Returns the changes as stored (color lowercased), for the subscription update events. */
+export async function updateProperties(db: ChannelsDb, userId: number, changes: PropertyChange[]): Promise<PropertyChange[]> {
 	const keys = [...new Set(changes.map((c) => subscriptionKey(userId, c.stream_id)))];
 	const subscribed = new Set((await db.Subscription.find({ _id: { $in: keys }, active: true }, { _id: 1 }).lean()).map((s) => s._id));
 	const updates = new Map<string, Record<string, unknown>>();
+	const stored: PropertyChange[] = [];
 	for (const { stream_id, property, value } of changes) {
 		const key = subscriptionKey(userId, stream_id);
 		if (!subscribed.has(key)) throw badRequest(`Not subscribed to channel ID ${stream_id}`);
@@ -24,11 +26,13 @@ export async function updateProperties(db: ChannelsDb, userId: number, changes: 
 		if (property === "color") {
 			if (typeof value !== "string" || !/^#[0-9a-fA-F]{6}$/.test(value)) throw badRequest("color is not a valid hex color code");
 			set.color = value.toLowerCase();
+			stored.push({ stream_id, property, value: set.color });
 		} else if (BOOLEAN.has(property) || NULLABLE_BOOLEAN.has(property)) {
 			if (typeof value !== "boolean" && !(value === null && NULLABLE_BOOLEAN.has(property))) throw badRequest(`${property} is not a boolean`);
 			// in_home_view is the older, inverted name of is_muted.
 			if (property === "in_home_view") set.is_muted = !value;
 			else set[property] = value;
+			stored.push({ stream_id, property, value });
 		} else {
 			throw badRequest(`Unknown subscription property: ${property}`);
 		}
@@ -37,4 +41,5 @@ export async function updateProperties(db: ChannelsDb, userId: number, changes: 
 	if (updates.size) {
 		await db.Subscription.bulkWrite([...updates].map(([key, set]) => ({ updateOne: { filter: { _id: key }, update: { $set: set } } })));
 	}
+	return stored;
 }

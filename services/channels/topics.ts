@@ -8,6 +8,7 @@ import { LIMITS } from "../../shared/version";
 import type { ChannelsDb } from "./db";
 import { userTopicKey } from "./models/user-topic";
 import { upsertRetrying } from "../../shared/db";
+import type { UserTopicChanged } from "../../shared/org-events";
 
 /** A topic from a client, with the empty topic's names read as "" (shared/topics.ts). */
 export function topicFromClient(graph: GroupGraph, raw: string): string {
@@ -21,14 +22,21 @@ export function topicForClient(graph: GroupGraph, topic: string, allowEmpty: boo
 	return showTopic(topic, allowEmpty, graph.emptyTopicDisplayName);
 }
 
-/** Sets a policy; 0 (none) removes the row. Idempotent: setting the same policy again succeeds. */
-export async function setVisibility(db: ChannelsDb, userId: number, channelId: number, topic: string, policy: number): Promise<void> {
+/**
+ * Sets a policy; 0 (none) removes the row. Idempotent: setting the same policy again succeeds.
+ * Returns the change as the `user_topic` event tells it (the topic as stored).
+ */
+export async function setVisibility(db: ChannelsDb, userId: number, channelId: number, topic: string, policy: number): Promise<UserTopicChanged> {
 	const _id = userTopicKey(userId, channelId, topic);
+	const last_updated = clock.now();
+	const change = { user_id: userId, channel_id: channelId, topic, visibility_policy: policy, last_updated };
 	if (policy === 0) {
 		await db.UserTopic.deleteOne({ _id });
-		return;
+		return change;
 	}
 	await upsertRetrying(() =>
-		db.UserTopic.updateOne({ _id }, { $set: { user_id: userId, channel_id: channelId, topic, visibility_policy: policy, last_updated: clock.now() } }, { upsert: true }),
+		db.UserTopic.updateOne({ _id }, { $set: { user_id: userId, channel_id: channelId, topic, visibility_policy: policy, last_updated } }, { upsert: true }),
 	);
+	return change;
 }
+

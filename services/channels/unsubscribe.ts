@@ -15,7 +15,7 @@ export async function unsubscribe(
 	actor: Identity,
 	names: string[],
 	principals: Principal[] | null,
-): Promise<{ removed: string[]; not_removed: string[]; channelIds: number[]; userIds: number[] }> {
+): Promise<{ removed: string[]; not_removed: string[]; channelIds: number[]; userIds: number[]; pairs: Array<{ user_id: number; channel: ChannelDoc }> }> {
 	const keys = [...new Set(names.map((n) => n.trim().toLowerCase()))];
 	const channels = new Map((await db.Channel.find({ realm_id: db.realmId, name_key: { $in: keys } }).lean()).map((c) => [c.name_key, c]));
 	const actorSubs = new Set((await db.Subscription.find({ user_id: actor.user_id, active: true }).lean()).map((s) => s.channel_id));
@@ -42,15 +42,17 @@ export async function unsubscribe(
 	const removed: string[] = [];
 	const notRemoved: string[] = [];
 	const ids: string[] = [];
+	const pairs: Array<{ user_id: number; channel: ChannelDoc }> = [];
 	for (const c of targets) {
 		for (const u of users) {
 			const key = subscriptionKey(u.user_id, c._id);
 			if (subs.has(key)) {
 				ids.push(key);
+				pairs.push({ user_id: u.user_id, channel: c });
 				removed.push(c.name);
 			} else notRemoved.push(c.name);
 		}
 	}
 	if (ids.length) await db.Subscription.updateMany({ _id: { $in: ids } }, { $set: { active: false } });
-	return { removed, not_removed: notRemoved, channelIds: targets.map((c) => c._id), userIds: users.map((u) => u.user_id) };
+	return { removed, not_removed: notRemoved, channelIds: targets.map((c) => c._id), userIds: users.map((u) => u.user_id), pairs };
 }

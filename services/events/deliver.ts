@@ -19,6 +19,9 @@ export interface MessageSent {
 
 type Event = Omit<QueuedEvent, "id">;
 
+/** Delivers one event to each of these queues that wants its type (built once, when one does). */
+export type Deliver = (targets: Iterable<Queue>, type: string, event: () => Record<string, unknown>) => void;
+
 const lower = (v: unknown) => String(v ?? "").toLowerCase();
 
 /** Whether a message passes a queue's narrow (the operators Zulip's clients register with). */

@@ -9,8 +9,10 @@ import { requireUser, type Meta } from "../../shared/actions";
 import type { Config } from "../../shared/config";
 import { apiError } from "../../shared/errors";
 import { p, params } from "../../shared/params";
-import { flagsEvent, messageEvent, personalEvent, reactionEvent, type MessageSent } from "./deliver";
-import { ownerOf, QueueRegistry, type Queue, type QueueOptions } from "./queues";
+import { flagsEvent, messageEvent, personalEvent, reactionEvent, type Deliver, type MessageSent } from "./deliver";
+import { messageChanges } from "./message-changes";
+import { orgChangeHandlers } from "./org-changes";
+import { ownerOf, QueueRegistry, type QueueOptions } from "./queues";
 
 type Ctx<P = unknown> = Context<P, Meta>;
 
@@ -43,14 +45,14 @@ export function eventsService(config: Config): ServiceSchema {
 	}
 
 	/** Delivers one event to each of these queues that wants its type. */
-	function deliver(targets: Iterable<Queue>, type: string, event: () => Record<string, unknown>) {
+	const deliver: Deliver = (targets, type, event) => {
 		let built: Record<string, unknown> | undefined;
 		for (const q of targets) {
 			if (!q.wants(type)) continue;
 			built ??= event();
 			q.push({ ...built, type });
 		}
-	}
+	};
 
 	return {
 		name: "events",
@@ -76,8 +78,9 @@ export function eventsService(config: Config): ServiceSchema {
 					apply_markdown: p.bool({ optional: true }),
 					client_gravatar: p.bool({ optional: true }),
 					all_public_streams: p.bool({ optional: true }),
+					client_capabilities: { type: "record", key: "string", value: "boolean", optional: true },
 				}),
-				handler(ctx: Ctx<Partial<Omit<QueueOptions, "user_id" | "narrow">> & { narrow?: unknown[] }>) {
+				handler(ctx: Ctx<Partial<Omit<QueueOptions, "user_id" | "narrow">> & { narrow?: unknown[]; client_capabilities?: Record<string, boolean> }>) {
 					const user = requireUser(ctx);
 					const q = queues.create({
 						user_id: user.user_id,
@@ -86,6 +89,8 @@ export function eventsService(config: Config): ServiceSchema {
 						apply_markdown: ctx.params.apply_markdown ?? false,
 						client_gravatar: ctx.params.client_gravatar ?? false,
 						all_public_streams: ctx.params.all_public_streams ?? false,
+						bulk_message_deletion: ctx.params.client_capabilities?.bulk_message_deletion ?? false,
+						stream_typing_notifications: ctx.params.client_capabilities?.stream_typing_notifications ?? false,
 					});
 					return { queue_id: q.id, last_event_id: q.lastEventId };
 				},
@@ -144,7 +149,7 @@ export function eventsService(config: Config): ServiceSchema {
 			// More domain events are added by the modules beside this one, each a map of handlers
 			// built from `deliver` and `queues` (see message-changes.ts and org-changes.ts).
 			"message.sent"(ctx: Context<MessageSent>) {
-				for (const q of queues.of(ctx.params.user_ids)) {
+				for (const q of queues.of(ctx.params.user_ids ?? [])) {
 					const event = messageEvent(q, ctx.params);
 					if (event) q.push(event);
 				}
@@ -161,6 +166,8 @@ export function eventsService(config: Config): ServiceSchema {
 			"messages.savedSnippetsChanged"(ctx: Context<Record<string, unknown> & { user_id: number }>) {
 				deliver(queues.of([ctx.params.user_id]), "saved_snippets", () => personalEvent("saved_snippets", ctx.params));
 			},
+			...messageChanges(() => queues, deliver),
+			...orgChangeHandlers(() => queues, deliver),
 		},
 	};
 }

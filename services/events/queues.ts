@@ -12,6 +12,11 @@ export interface QueueOptions {
 	apply_markdown: boolean;
 	client_gravatar: boolean;
 	all_public_streams: boolean;
+	/** Client capabilities (register's client_capabilities) that change what a queue gets. */
+	/** delete_message with message_ids (else one event per message, with message_id). */
+	bulk_message_deletion?: boolean;
+	/** typing events for channel topics (else direct conversations only). */
+	stream_typing_notifications?: boolean;
 }
 
 export interface QueuedEvent {

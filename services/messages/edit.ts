@@ -10,6 +10,7 @@ import { userMessageKey } from "./models/user-message";
 import { checkContent, checkTopic } from "./send";
 import type { Rendered } from "../../shared/markdown/render";
 import { contentWords, topicWords } from "./search";
+import { topicForClient } from "../../shared/topics";
 
 
 export const noEditPermission = () => badRequest("You don't have permission to edit this message");
@@ -117,7 +118,7 @@ export async function applyMove(
 	mode: PropagateMode,
 	now: number,
 	contentEdited = false,
-): Promise<number[]> {
+): Promise<{ ids: number[]; lost: number[] }> {
 	const scope = mode === "change_one" ? { _id: m._id } : { channel_id: m.channel_id, topic_key: m.topic_key, ...(mode === "change_later" ? { _id: { $gte: m._id } } : {}) };
 	const ids = (await db.Message.find(scope, { _id: 1 }).lean()).map((x) => x._id);
 	const record: EditRecord = { user_id: actor.user_id, timestamp: now, ...moveRecord(m, topic, target) };
@@ -131,8 +132,30 @@ export async function applyMove(
 	if (target) Object.assign(rowSet, { channel_id: target.channel_id, recipient_id: target.recipient_id });
 	await db.UserMessage.updateMany({ message_id: { $in: ids } }, { $set: rowSet });
 	// Into a channel whose history is not shared: those who cannot read it there lose their copy.
-	if (target?.keepUsers) await db.UserMessage.deleteMany({ message_id: { $in: ids }, user_id: { $nin: [...target.keepUsers] } });
-	return ids;
+	let lost: number[] = [];
+	if (target?.keepUsers) {
+		const losing = { message_id: { $in: ids }, user_id: { $nin: [...target.keepUsers] } };
+		lost = await db.UserMessage.distinct("user_id", losing);
+		if (lost.length) await db.UserMessage.deleteMany(losing);
+	}
+	return { ids, lost };
+}
+
+/** Everyone who has any of these messages (a row each): whose clients hear of their changes. */
+export async function holdersOf(db: MessagesDb, ids: number[]): Promise<number[]> {
+	return db.UserMessage.distinct("user_id", ids.length === 1 ? { message_id: ids[0] } : { message_id: { $in: ids } });
+}
+
+/**
+ * What `messages.deleted` carries, read before the message goes: Zulip's delete_message fields
+ * (the topic as clients without the empty-topic capability see it) and who had the message, with
+ * the deleting user, who always hears of it (as in Zulip).
+ */
+export async function deletedPayload(db: MessagesDb, m: MessageDoc, actorId: number | null, emptyTopicName: string) {
+	const holders = new Set(await holdersOf(db, [m._id]));
+	if (actorId !== null) holders.add(actorId);
+	const where = m.type === "stream" ? { message_type: "stream", stream_id: m.channel_id!, topic: topicForClient(m.topic, false, emptyTopicName) } : { message_type: "private" };
+	return { message_ids: [m._id], channel_id: m.channel_id ?? undefined, ...where, user_ids: [...holders].sort((a, b) => a - b) };
 }
 
 /** Deletes messages: the messages first, then their copies, so nothing shows a copy without its message. */

@@ -20,7 +20,7 @@ import { mentionCandidates, type MentionTargets } from "../../shared/markdown/me
 import { mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
 import { channelLinkCandidates, type ChannelLinks } from "../../shared/markdown/zulip-markdown";
-import { deleteMessages } from "./edit";
+import { deletedPayload, deleteMessages } from "./edit";
 import { unreadMessages } from "./unreads";
 import { recentConversations } from "./recent-conversations";
 import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./alert-words";
@@ -40,6 +40,7 @@ import { savedSnippetActions, savedSnippetsState } from "./actions/saved-snippet
 import { editActions } from "./actions/edit";
 import { sendActions } from "./actions/send";
 import { fetchActions } from "./actions/fetch";
+import { typingActions } from "./actions/typing";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
@@ -165,8 +166,9 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			externalUrl: config.externalUrl,
 			channels: async (ids) => new Map((await resolvers(ctx).readable(ids)).map((c) => [c.channel_id, { name: c.name, historyOpen: c.history_public_to_subscribers }])),
 			async remove(m) {
+				const deleted = await deletedPayload(db, m, requireUser(ctx).user_id, await emptyTopicName());
 				await deleteMessages(db, [m._id]);
-				await ctx.broadcast("messages.deleted", { message_ids: [m._id], channel_id: m.channel_id ?? undefined });
+				await ctx.broadcast("messages.deleted", deleted);
 			},
 			async post(channelId, topic, content, unreadFor) {
 				const bot = await call(ctx, "users.notificationBot", {});
@@ -195,6 +197,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...sendActions(deps),
 			...fetchActions(deps),
 			...editActions(deps),
+			...typingActions(deps),
 
 			alertWords: {
 				params: params({}),

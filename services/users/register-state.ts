@@ -127,20 +127,7 @@ export function registerState(input: {
 
 	if (wants("realm_bot")) {
 		const bots = all.filter((u) => u.is_bot && (isAdmin(user.role) || u.bot_owner_id === user._id));
-		out.realm_bots = bots.map((b) => ({
-			user_id: b._id,
-			full_name: b.full_name,
-			api_key: b.api_key,
-			default_sending_stream: null,
-			default_events_register_stream: null,
-			default_all_public_streams: false,
-			avatar_url: gravatarUrl(b.delivery_email, b.avatar_version),
-			owner_id: b.bot_owner_id,
-			services: [],
-			email: b.delivery_email,
-			bot_type: b.bot_type,
-			is_active: b.is_active,
-		}));
+		out.realm_bots = bots.map(realmBotView);
 	}
 
 	if (wants("custom_profile_fields")) {
@@ -168,4 +155,22 @@ export function registerState(input: {
 	for (const [type, make] of Object.entries(empty)) if (wants(type)) Object.assign(out, make());
 
 	return out;
+}
+
+/** A bot as `realm_bots` (and the `realm_bot` event) shows it to its owner and administrators. */
+export function realmBotView(b: UserDoc): Record<string, unknown> {
+	return {
+		user_id: b._id,
+		full_name: b.full_name,
+		api_key: b.api_key,
+		default_sending_stream: null,
+		default_events_register_stream: null,
+		default_all_public_streams: false,
+		avatar_url: gravatarUrl(b.delivery_email, b.avatar_version),
+		owner_id: b.bot_owner_id,
+		services: [],
+		email: b.delivery_email,
+		bot_type: b.bot_type,
+		is_active: b.is_active,
+	};
 }

@@ -30,7 +30,9 @@ import { createUser } from "./accounts";
 import { ensureOwner, ensureRealm } from "./bootstrap";
 import { ensureSystemBots, notificationBot, SYSTEM_REALM_ID, systemBots } from "./system-bots";
 import { legacyPolicies, realmHost, realmSetting, REALM_SETTING_DEFAULTS } from "./realm-settings";
-import { registerState } from "./register-state";
+import { realmBotView, registerState } from "./register-state";
+import { LANGUAGES } from "./languages";
+import type { SettingsChanged, UsersChanged } from "../../shared/org-events";
 import { updateUser, applyUpdate, type UserChanges } from "./user-admin";
 import { SETTINGS_PARAMS, updateSettings } from "./settings-update";
 import { userSettings } from "./user-settings";
@@ -172,10 +174,39 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 
 	/**
 	 * Tells every node that these users changed: gateways drop cached credentials, caches are
-	 * cleaned, and (later) event queues tell clients what changed.
+	 * cleaned, and event queues tell clients what changed. A change to one user (or its creation)
+	 * carries who may hear of it and how the user looks now (shared/org-events.ts).
 	 */
-	function changed(ctx: Ctx<any>, userIds: number[], changes?: Record<string, unknown>) {
-		return ctx.broadcast("users.changed", { user_ids: userIds, changes });
+	async function changed(ctx: Ctx<any>, userIds: number[], changes?: Record<string, unknown>, created = false) {
+		const payload: UsersChanged = { user_ids: userIds, changes };
+		if (userIds.length === 1 && (changes || created)) Object.assign(payload, await eventData(userIds[0], created));
+		return ctx.broadcast("users.changed", payload);
+	}
+
+	async function eventData(userId: number, created: boolean): Promise<Partial<UsersChanged>> {
+		const [target, users] = await Promise.all([
+			db.User.findOne({ _id: userId, realm_id: db.realm._id }).lean(),
+			db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1, role: 1 }).lean(),
+		]);
+		if (!target) return {};
+		const ids = (keep: (u: { _id: number; role: number }) => boolean) => users.filter(keep).map((u) => u._id);
+		const out: Partial<UsersChanged> = {
+			user_id: userId,
+			audience: {
+				active: ids(() => true),
+				email_viewers: ids((u) => canSeeDeliveryEmail({ user_id: u._id, role: u.role }, target)),
+				admins: ids((u) => isAdmin(u.role)),
+			},
+			email: apiEmail(target, host()),
+			delivery_email: target.delivery_email,
+			gravatar: target.avatar_source === "G",
+			bot_owner_id: target.bot_owner_id,
+		};
+		if (created) {
+			out.person = { ...toApiUser(target, { user_id: target._id, role: target.role }, await view({ client_gravatar: false, include_custom_profile_fields: true })) };
+			if (target.is_bot) out.bot = realmBotView(target);
+		}
+		return out;
 	}
 
 	async function adminUpdate(ctx: Ctx<UserChanges>, target: UserDoc) {
@@ -344,7 +375,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				async handler(ctx: Ctx<{ email: string; password: string; full_name: string }>) {
 					requireAdmin(ctx);
 					const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params, require_unique_names: realmSetting(db.realm, "realm_require_unique_names") });
-					await changed(ctx, [user._id]);
+					await changed(ctx, [user._id], undefined, true);
 					return { user_id: user._id };
 				},
 			},
@@ -372,7 +403,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					const result = await updateSettings(db, actor, await findUser(actor.user_id), ctx.params);
 					const { changes } = result;
 					if (Object.keys(changes).length) {
-						await ctx.broadcast("users.settingsChanged", { user_id: actor.user_id, changes });
+						const language = typeof changes.default_language === "string" ? LANGUAGES.find((l) => l.code === changes.default_language) : undefined;
+						await ctx.broadcast("users.settingsChanged", { user_id: actor.user_id, changes, ...(language ? { language_name: language.name } : {}) } satisfies SettingsChanged);
 						await changed(ctx, [actor.user_id], changes);
 					}
 					return result.unchanged.length ? { ignored_parameters_unsupported: result.unchanged } : {};
@@ -670,7 +702,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				}),
 				async handler(ctx: Ctx<any>) {
 					const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params, password: ctx.params.password ?? null, require_unique_names: realmSetting(db.realm, "realm_require_unique_names") });
-					await changed(ctx, [user._id]);
+					await changed(ctx, [user._id], undefined, true);
 					return { user_id: user._id, email: user.delivery_email, api_key: user.api_key, site: db.realm.url };
 				},
 			},

@@ -1,18 +1,66 @@
 // PATCH and DELETE /messages/{message_id} and GET /messages/{message_id}/history: editing
 // content, moving messages between topics and channels (with Notification Bot's notices), deleting,
 // and the edit history. The rules live in ../edit.ts, ../move-notices.ts and ../history.ts.
-import { call, requireUser } from "../../../shared/actions";
+import { call, requireUser, type Identity } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { topicForClient } from "../../../shared/topics";
 import { recipientId } from "../db";
 import { clock } from "../../../shared/clock";
-import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deleteMessages, moveRecord, type MoveTarget, type PropagateMode } from "../edit";
+import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deletedPayload, deleteMessages, holdersOf, moveRecord, type MoveTarget, type PropagateMode } from "../edit";
+import type { Rendered } from "../../../shared/markdown/render";
+import { topicLinks } from "../../../shared/markdown/topic-links";
+import { apiFlags } from "../message-view";
+import type { MessageDoc } from "../models/message";
 import { messageHistory } from "../history";
 import { announceMove } from "../move-notices";
 import type { Ctx, ServiceDeps } from "./deps";
 
+/** What one edit request changed: the content, and the messages it moved (with who lost them). */
+interface Change {
+	content?: { content: string; rendered: Rendered };
+	moved?: { topic: string; target: MoveTarget | null; ids: number[]; lost: number[]; propagate: PropagateMode };
+}
+
 export function editActions({ db, graphs, accessibleMessage, permissionsIn, flagsForContent, noticeDeps }: ServiceDeps) {
+	/**
+	 * `messages.updated`: Zulip's update_message event for an edit (topics as clients without the
+	 * empty-topic capability see them), who hears of it with each one's flags for the edited
+	 * message, and the delete_message that those who lost the messages in a channel move get.
+	 */
+	async function updatedPayload(ctx: Ctx<any>, actor: Identity, m: MessageDoc, now: number, change: Change, emptyTopicName: string) {
+		const shown = (t: string) => topicForClient(t, false, emptyTopicName);
+		const event: Record<string, unknown> = { user_id: actor.user_id, edit_timestamp: now, message_id: m._id, rendering_only: false };
+		const { content, moved } = change;
+		if (content) {
+			Object.assign(event, {
+				orig_content: m.content,
+				orig_rendered_content: m.rendered_content,
+				content: content.content,
+				rendered_content: content.rendered.html,
+				is_me_message: content.rendered.isMeMessage,
+			});
+		}
+		if (m.type === "stream") {
+			const { names } = await call(ctx, "channels.names", { channel_ids: [m.channel_id!] });
+			Object.assign(event, { stream_name: names[String(m.channel_id)], stream_id: m.channel_id });
+		}
+		if (moved) {
+			event.propagate_mode = moved.propagate;
+			if (moved.target) Object.assign(event, { orig_subject: shown(m.topic), new_stream_id: moved.target.channel_id });
+			if (moved.topic !== m.topic) Object.assign(event, { orig_subject: shown(m.topic), subject: shown(moved.topic), topic_links: topicLinks(moved.topic) });
+		}
+		const ids = moved ? [...moved.ids].sort((a, b) => a - b) : [m._id];
+		event.message_ids = ids;
+		// Everyone who has any of the messages now, and the editor; flags are each one's for the
+		// edited message (["read"] for those without a row for it, as Zulip gives subscribers).
+		const rows = await db.UserMessage.find({ message_id: m._id }, { user_id: 1, flags: 1 }).lean();
+		const flags: Record<string, string[]> = Object.fromEntries(rows.map((r) => [String(r.user_id), apiFlags(r.flags)]));
+		const users = new Set([...rows.map((r) => r.user_id), ...(ids.length > 1 ? await holdersOf(db, ids) : []), actor.user_id]);
+		const lost = moved?.lost.length ? { user_ids: moved.lost, message_ids: ids, message_type: "stream", stream_id: m.channel_id!, topic: shown(m.topic) } : undefined;
+		return { message_ids: ids, user_ids: [...users].sort((a, b) => a - b), flags, event, lost };
+	}
+
 	return {
 		update: {
 			params: params({
@@ -72,22 +120,29 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				const now = clock.now();
 				const moving = move && (move.topic !== m.topic || move.target) ? move : undefined;
 				const editing = content !== undefined && content !== m.content;
+				let rendered: Rendered | undefined;
 				if (editing) {
 					const recipients = (await db.UserMessage.find({ message_id: m._id }, { user_id: 1 }).lean()).map((r) => r.user_id);
-					const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, m.channel_id, m.topic);
-					await applyContentEdit(db, actor, m, content, rendered, flagsFor, now, moving ? moveRecord(m, moving.topic, moving.target) : {});
+					const edited = await flagsForContent(ctx, actor, content, recipients, m.channel_id, m.topic);
+					rendered = edited.rendered;
+					await applyContentEdit(db, actor, m, content, rendered, edited.flagsFor, now, moving ? moveRecord(m, moving.topic, moving.target) : {});
 				}
-				if (moving) {
+				let moved: { ids: number[]; lost: number[] } | undefined;
+				if (moving) moved = await applyMove(db, actor, m, moving.topic, moving.target, q.propagate_mode ?? "change_one", now, editing);
+				if (editing || moved) {
+					const change = { content: editing ? { content: content!, rendered: rendered! } : undefined, moved: moving && moved ? { ...moving, ...moved, propagate: q.propagate_mode ?? "change_one" } : undefined };
+					await ctx.broadcast("messages.updated", await updatedPayload(ctx, actor, m, now, change, graph.emptyTopicDisplayName));
+				}
+				if (moving && moved) {
 					const propagate = q.propagate_mode ?? "change_one";
-					const moved = await applyMove(db, actor, m, moving.topic, moving.target, propagate, now, editing);
 					const to = { channel_id: moving.target?.channel_id ?? m.channel_id!, topic: moving.topic };
-					await ctx.broadcast("messages.moved", { message_ids: moved, ...to });
+					await ctx.broadcast("messages.moved", { message_ids: moved.ids, ...to });
 					// The move is done: a failure to post its notices is logged, not answered.
 					await announceMove(noticeDeps(ctx), {
 						actor,
 						from: { channel_id: m.channel_id!, topic: m.topic },
 						to,
-						moved,
+						moved: moved.ids,
 						propagate,
 						editedContent: q.content !== undefined,
 						notifyOld: q.send_notification_to_old_thread ?? false,
@@ -103,9 +158,11 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 			async handler(ctx: Ctx<{ message_id: number }>) {
 				const actor = requireUser(ctx);
 				const m = await accessibleMessage(ctx, actor, ctx.params.message_id);
-				checkDelete(await graphs().get(), actor, m, m.channel_id ? await permissionsIn(ctx, m.channel_id) : null);
+				const graph = await graphs().get();
+				checkDelete(graph, actor, m, m.channel_id ? await permissionsIn(ctx, m.channel_id) : null);
+				const deleted = await deletedPayload(db, m, actor.user_id, graph.emptyTopicDisplayName);
 				await deleteMessages(db, [m._id]);
-				await ctx.broadcast("messages.deleted", { message_ids: [m._id], channel_id: m.channel_id ?? undefined });
+				await ctx.broadcast("messages.deleted", deleted);
 				return {};
 			},
 		},

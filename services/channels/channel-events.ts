@@ -1,0 +1,110 @@
+// What the channels service tells the events service about subscriptions and channel changes:
+// the subscription objects, the channels as users see them, and who may see each change
+// (metadataAudience in access.ts), so one broadcast per change carries everything.
+import type { GroupGraph } from "../../shared/group-settings";
+import type { ChannelUpdated, PeerChange, StreamAudience, SubscriptionsChanged } from "../../shared/org-events";
+import type { ChannelsDb } from "./db";
+import type { ChannelDoc } from "./models/channel";
+import { subscriptionKey } from "./models/subscription";
+import { metadataAudience } from "./access";
+import { channelView, subscriptionView } from "./channel-view";
+
+type Pair = { user_id: number; channel: ChannelDoc };
+
+async function subscribersOf(db: ChannelsDb, graph: GroupGraph, channelIds: number[]): Promise<Map<number, number[]>> {
+	const out = new Map<number, number[]>(channelIds.map((id) => [id, []]));
+	const subs = await db.Subscription.find({ channel_id: { $in: channelIds }, active: true }, { user_id: 1, channel_id: 1 }).lean();
+	for (const s of subs) if (graph.isActive(s.user_id)) out.get(s.channel_id)!.push(s.user_id);
+	for (const list of out.values()) list.sort((a, b) => a - b);
+	return out;
+}
+
+function byChannel(pairs: Pair[]): Map<number, { channel: ChannelDoc; users: number[] }> {
+	const out = new Map<number, { channel: ChannelDoc; users: number[] }>();
+	for (const { user_id, channel } of pairs) {
+		const entry = out.get(channel._id) ?? { channel, users: [] };
+		entry.users.push(user_id);
+		out.set(channel._id, entry);
+	}
+	return out;
+}
+
+/** After subscribing: the new channels' audiences, and the subscription, peer and newly visible channel events. */
+export async function subscriptionsAdded(db: ChannelsDb, graph: GroupGraph, added: Pair[], created: number[]): Promise<{ created: StreamAudience[]; changed: SubscriptionsChanged }> {
+	const channels = byChannel(added);
+	const subscribers = await subscribersOf(db, graph, [...channels.keys()]);
+	const subs = new Map((await db.Subscription.find({ _id: { $in: added.map((a) => subscriptionKey(a.user_id, a.channel._id)) } }).lean()).map((s) => [s._id, s]));
+	const createdStreams: StreamAudience[] = [];
+	const streams: StreamAudience[] = [];
+	const peers: PeerChange[] = [];
+	for (const [id, { channel, users }] of channels) {
+		const now = subscribers.get(id) ?? [];
+		const audience = metadataAudience(graph, channel, now);
+		if (created.includes(id)) createdStreams.push({ stream: channelView(graph, channel), user_ids: audience });
+		else {
+			// A private channel (or, for a guest, a public one) the new subscriber could not see before.
+			const before = new Set(metadataAudience(graph, channel, now.filter((u) => !users.includes(u))));
+			const newly = users.filter((u) => !before.has(u));
+			if (newly.length) streams.push({ stream: channelView(graph, channel), user_ids: newly });
+		}
+		peers.push({ stream_id: id, user_ids: [...users].sort((a, b) => a - b), audience: audience.filter((u) => !users.includes(u)) });
+	}
+	const perUser = new Map<number, Array<Record<string, unknown>>>();
+	for (const { user_id, channel } of added) {
+		const sub = subs.get(subscriptionKey(user_id, channel._id));
+		if (!sub) continue;
+		const list = perUser.get(user_id) ?? [];
+		list.push(subscriptionView(graph, channel, sub, subscribers.get(channel._id)));
+		perUser.set(user_id, list);
+	}
+	const changed: SubscriptionsChanged = {
+		user_ids: [...perUser.keys()],
+		op: "add",
+		added: [...perUser].map(([user_id, subscriptions]) => ({ user_id, subscriptions })),
+		peers,
+		streams,
+	};
+	return { created: createdStreams, changed };
+}
+
+/** After unsubscribing: the removals, peer events, and channels the users can no longer see. */
+export async function subscriptionsRemoved(db: ChannelsDb, graph: GroupGraph, removed: Pair[]): Promise<SubscriptionsChanged> {
+	const channels = byChannel(removed);
+	const subscribers = await subscribersOf(db, graph, [...channels.keys()]);
+	const streams: StreamAudience[] = [];
+	const peers: PeerChange[] = [];
+	for (const [id, { channel, users }] of channels) {
+		const audience = metadataAudience(graph, channel, subscribers.get(id) ?? []);
+		const lost = users.filter((u) => !audience.includes(u));
+		if (lost.length) streams.push({ stream: channelView(graph, channel), user_ids: lost });
+		peers.push({ stream_id: id, user_ids: [...users].sort((a, b) => a - b), audience: audience.filter((u) => !users.includes(u)) });
+	}
+	const perUser = new Map<number, Array<{ stream_id: number; name: string }>>();
+	for (const { user_id, channel } of removed) perUser.set(user_id, [...(perUser.get(user_id) ?? []), { stream_id: channel._id, name: channel.name }]);
+	return { user_ids: [...perUser.keys()], op: "remove", removed: [...perUser].map(([user_id, subscriptions]) => ({ user_id, subscriptions })), peers, streams };
+}
+
+/** An archived channel, to those who could see it. */
+export async function channelArchived(db: ChannelsDb, graph: GroupGraph, channel: ChannelDoc): Promise<StreamAudience> {
+	const subscribers = (await subscribersOf(db, graph, [channel._id])).get(channel._id) ?? [];
+	return { stream: channelView(graph, { ...channel, is_archived: true, is_default: false }), user_ids: metadataAudience(graph, channel, subscribers) };
+}
+
+/** A channel edit: the channel before and after, and who sees it (gaining or losing sight of it). */
+export async function channelUpdated(db: ChannelsDb, graph: GroupGraph, before: ChannelDoc, changes: Record<string, unknown>): Promise<ChannelUpdated> {
+	const after = (await db.Channel.findById(before._id).lean()) ?? before;
+	const subscribers = (await subscribersOf(db, graph, [before._id])).get(before._id) ?? [];
+	const was = new Set(before.is_archived ? [] : metadataAudience(graph, before, subscribers));
+	const audience = metadataAudience(graph, after, subscribers);
+	const now = new Set(after.is_archived ? [] : audience);
+	return {
+		channel_id: before._id,
+		changes,
+		stream: channelView(graph, after),
+		before: channelView(graph, before),
+		old_name: before.name,
+		audience,
+		gained: [...now].filter((u) => !was.has(u)),
+		lost: [...was].filter((u) => !now.has(u)),
+	};
+}

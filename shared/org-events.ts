@@ -1,0 +1,113 @@
+// The organization changes the users and channels services broadcast, in the form the events
+// service turns into Zulip's events (services/events/org-changes.ts). Each payload carries what
+// the events need: the new values and who may see them, so the events service never calls back.
+
+/** A channel as GET /streams shows it, and the users a `stream` event about it goes to. */
+export interface StreamAudience {
+	stream: Record<string, unknown>;
+	user_ids: number[];
+}
+
+/** `channels.created`: the new channels, each to those who may know about it. */
+export interface ChannelsCreated {
+	channel_ids: number[];
+	streams?: StreamAudience[];
+}
+
+/** `channels.archived`: each archived channel (as it was), to those who could see it. */
+export interface ChannelsArchived {
+	channel_ids: number[];
+	streams?: StreamAudience[];
+}
+
+/** Who joined or left one channel, and who is told (peer_add, peer_remove). */
+export interface PeerChange {
+	stream_id: number;
+	user_ids: number[];
+	audience: number[];
+}
+
+/** `channels.subscriptionsChanged`. */
+export interface SubscriptionsChanged {
+	user_ids: number[];
+	op?: "add" | "remove";
+	/** op add: each user's new subscriptions, as GET /users/me/subscriptions shows them. */
+	added?: Array<{ user_id: number; subscriptions: Array<Record<string, unknown>> }>;
+	/** op remove: each user's channels left. */
+	removed?: Array<{ user_id: number; subscriptions: Array<{ stream_id: number; name: string }> }>;
+	peers?: PeerChange[];
+	/** Channels that became visible (add: `stream` create) or hidden (remove: `stream` delete) to some users. */
+	streams?: StreamAudience[];
+}
+
+/** `channels.updated`. */
+export interface ChannelUpdated {
+	channel_id: number;
+	/** The fields written, as stored (group settings as `settings.<name>`). */
+	changes: Record<string, unknown>;
+	/** The channel after the change, as GET /streams shows it. */
+	stream?: Record<string, unknown>;
+	old_name?: string;
+	/** Who may know about the channel after the change. */
+	audience?: number[];
+	/** Who could not see it before (they get `stream` create) and who no longer can (delete). */
+	gained?: number[];
+	lost?: number[];
+	/** The channel as it was, for the delete events of those who lost it. */
+	before?: Record<string, unknown>;
+}
+
+/** `channels.subscriptionPropertiesChanged`: the values as stored. */
+export interface SubscriptionPropertiesChanged {
+	user_id: number;
+	changes: Array<{ stream_id: number; property: string; value: unknown }>;
+}
+
+/** `channels.userTopicChanged`. */
+export interface UserTopicChanged {
+	user_id: number;
+	channel_id: number;
+	/** As stored ("" for the empty topic). */
+	topic: string;
+	visibility_policy?: number;
+	last_updated?: number;
+	/** The organization's name for the empty topic. */
+	empty_topic_display_name?: string;
+}
+
+/** Who hears about a change to one user. */
+export interface UserAudience {
+	/** Active users of the organization. */
+	active: number[];
+	/** Those of them who may see the user's real address. */
+	email_viewers: number[];
+	/** Active administrators (with the bot's owner, the audience of `realm_bot`). */
+	admins: number[];
+}
+
+/** `users.changed`. */
+export interface UsersChanged {
+	user_ids: number[];
+	changes?: Record<string, unknown>;
+	/** For a change to one user: that user's ID, its audience and how it looks now. */
+	user_id?: number;
+	audience?: UserAudience;
+	/** The API email (`email`) and the real address now. */
+	email?: string;
+	delivery_email?: string;
+	/** Whether the avatar is a gravatar (clients registered with client_gravatar compute it). */
+	gravatar?: boolean;
+	/** On creation: the user as realm_users shows it to one who may see the real address. */
+	person?: Record<string, unknown>;
+	/** On a bot's creation: the bot as realm_bots shows it. */
+	bot?: Record<string, unknown>;
+	bot_owner_id?: number | null;
+}
+
+/** `users.settingsChanged`. */
+export interface SettingsChanged {
+	user_id: number;
+	changes: Record<string, unknown>;
+	/** With a default_language change: that language's name. */
+	language_name?: string;
+}
