@@ -101,6 +101,9 @@ export const RETRIED_ACTIONS = new Set([
 	"messages.alertWords",
 	"messages.maxMessageId",
 	"messages.registerState",
+	"messages.checkSend",
+	"scheduling.list",
+	"scheduling.registerState",
 	// Reading a queue with the same last_event_id answers the same events again.
 	"events.get",
 	// A write, but retrying it is harmless: a queue created on a replica that went away went with

@@ -10,6 +10,7 @@ import { usersService } from "./users/users.service";
 import { channelsService } from "./channels/channels.service";
 import { messagesService } from "./messages/messages.service";
 import { eventsService } from "./events/events.service";
+import { schedulingService } from "./scheduling/scheduling.service";
 
 type Factory = (config: Config & { mongoUrl: string }) => ServiceSchema;
 
@@ -19,6 +20,7 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	channels: { factory: channelsService, needsDb: true },
 	messages: { factory: messagesService, needsDb: true },
 	events: { factory: eventsService, needsDb: false },
+	scheduling: { factory: schedulingService, needsDb: true },
 };
 
 /** How long a stopping gateway waits for the requests in flight (the broker then waits 10 s more per service). */

@@ -74,6 +74,8 @@ export interface ChannelTarget {
 	name: string;
 	topics_policy: string;
 	history_public_to_subscribers: boolean;
+	/** A private channel (all_public_streams queues do not get its messages). */
+	invite_only?: boolean;
 	subscribers: number[];
 	/** channels.sendTarget: whether the sender has muted the channel. */
 	muted_by_sender?: boolean;
@@ -98,6 +100,26 @@ export interface TopicPolicies {
 
 type None = Record<string, never>;
 
+/** A message not sent yet: what POST /messages takes (messages.checkSend, messages.sendScheduled). */
+export interface WouldBeMessage {
+	type: string;
+	to: unknown;
+	topic?: string;
+	content: string;
+}
+
+/** messages.checkSend's answer: a would-be message as a scheduled message object shows it. */
+export interface CheckedMessage {
+	type: "stream" | "private";
+	/** A channel ID, or the other participants' IDs (the sender alone when writing to themself). */
+	to: number | number[];
+	topic: string;
+	content: string;
+	rendered_content: string;
+	/** A direct message to the sender alone. */
+	to_self?: boolean;
+}
+
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
 	"users.getMany": { params: { user_ids: number[]; client_gravatar?: boolean; include_custom_profile_fields?: boolean }; result: { users: ApiUser[] } };
@@ -109,6 +131,8 @@ export interface ActionMap {
 	"users.settingsOf": { params: { user_ids: number[]; names: string[] }; result: { values: Record<string, Record<string, unknown>> } };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"messages.maxMessageId": { params: None; result: { max_message_id: number } };
+	"messages.checkSend": { params: WouldBeMessage; result: CheckedMessage };
+	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string }; result: { id: number; repeated: boolean } };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };
 	"channels.messagePermissions": { params: { channel_id: number }; result: ChannelPermissions };

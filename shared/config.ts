@@ -64,6 +64,10 @@ export interface Config {
 	eventsHeartbeatSeconds: number;
 	/** An event queue nobody reads for this long is removed (Zulip: 10 minutes). */
 	eventQueueTimeoutSeconds: number;
+	/** How often each scheduling replica looks for scheduled messages that are due; 0 turns the timer off. */
+	schedulingSweepMs: number;
+	/** A delivery claimed this long ago and not finished (its replica died) is claimed again. */
+	schedulingClaimTimeoutSeconds: number;
 }
 
 /** Reads the environment; `overrides` win (tests use them for a fresh database per file). */
@@ -99,6 +103,8 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		healthPort: int("HEALTH_PORT", 0),
 		eventsHeartbeatSeconds: int("EVENTS_HEARTBEAT_SECONDS", 45),
 		eventQueueTimeoutSeconds: int("EVENT_QUEUE_TIMEOUT_SECONDS", 600),
+		schedulingSweepMs: int("SCHEDULING_SWEEP_MS", 5_000),
+		schedulingClaimTimeoutSeconds: int("SCHEDULING_CLAIM_TIMEOUT_SECONDS", 60),
 		...overrides,
 	};
 }

@@ -111,3 +111,40 @@ export interface SettingsChanged {
 	/** With a default_language change: that language's name. */
 	language_name?: string;
 }
+
+/** `users.groupsChanged`: with a change to groups, Zulip's `user_group` events and who gets them. */
+export interface GroupsChanged {
+	realm_id: number;
+	/** The events' fields (op and the rest), in order; to every active user. */
+	events?: Array<Record<string, unknown>>;
+	user_ids?: number[];
+}
+
+/** `users.profileFieldsChanged`: the organization's fields now, as GET /realm/profile_fields lists them. */
+export interface ProfileFieldsChanged {
+	realm_id: number;
+	fields?: Array<Record<string, unknown>>;
+	user_ids?: number[];
+}
+
+/** `users.realmChanged`: organization settings changed (names as register shows them, `realm_` dropped). */
+export interface RealmChanged {
+	realm_id: number;
+	changes?: Record<string, unknown>;
+	user_ids?: number[];
+}
+
+/** `channels.defaultsChanged`: the default channels now, to the active non-guest users. */
+export interface DefaultChannelsChanged {
+	default_streams: Array<Record<string, unknown>>;
+	user_ids: number[];
+}
+
+/** `messages.alertWordsChanged`: a user's alert words now. */
+export interface AlertWordsChanged {
+	user_id: number;
+	alert_words: string[];
+}
+
+/** `scheduling.changed`: Zulip's `scheduled_messages` event fields, for one user. */
+export type SchedulingChanged = Record<string, unknown> & { user_id: number; op: string };

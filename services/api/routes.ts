@@ -85,6 +85,11 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/mark_topic_as_read", action: "messages.markTopicAsRead" },
 	{ method: "POST", path: "/messages/{message_id}/reactions", action: "messages.addReaction" },
 	{ method: "DELETE", path: "/messages/{message_id}/reactions", action: "messages.removeReaction" },
+	{ method: "GET", path: "/scheduled_messages", action: "scheduling.list" },
+	{ method: "POST", path: "/scheduled_messages", action: "scheduling.create" },
+	{ method: "PATCH", path: "/scheduled_messages/{scheduled_message_id}", action: "scheduling.edit" },
+	{ method: "DELETE", path: "/scheduled_messages/{scheduled_message_id}", action: "scheduling.delete" },
+
 	{ method: "GET", path: "/drafts", action: "messages.listDrafts" },
 	{ method: "POST", path: "/drafts", action: "messages.createDrafts" },
 	{ method: "PATCH", path: "/drafts/{draft_id}", action: "messages.editDraft" },

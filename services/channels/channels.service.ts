@@ -23,7 +23,7 @@ import { setVisibility, topicForClient, topicFromClient } from "./topics";
 import { channelFolderModel } from "./models/channel-folder";
 import { userTopicKey, userTopicModel, VisibilityPolicy } from "./models/user-topic";
 import { adminRequired, apiError } from "../../shared/errors";
-import type { ChannelsArchived, ChannelsCreated, SubscriptionPropertiesChanged, SubscriptionsChanged, UserTopicChanged } from "../../shared/org-events";
+import type { ChannelsArchived, ChannelsCreated, DefaultChannelsChanged, SubscriptionPropertiesChanged, SubscriptionsChanged, UserTopicChanged } from "../../shared/org-events";
 import { channelArchived, channelUpdated, subscriptionsAdded, subscriptionsRemoved } from "./channel-events";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
@@ -36,6 +36,7 @@ const sendTargetOf = (channel: ChannelDoc, subscribers: number[]): ChannelTarget
 	name: channel.name,
 	topics_policy: channel.topics_policy,
 	history_public_to_subscribers: channel.history_public_to_subscribers,
+	invite_only: channel.invite_only,
 	subscribers,
 });
 
@@ -78,6 +79,14 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 	}
 
 	/** The caller, the group graph, and a channel the caller may know about (else "Invalid channel ID"). */
+	/** The default channels now, for the `default_streams` event to the active non-guest users (Zulip's audience). */
+	async function announceDefaults(ctx: Ctx<any>) {
+		const graph = await db.graphs.get();
+		const defaults = await db.Channel.find({ realm_id: db.realmId, is_default: true, is_archived: false }).sort({ name_key: 1 }).lean();
+		const user_ids = [...graph.members(graph.system("role:members"))];
+		await ctx.broadcast("channels.defaultsChanged", { default_streams: defaults.map((c) => channelView(graph, c)), user_ids } satisfies DefaultChannelsChanged);
+	}
+
 	async function visibleChannel(ctx: Ctx<any>, channelId: number): Promise<{ actor: Identity; graph: GroupGraph; channel: ChannelDoc; subscribed: boolean }> {
 		const actor = me(ctx);
 		const graph = await db.graphs.get();
@@ -290,6 +299,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					if (channel.invite_only) throw badRequest("Private channels cannot be made default.");
 					if (channel.is_archived) throw invalidChannel();
 					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_default: true } });
+					await announceDefaults(ctx);
 					return {};
 				},
 			},
@@ -301,6 +311,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const { channel } = await visibleChannel(ctx, ctx.params.stream_id);
 					if (!channel.is_default) throw badRequest("Channel is not a default channel.");
 					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_default: false } });
+					await announceDefaults(ctx);
 					return {};
 				},
 			},

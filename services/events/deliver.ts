@@ -7,6 +7,8 @@ import type { Queue, QueuedEvent } from "./queues";
 export interface MessageSent {
 	message_id: number;
 	user_ids: number[];
+	/** A message to a public channel: all_public_streams queues get it too. */
+	public_channel?: boolean;
 	event?: {
 		/** The message object (content as HTML), without flags. */
 		message: Record<string, unknown>;

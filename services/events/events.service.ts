@@ -9,9 +9,11 @@ import { requireUser, type Meta } from "../../shared/actions";
 import type { Config } from "../../shared/config";
 import { apiError } from "../../shared/errors";
 import { p, params } from "../../shared/params";
+import { isGuest } from "../../shared/roles";
 import { flagsEvent, messageEvent, personalEvent, reactionEvent, type Deliver, type MessageSent } from "./deliver";
 import { messageChanges } from "./message-changes";
 import { orgChangeHandlers } from "./org-changes";
+import { realmChangeHandlers } from "./realm-changes";
 import { ownerOf, QueueRegistry, type QueueOptions } from "./queues";
 
 type Ctx<P = unknown> = Context<P, Meta>;
@@ -82,6 +84,8 @@ export function eventsService(config: Config): ServiceSchema {
 				}),
 				handler(ctx: Ctx<Partial<Omit<QueueOptions, "user_id" | "narrow">> & { narrow?: unknown[]; client_capabilities?: Record<string, boolean> }>) {
 					const user = requireUser(ctx);
+					// Zulip's rule: anyone who may read public channels without joining them (not guests).
+					if (ctx.params.all_public_streams && isGuest(user.role)) throw apiError(400, "BAD_REQUEST", "User not authorized for this query");
 					const q = queues.create({
 						user_id: user.user_id,
 						event_types: ctx.params.event_types ?? null,
@@ -91,6 +95,7 @@ export function eventsService(config: Config): ServiceSchema {
 						all_public_streams: ctx.params.all_public_streams ?? false,
 						bulk_message_deletion: ctx.params.client_capabilities?.bulk_message_deletion ?? false,
 						stream_typing_notifications: ctx.params.client_capabilities?.stream_typing_notifications ?? false,
+						include_deactivated_groups: ctx.params.client_capabilities?.include_deactivated_groups ?? false,
 					});
 					return { queue_id: q.id, last_event_id: q.lastEventId };
 				},
@@ -149,7 +154,15 @@ export function eventsService(config: Config): ServiceSchema {
 			// More domain events are added by the modules beside this one, each a map of handlers
 			// built from `deliver` and `queues` (see message-changes.ts and org-changes.ts).
 			"message.sent"(ctx: Context<MessageSent>) {
-				for (const q of queues.of(ctx.params.user_ids ?? [])) {
+				const recipients = new Set(ctx.params.user_ids ?? []);
+				for (const q of queues.of(recipients)) {
+					const event = messageEvent(q, ctx.params);
+					if (event) q.push(event);
+				}
+				// A public channel's message also reaches the all_public_streams queues of the others (no flags).
+				if (!ctx.params.public_channel) return;
+				for (const q of queues.allPublicStreams()) {
+					if (recipients.has(q.options.user_id)) continue;
 					const event = messageEvent(q, ctx.params);
 					if (event) q.push(event);
 				}
@@ -168,6 +181,7 @@ export function eventsService(config: Config): ServiceSchema {
 			},
 			...messageChanges(() => queues, deliver),
 			...orgChangeHandlers(() => queues, deliver),
+			...realmChangeHandlers(() => queues, deliver),
 		},
 	};
 }

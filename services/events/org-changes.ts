@@ -134,6 +134,8 @@ export function orgChangeHandlers(registry: () => QueueRegistry, deliver: Delive
 			}
 			if (c.role !== undefined) update(everyone(), { role: c.role });
 			if (c.is_active !== undefined) update(everyone(), { is_active: c.is_active });
+			// A deactivated user's queues go, as in Zulip: their next GET /events is BAD_EVENT_QUEUE_ID.
+			if (c.is_active === false) registry().deleteUser(user_id);
 			if (c.timezone !== undefined) update(everyone(), { email: p.email, timezone: c.timezone });
 			if (c.delivery_email !== undefined || c.email_address_visibility !== undefined) {
 				if (c.delivery_email !== undefined) update(to(audience.email_viewers), { delivery_email: c.delivery_email });

@@ -17,6 +17,8 @@ export interface QueueOptions {
 	bulk_message_deletion?: boolean;
 	/** typing events for channel topics (else direct conversations only). */
 	stream_typing_notifications?: boolean;
+	/** user_group update with deactivated (else op remove when a group is deactivated). */
+	include_deactivated_groups?: boolean;
 }
 
 export interface QueuedEvent {
@@ -99,6 +101,8 @@ export class Queue {
 export class QueueRegistry {
 	private queues = new Map<string, Queue>();
 	private byUser = new Map<number, Set<Queue>>();
+	/** Queues registered with all_public_streams. */
+	private allPublic = new Set<Queue>();
 	private counter = 0;
 
 	constructor(
@@ -114,6 +118,7 @@ export class QueueRegistry {
 		const mine = this.byUser.get(options.user_id) ?? new Set<Queue>();
 		mine.add(q);
 		this.byUser.set(options.user_id, mine);
+		if (options.all_public_streams) this.allPublic.add(q);
 		return q;
 	}
 
@@ -126,6 +131,7 @@ export class QueueRegistry {
 		if (!q) return false;
 		q.wake();
 		this.queues.delete(id);
+		this.allPublic.delete(q);
 		const mine = this.byUser.get(q.options.user_id);
 		mine?.delete(q);
 		if (mine && !mine.size) this.byUser.delete(q.options.user_id);
@@ -141,6 +147,16 @@ export class QueueRegistry {
 		for (const u of userIds) yield* this.byUser.get(u) ?? [];
 	}
 
+	/** Queues registered with all_public_streams. */
+	allPublicStreams(): IterableIterator<Queue> {
+		return this.allPublic.values();
+	}
+
+	/** Deletes all of a user's queues (a deactivated user's, as Zulip does). */
+	deleteUser(userId: number): void {
+		for (const q of [...(this.byUser.get(userId) ?? [])]) this.delete(q.id);
+	}
+
 	/** Removes queues nobody has read for the idle timeout, and queues that overflowed. */
 	expire(now = Date.now()): void {
 		for (const [id, q] of this.queues) if (q.overflowed || (!q.waiting() && now - q.lastAccess > this.idleMs)) this.delete(id);
@@ -150,6 +166,7 @@ export class QueueRegistry {
 		for (const q of this.queues.values()) q.wake();
 		this.queues.clear();
 		this.byUser.clear();
+		this.allPublic.clear();
 	}
 }
 

@@ -25,6 +25,7 @@ import { unreadMessages } from "./unreads";
 import { recentConversations } from "./recent-conversations";
 import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./alert-words";
 import { alertWordsModel } from "./models/alert-words";
+import type { AlertWordsChanged } from "../../shared/org-events";
 import type { Resolvers } from "./fetch";
 import { apiFlags, messageView } from "./message-view";
 import { accessibleMessage as findAccessible } from "./access";
@@ -156,7 +157,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			delete message.flags;
 			event = { message, content: m.content, flags: Object.fromEntries([...sent.flags].map(([u, f]) => [u, apiFlags(f)])) };
 		}
-		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, user_ids: sent.userIds, event });
+		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, user_ids: sent.userIds, public_channel: sent.publicChannel ?? false, event });
 	}
 
 	/** What move notices need: channel facts as the mover sees them, and posting as Notification Bot. */
@@ -182,6 +183,12 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				return sent.message._id;
 			},
 		};
+	}
+
+	/** The user's alert words now, answered and broadcast (the `alert_words` event). */
+	async function announceAlertWords(ctx: Ctx<any>, userId: number, words: string[]) {
+		await ctx.broadcast("messages.alertWordsChanged", { user_id: userId, alert_words: words } satisfies AlertWordsChanged);
+		return { alert_words: words };
 	}
 
 	const autoFollow = new AutoFollow();
@@ -212,7 +219,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const actor = requireUser(ctx);
 					const current = await alertWordsOf(db, actor.user_id);
 					const added = checkAlertWords(ctx.params.alert_words).filter((w) => !current.some((c) => c.toLowerCase() === w.toLowerCase()));
-					return { alert_words: await setAlertWords(db, actor.user_id, [...current, ...new Set(added)]) };
+					return announceAlertWords(ctx, actor.user_id, await setAlertWords(db, actor.user_id, [...current, ...new Set(added)]));
 				},
 			},
 
@@ -222,7 +229,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 					const actor = requireUser(ctx);
 					const drop = new Set(checkAlertWords(ctx.params.alert_words).map((w) => w.toLowerCase()));
 					const current = await alertWordsOf(db, actor.user_id);
-					return { alert_words: await setAlertWords(db, actor.user_id, current.filter((w) => !drop.has(w.toLowerCase()))) };
+					return announceAlertWords(ctx, actor.user_id, await setAlertWords(db, actor.user_id, current.filter((w) => !drop.has(w.toLowerCase()))));
 				},
 			},
 
@@ -250,9 +257,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 						out.starred_messages = starred.map((r) => r.message_id);
 					}
 					if (wants("recent_private_conversations")) out.recent_private_conversations = await recentConversations(db, actor.user_id);
-					// Keyword search drops no stop words (search.ts); scheduled messages do not exist yet.
+					// Keyword search drops no stop words (search.ts). scheduled_messages come from the scheduling service.
 					if (wants("stop_words")) out.stop_words = [];
-					if (wants("scheduled_messages")) out.scheduled_messages = [];
 					if (wants("message")) {
 						out.max_message_id = await maxMessageIdOf(actor.user_id);
 					}

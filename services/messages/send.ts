@@ -98,6 +98,8 @@ export interface Sent {
 	userIds: number[];
 	/** Each recipient's flags, as stored. */
 	flags: Map<number, string[]>;
+	/** A message to a public channel (it also goes to all_public_streams queues). */
+	publicChannel?: boolean;
 }
 
 /**
@@ -114,6 +116,7 @@ export async function storeMessage(
 	readBySender: boolean,
 	client: string,
 	isResolveNotice = false,
+	idempotencyKey?: string,
 ): Promise<Sent> {
 	const isChannel = "channel" in target;
 	const participants = isChannel ? [] : [...new Set([sender.user_id, ...target.participants.map((u) => u.user_id)])].sort((a, b) => a - b);
@@ -139,6 +142,7 @@ export async function storeMessage(
 		search_words: contentWords(rendered.html),
 		topic_words: topicWords(topic),
 		is_resolve_notice: isResolveNotice,
+		...(idempotencyKey !== undefined ? { idempotency_key: idempotencyKey } : {}),
 		edit_history: [],
 		last_edit_timestamp: null,
 		last_moved_timestamp: null,
@@ -152,5 +156,5 @@ export async function storeMessage(
 		{ ordered: false },
 	);
 	await db.Message.create(message);
-	return { message, userIds, flags };
+	return { message, userIds, flags, publicChannel: isChannel && target.channel.invite_only === false };
 }

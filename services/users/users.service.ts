@@ -32,7 +32,8 @@ import { ensureSystemBots, notificationBot, SYSTEM_REALM_ID, systemBots } from "
 import { legacyPolicies, realmHost, realmSetting, REALM_SETTING_DEFAULTS } from "./realm-settings";
 import { realmBotView, registerState } from "./register-state";
 import { LANGUAGES } from "./languages";
-import type { SettingsChanged, UsersChanged } from "../../shared/org-events";
+import type { GroupsChanged, ProfileFieldsChanged, RealmChanged, SettingsChanged, UsersChanged } from "../../shared/org-events";
+import { groupChange, groupSnapshot } from "./group-events";
 import { updateUser, applyUpdate, type UserChanges } from "./user-admin";
 import { SETTINGS_PARAMS, updateSettings } from "./settings-update";
 import { userSettings } from "./user-settings";
@@ -217,11 +218,18 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 		return {};
 	}
 
-	/** Group membership or settings changed: every node drops its group graph. */
-	async function groupsChanged(ctx: Ctx<any>) {
+	/**
+	 * Group membership or settings changed: every node drops its group graph. A change to one
+	 * group (`before`: how it was; none for a new one) carries its `user_group` events.
+	 */
+	async function groupsChanged(ctx: Ctx<any>, groupId?: number, before?: Record<string, unknown>) {
 		graphs.invalidate();
-		await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id });
+		const payload: GroupsChanged = { realm_id: db.realm._id };
+		if (groupId !== undefined) Object.assign(payload, await groupChange(db, await graphs.get(), groupId, before));
+		await ctx.broadcast("users.groupsChanged", payload);
 	}
+
+	const groupBefore = async (groupId: number) => groupSnapshot(db, await graphs.get(), groupId);
 
 	const pickSettings = (params: Record<string, unknown>): GroupSettingsInput =>
 		Object.fromEntries(GROUP_SETTINGS.filter((k) => params[k] !== undefined).map((k) => [k, params[k]]));
@@ -236,8 +244,10 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 		return groups.filter((g) => includeDeactivated || !g.deactivated).map((g) => groupView(g, graph, activeIds));
 	}
 
+	/** Carries the fields now, for the `custom_profile_fields` event to every active user. */
 	async function fieldsChanged(ctx: Ctx<any>) {
-		await ctx.broadcast("users.profileFieldsChanged", { realm_id: db.realm._id });
+		const [fields, active] = await Promise.all([listFields(db), db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()]);
+		await ctx.broadcast("users.profileFieldsChanged", { realm_id: db.realm._id, fields: fields.map(fieldView), user_ids: active.map((u) => u._id) } satisfies ProfileFieldsChanged);
 	}
 
 	return {
@@ -510,7 +520,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				async handler(ctx: Ctx<{ name: string; description: string; members: number[]; subgroups?: number[] } & GroupSettingsInput>) {
 					const actor = me(ctx);
 					const id = await createGroup(db, await graphs.get(), actor, { ...ctx.params, settings: pickSettings(ctx.params) });
-					await groupsChanged(ctx);
+					await groupsChanged(ctx, id);
 					return { group_id: id };
 				},
 			},
@@ -520,8 +530,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				async handler(ctx: Ctx<{ user_group_id: number; name?: string; description?: string } & GroupSettingsInput>) {
 					const actor = me(ctx);
 					const group = await findGroup(db, ctx.params.user_group_id);
+					const before = await groupBefore(group._id);
 					await updateGroup(db, await graphs.get(), actor, group, { ...ctx.params, settings: pickSettings(ctx.params) });
-					await groupsChanged(ctx);
+					await groupsChanged(ctx, group._id, before);
 					return {};
 				},
 			},
@@ -539,11 +550,12 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					const q = ctx.params;
 					const group = await findGroup(db, q.user_group_id);
 					const graph = await graphs.get();
+					const before = await groupBefore(group._id);
 					if (q.add?.length || q.delete?.length) await updateMembers(db, graph, actor, group, q.add ?? [], q.delete ?? []);
 					if (q.add_subgroups?.length || q.delete_subgroups?.length) {
 						await updateSubgroups(db, graph, actor, await findGroup(db, q.user_group_id), q.add_subgroups ?? [], q.delete_subgroups ?? []);
 					}
-					await groupsChanged(ctx);
+					await groupsChanged(ctx, group._id, before);
 					return {};
 				},
 			},
@@ -553,8 +565,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				async handler(ctx: Ctx<{ user_group_id: number; add?: number[]; delete?: number[] }>) {
 					const actor = me(ctx);
 					const group = await findGroup(db, ctx.params.user_group_id);
+					const before = await groupBefore(group._id);
 					await updateSubgroups(db, await graphs.get(), actor, group, ctx.params.add ?? [], ctx.params.delete ?? []);
-					await groupsChanged(ctx);
+					await groupsChanged(ctx, group._id, before);
 					return {};
 				},
 			},
@@ -564,8 +577,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				async handler(ctx: Ctx<{ user_group_id: number }>) {
 					const actor = me(ctx);
 					const group = await findGroup(db, ctx.params.user_group_id);
+					const before = await groupBefore(group._id);
 					await deactivateGroup(db, await graphs.get(), actor, group);
-					await groupsChanged(ctx);
+					await groupsChanged(ctx, group._id, before);
 					return {};
 				},
 			},
@@ -730,7 +744,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					if (fallback !== null && typeof ctx.params.value !== typeof fallback) throw badRequest(`Invalid value for ${ctx.params.name}`);
 					await db.Realm.updateOne({ _id: db.realm._id }, { $set: { [`settings.${ctx.params.name}`]: ctx.params.value } });
 					db.realm = (await db.Realm.findById(db.realm._id).lean())!;
-					await ctx.broadcast("users.realmChanged", { realm_id: db.realm._id });
+					const active = await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean();
+					const changes = { [ctx.params.name.replace(/^realm_/, "")]: realmSetting(db.realm, ctx.params.name) };
+					await ctx.broadcast("users.realmChanged", { realm_id: db.realm._id, changes, user_ids: active.map((u) => u._id) } satisfies RealmChanged);
 					await groupsChanged(ctx);
 					return {};
 				},

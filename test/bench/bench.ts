@@ -7,13 +7,14 @@
 // than 0.8 of the baseline's requests/s in both topologies.
 //
 // Then the messages figures (messages-bench.ts), each beside the raw store doing the same work,
-// and the store figures (store-bench.ts): the store issue's goals, each with its verdict.
+// and the store figures (store-bench.ts): the store issue's goals, each with its verdict, and
+// the events figures (events-bench.ts): one message fanned out to 1,000 long-polling clients.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
 // without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
-// "flags" for the flag figures alone, or "store"); the store figures' own settings are in
-// store-bench.ts (BENCH_STORE_MESSAGES, ...).
+// "flags" for the flag figures alone, "store" or "events"); the store figures' own settings are in
+// store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in events-bench.ts.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -24,11 +25,12 @@ import { startNats } from "../support/processes";
 import { commandLine, onInterrupt, printableUrl, startBenchNodes, startBenchServer } from "./bench-support";
 import { messageFigures, pairTable, type Pair } from "./messages-bench";
 import { STORE_SETTINGS, storeFigures, storeTable, type StoreReport } from "./store-bench";
+import { EVENTS_SETTINGS, eventsFigures, eventsTable, type EventsFigure } from "./events-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ONLY = process.env.BENCH_ONLY;
-const runs = (part: "gateway" | "messages" | "store") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+const runs = (part: "gateway" | "messages" | "store" | "events") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 
 interface Figure {
 	topology: string;
@@ -87,6 +89,7 @@ async function main() {
 	const figures: Figure[] = [];
 	let pairs: Pair[] = [];
 	let storeReport: StoreReport | undefined;
+	let eventsReport: EventsFigure[] = [];
 	try {
 		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 		const common = {
@@ -98,14 +101,14 @@ async function main() {
 			EXTERNAL_URL: "http://bench.test",
 		};
 
+		if (runs("gateway") || runs("events")) nats = await startNats();
 		if (runs("gateway")) {
-			nats = await startNats();
 			const port1 = await freePort();
 			const one = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "one"), PORT: String(port1) };
 			figures.push(...(await runTopology("one process", [{}], one, port1)));
 
 			const port2 = await freePort();
-			const two = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "nats"), PORT: String(port2), TRANSPORTER: nats.url };
+			const two = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "nats"), PORT: String(port2), TRANSPORTER: nats!.url };
 			figures.push(...(await runTopology("api + users over NATS", [{ SERVICES: "users" }, { SERVICES: "api" }], two, port2)));
 		}
 		if (runs("messages")) {
@@ -145,6 +148,7 @@ async function main() {
 				await node.stop();
 			}
 		}
+		if (runs("events")) eventsReport = await eventsFigures(common, nats!.url, work);
 	} finally {
 		forget();
 		await cleanUp();
@@ -159,6 +163,11 @@ async function main() {
 		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded (startEmbeddedStore)";
 		const command = commandLine(["BENCH_ONLY", "BENCH_SECONDS", ...STORE_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
 		process.stdout.write(`\n${storeTable(storeReport, { store: storeName, command, cores: os.cpus().length })}\n`);
+	}
+	if (eventsReport.length) {
+		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
+		const command = commandLine(["BENCH_ONLY", ...EVENTS_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
+		process.stdout.write(`\n${eventsTable(eventsReport, { store: storeName, command, cores: os.cpus().length })}\n`);
 	}
 }
 

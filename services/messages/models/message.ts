@@ -6,6 +6,8 @@
 //   a conversation's messages               -> { recipient_id, _id }
 //   a sender's messages                     -> { sender_id, _id }
 //   keyword search (each stem, newest first) -> { search_words, _id } and { topic_words, _id }
+//   a delivery's idempotency key              -> { idempotency_key } (unique, sparse: only
+//                                                scheduled deliveries carry one)
 import { Connection, Schema } from "mongoose";
 
 export interface MessageDoc {
@@ -35,6 +37,11 @@ export interface MessageDoc {
 	topic_words: string[];
 	/** Notification Bot's notice that the topic was resolved or unresolved (undone within a minute). */
 	is_resolve_notice: boolean;
+	/**
+	 * Set by a send that may be repeated (a scheduled message's delivery, `scheduled:<id>`): a
+	 * second send with the same key finds this message instead of storing another.
+	 */
+	idempotency_key?: string;
 	/** Edits and moves, oldest first (the API shows them newest first). */
 	edit_history: EditRecord[];
 	/** Content edits only (feature level 365). */
@@ -76,6 +83,7 @@ const schema = new Schema<MessageDoc>(
 		search_words: { type: [String], default: [] },
 		topic_words: { type: [String], default: [] },
 		is_resolve_notice: { type: Boolean, default: false },
+		idempotency_key: { type: String },
 		edit_history: { type: Schema.Types.Mixed, default: [] },
 		last_edit_timestamp: { type: Number, default: null },
 		last_moved_timestamp: { type: Number, default: null },
@@ -88,5 +96,6 @@ schema.index({ recipient_id: 1, _id: 1 });
 schema.index({ sender_id: 1, _id: 1 });
 schema.index({ search_words: 1, _id: 1 });
 schema.index({ topic_words: 1, _id: 1 });
+schema.index({ idempotency_key: 1 }, { unique: true, sparse: true });
 
 export const messageModel = (conn: Connection) => conn.model<MessageDoc>("Message", schema, "messages");
