@@ -102,8 +102,15 @@ export const RETRIED_ACTIONS = new Set([
 	"messages.maxMessageId",
 	"messages.registerState",
 	"messages.checkSend",
+	"messages.reportTarget",
 	"scheduling.list",
 	"scheduling.registerState",
+	"invites.list",
+	"invites.signupInfo",
+	"users.inviteContext",
+	"users.checkInviteGroups",
+	"users.welcomeBot",
+	"channels.checkInviteChannels",
 	// Reading a queue with the same last_event_id answers the same events again.
 	"events.get",
 	// A write, but retrying it is harmless: a queue created on a replica that went away went with

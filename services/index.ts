@@ -11,6 +11,8 @@ import { channelsService } from "./channels/channels.service";
 import { messagesService } from "./messages/messages.service";
 import { eventsService } from "./events/events.service";
 import { schedulingService } from "./scheduling/scheduling.service";
+import { moderationService } from "./moderation/moderation.service";
+import { invitesService } from "./invites/invites.service";
 
 type Factory = (config: Config & { mongoUrl: string }) => ServiceSchema;
 
@@ -21,6 +23,8 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	messages: { factory: messagesService, needsDb: true },
 	events: { factory: eventsService, needsDb: false },
 	scheduling: { factory: schedulingService, needsDb: true },
+	moderation: { factory: moderationService, needsDb: true },
+	invites: { factory: invitesService, needsDb: true },
 };
 
 /** How long a stopping gateway waits for the requests in flight (the broker then waits 10 s more per service). */

@@ -79,6 +79,20 @@ export interface ChannelTarget {
 	subscribers: number[];
 	/** channels.sendTarget: whether the sender has muted the channel. */
 	muted_by_sender?: boolean;
+	is_archived?: boolean;
+}
+
+/** A message as a report quotes it (messages.reportTarget), for a reporter who may read it. */
+export interface ReportedMessage {
+	message_id: number;
+	sender_id: number;
+	type: "stream" | "private";
+	channel_id: number | null;
+	topic: string;
+	content: string;
+	timestamp: number;
+	/** Direct messages: every participant, the sender included, sorted. */
+	dm_user_ids: number[];
 }
 
 /** What the caller may do with messages in a channel (channels.messagePermissions). */
@@ -120,6 +134,26 @@ export interface CheckedMessage {
 	to_self?: boolean;
 }
 
+/** What the invites service needs to know about addresses it is asked to invite (users.inviteContext). */
+export interface InviteContext {
+	/** Accounts of the organization with one of the addresses (matched without regard to case). */
+	accounts: Array<{ email: string; is_active: boolean }>;
+	/** Active human accounts, the seats in use. */
+	active_humans: number;
+	realm: { name: string; url: string; welcome_message_custom_text: string };
+}
+
+/** An invitation being accepted: the account to create (users.createInvitedUser). */
+export interface InvitedUser {
+	email: string;
+	full_name: string;
+	password: string;
+	role: number;
+	group_ids: number[];
+	/** Refuse when this many active humans exist already (0: no limit). */
+	seat_limit: number;
+}
+
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
 	"users.getMany": { params: { user_ids: number[]; client_gravatar?: boolean; include_custom_profile_fields?: boolean }; result: { users: ApiUser[] } };
@@ -130,8 +164,15 @@ export interface ActionMap {
 	"users.notificationBot": { params: None; result: Identity };
 	"users.settingsOf": { params: { user_ids: number[]; names: string[] }; result: { values: Record<string, Record<string, unknown>> } };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
+	"users.inviteContext": { params: { emails: string[] }; result: InviteContext };
+	"users.checkInviteGroups": { params: { group_ids: number[] }; result: None };
+	"users.createInvitedUser": { params: InvitedUser; result: { user_id: number; email: string; full_name: string } };
+	"users.welcomeBot": { params: None; result: Identity };
 	"messages.maxMessageId": { params: None; result: { max_message_id: number } };
 	"messages.checkSend": { params: WouldBeMessage; result: CheckedMessage };
+	"messages.reportTarget": { params: { message_id: number }; result: ReportedMessage };
+	"messages.sendNotice": { params: { channel_id: number; topic: string; content: string }; result: { id: number } };
+	"messages.notifyUser": { params: { user_id: number; content: string; idempotency_key: string }; result: { id: number; repeated: boolean } };
 	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string }; result: { id: number; repeated: boolean } };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };
@@ -141,6 +182,8 @@ export interface ActionMap {
 	"channels.names": { params: { channel_ids: number[] }; result: { names: Record<string, string> } };
 	"channels.linkTargets": { params: { names: string[] }; result: { channels: Array<{ id: number; name: string }> } };
 	"channels.publicChannels": { params: None; result: { channel_ids: number[] } };
+	"channels.checkInviteChannels": { params: { channel_ids: number[] }; result: None };
+	"channels.subscribeNewUser": { params: { user_id: number; channel_ids: number[]; include_defaults: boolean }; result: { channel_ids: number[] } };
 	"channels.topicPolicies": { params: None; result: TopicPolicies };
 	"channels.autoTopicVisibility": {
 		params: { channel_id: number; topic: string; follow: number[]; unmute: number[] };

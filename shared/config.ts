@@ -64,10 +64,16 @@ export interface Config {
 	eventsHeartbeatSeconds: number;
 	/** An event queue nobody reads for this long is removed (Zulip: 10 minutes). */
 	eventQueueTimeoutSeconds: number;
-	/** How often each scheduling replica looks for scheduled messages that are due; 0 turns the timer off. */
-	schedulingSweepMs: number;
+	/** When each scheduling replica looks for due scheduled messages (node-cron, with seconds); "off" turns it off. */
+	schedulingCron: string;
 	/** A delivery claimed this long ago and not finished (its replica died) is claimed again. */
 	schedulingClaimTimeoutSeconds: number;
+	/** Server setting INVITATION_LINK_VALIDITY_MINUTES: how long an invitation lasts when the inviter does not say. */
+	invitationLinkValidityMinutes: number;
+	/** Invitations an organization may send per UTC day (Zulip's max_invites); 0 turns the limit off. */
+	invitesDailyLimit: number;
+	/** Seats (active human accounts) an organization may fill; 0 means no limit. */
+	seatLimit: number;
 }
 
 /** Reads the environment; `overrides` win (tests use them for a fresh database per file). */
@@ -103,8 +109,11 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		healthPort: int("HEALTH_PORT", 0),
 		eventsHeartbeatSeconds: int("EVENTS_HEARTBEAT_SECONDS", 45),
 		eventQueueTimeoutSeconds: int("EVENT_QUEUE_TIMEOUT_SECONDS", 600),
-		schedulingSweepMs: int("SCHEDULING_SWEEP_MS", 5_000),
+		schedulingCron: str("SCHEDULING_CRON", "*/5 * * * * *"),
 		schedulingClaimTimeoutSeconds: int("SCHEDULING_CLAIM_TIMEOUT_SECONDS", 60),
+		invitationLinkValidityMinutes: int("INVITATION_LINK_VALIDITY_MINUTES", 14_400),
+		invitesDailyLimit: int("INVITES_DAILY_LIMIT", 100),
+		seatLimit: int("SEAT_LIMIT", 0),
 		...overrides,
 	};
 }

@@ -32,6 +32,10 @@ export interface GroupGraphData {
 	spectator_access?: boolean;
 	/** The organization's message editing settings. */
 	messaging?: MessagingSettings;
+	/** The organization's topics_policy, which channels with "inherit" follow. */
+	topics_policy?: string;
+	/** The channel message reports go to (-1: reporting is off). */
+	moderation_request_channel_id?: number;
 }
 
 export interface MessagingSettings {
@@ -62,6 +66,8 @@ export class GroupGraph {
 	readonly emptyTopicDisplayName: string;
 	readonly spectatorAccess: boolean;
 	readonly messaging: MessagingSettings;
+	readonly topicsPolicy: string;
+	readonly moderationChannelId: number;
 
 	constructor(data: GroupGraphData) {
 		this.groups = new Map(data.groups.map((g) => [g.id, g]));
@@ -70,6 +76,8 @@ export class GroupGraph {
 		this.emptyTopicDisplayName = data.empty_topic_display_name ?? "general chat";
 		this.spectatorAccess = data.spectator_access ?? false;
 		this.messaging = data.messaging ?? DEFAULT_MESSAGING;
+		this.topicsPolicy = data.topics_policy ?? "allow_empty_topic";
+		this.moderationChannelId = data.moderation_request_channel_id ?? -1;
 	}
 
 	isActive(userId: number): boolean {

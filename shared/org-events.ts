@@ -148,3 +148,8 @@ export interface AlertWordsChanged {
 
 /** `scheduling.changed`: Zulip's `scheduled_messages` event fields, for one user. */
 export type SchedulingChanged = Record<string, unknown> & { user_id: number; op: string };
+
+/** `invites.changed`: the set of invitations changed; Zulip's `invites_changed` to these users (the organization's administrators and the invitation's creator). */
+export interface InvitesChanged {
+	user_ids: number[];
+}

@@ -16,6 +16,7 @@ import { CredentialCache, parseBasicAuth } from "./auth";
 import { registerAction } from "./register";
 import { escapeHtml } from "../../shared/html";
 import { createHttpServer } from "./http-server";
+import { signupPage } from "./signup-page";
 
 const PREFIX = "/api/v1";
 
@@ -191,6 +192,18 @@ export function apiService(config: Config): ServiceSchema {
 		}
 	};
 
+	/** An invitation's sign-up page (signup-page.ts), counted among the requests a drain waits for. */
+	const signup = (kind: "invitation" | "link") =>
+		function (this: any, req: Req, res: ServerResponse) {
+			if (draining) return refuse(res);
+			inFlight++;
+			void signupPage(req, res, kind)
+				.catch((err: unknown) => sendError(this, res, err))
+				.finally(() => {
+					if (--inFlight === 0) idle?.();
+				});
+		};
+
 	const dispatch = function (this: any, req: Req, res: ServerResponse) {
 		// moleculer-web does not await function aliases: handle() catches everything itself.
 		void handle.call(this, req, res);
@@ -223,6 +236,22 @@ export function apiService(config: Config): ServiceSchema {
 						"DELETE /*path": dispatch,
 					},
 				},
+				// Not part of the API: the sign-up pages invitations link to (before /accounts, which
+				// would take the path otherwise).
+				...(
+					[
+						["/accounts/do_confirm", signup("invitation")],
+						["/join", signup("link")],
+					] as const
+				).map(([path, handler]) => ({
+					path,
+					mappingPolicy: "restrict",
+					bodyParsers: {
+						json: { strict: false, limit: config.bodyLimit },
+						urlencoded: { extended: false, limit: config.bodyLimit, parameterLimit: 100 },
+					},
+					aliases: { "GET /:key": handler, "POST /:key": handler },
+				})),
 				{
 					// Not part of the API: the page a confirmation email links to.
 					path: "/accounts",

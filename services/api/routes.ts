@@ -85,10 +85,18 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/mark_topic_as_read", action: "messages.markTopicAsRead" },
 	{ method: "POST", path: "/messages/{message_id}/reactions", action: "messages.addReaction" },
 	{ method: "DELETE", path: "/messages/{message_id}/reactions", action: "messages.removeReaction" },
+	{ method: "POST", path: "/messages/{message_id}/report", action: "moderation.report" },
 	{ method: "GET", path: "/scheduled_messages", action: "scheduling.list" },
 	{ method: "POST", path: "/scheduled_messages", action: "scheduling.create" },
 	{ method: "PATCH", path: "/scheduled_messages/{scheduled_message_id}", action: "scheduling.edit" },
 	{ method: "DELETE", path: "/scheduled_messages/{scheduled_message_id}", action: "scheduling.delete" },
+
+	{ method: "GET", path: "/invites", action: "invites.list" },
+	{ method: "POST", path: "/invites", action: "invites.create" },
+	{ method: "DELETE", path: "/invites/{invite_id}", action: "invites.revoke" },
+	{ method: "POST", path: "/invites/{invite_id}/resend", action: "invites.resend" },
+	{ method: "POST", path: "/invites/multiuse", action: "invites.createMultiuse" },
+	{ method: "DELETE", path: "/invites/multiuse/{invite_id}", action: "invites.revokeMultiuse" },
 
 	{ method: "GET", path: "/drafts", action: "messages.listDrafts" },
 	{ method: "POST", path: "/drafts", action: "messages.createDrafts" },
@@ -102,6 +110,7 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/users/me/alert_words", action: "messages.addAlertWords" },
 	{ method: "DELETE", path: "/users/me/alert_words", action: "messages.removeAlertWords" },
 
+	{ method: "PATCH", path: "/realm", action: "users.updateRealm" },
 	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
 	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField" },
 	{ method: "PATCH", path: "/realm/profile_fields", action: "users.reorderProfileFields" },

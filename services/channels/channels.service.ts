@@ -25,6 +25,7 @@ import { userTopicKey, userTopicModel, VisibilityPolicy } from "./models/user-to
 import { adminRequired, apiError } from "../../shared/errors";
 import type { ChannelsArchived, ChannelsCreated, DefaultChannelsChanged, SubscriptionPropertiesChanged, SubscriptionsChanged, UserTopicChanged } from "../../shared/org-events";
 import { channelArchived, channelUpdated, subscriptionsAdded, subscriptionsRemoved } from "./channel-events";
+import { inviteChannelActions } from "./actions/invites";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -37,6 +38,7 @@ const sendTargetOf = (channel: ChannelDoc, subscribers: number[]): ChannelTarget
 	topics_policy: channel.topics_policy,
 	history_public_to_subscribers: channel.history_public_to_subscribers,
 	invite_only: channel.invite_only,
+	is_archived: channel.is_archived,
 	subscribers,
 });
 
@@ -113,6 +115,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 	return {
 		name: "channels",
 		actions: {
+			...inviteChannelActions(db),
+
 			subscribe: {
 				params: params({
 					subscriptions: p.list(p.object({ name: p.string(), description: p.string({ optional: true }) }, {}), { min: 1 }),

@@ -36,7 +36,7 @@ export interface SubscribeResult {
 }
 
 /** A new subscription's settings: notifications follow the user's global settings (null). */
-const NEW_SUBSCRIPTION = {
+export const NEW_SUBSCRIPTION = {
 	is_muted: false,
 	pin_to_top: false,
 	desktop_notifications: null,

@@ -14,6 +14,7 @@ import { flagsEvent, messageEvent, personalEvent, reactionEvent, type Deliver, t
 import { messageChanges } from "./message-changes";
 import { orgChangeHandlers } from "./org-changes";
 import { realmChangeHandlers } from "./realm-changes";
+import { inviteChangeHandlers } from "./invite-changes";
 import { ownerOf, QueueRegistry, type QueueOptions } from "./queues";
 
 type Ctx<P = unknown> = Context<P, Meta>;
@@ -182,6 +183,7 @@ export function eventsService(config: Config): ServiceSchema {
 			...messageChanges(() => queues, deliver),
 			...orgChangeHandlers(() => queues, deliver),
 			...realmChangeHandlers(() => queues, deliver),
+			...inviteChangeHandlers(() => queues, deliver),
 		},
 	};
 }

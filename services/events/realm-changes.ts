@@ -48,7 +48,10 @@ export function realmChangeHandlers(registry: () => QueueRegistry, deliver: Deli
 			if (!changes || !user_ids) return;
 			const queues = to(user_ids);
 			for (const [property, value] of Object.entries(changes)) {
-				if (UPDATE_DICT.has(property) || property.startsWith("can_")) {
+				if (property === "topics_policy") {
+					// With the older boolean beside it, as Zulip sends it.
+					deliver(queues, "realm", () => ({ op: "update_dict", property: "default", data: { topics_policy: value, mandatory_topics: value === "disable_empty_topic" } }));
+				} else if (UPDATE_DICT.has(property) || property.startsWith("can_")) {
 					deliver(queues, "realm", () => ({ op: "update_dict", property: "default", data: { [property]: value } }));
 				} else deliver(queues, "realm", () => ({ op: "update", property, value }));
 			}

@@ -46,7 +46,7 @@ export function checkMove(
 ): string {
 	if (m.type !== "stream") throw badRequest("Direct messages cannot be moved to a topic or channel.");
 	const policy = (target ?? source).topics_policy;
-	const topic = rawTopic === undefined ? m.topic : checkTopic(rawTopic, graph.emptyTopicDisplayName, policy === "inherit" ? "allow_empty_topic" : policy);
+	const topic = rawTopic === undefined ? m.topic : checkTopic(rawTopic, graph.emptyTopicDisplayName, policy === "inherit" ? graph.topicsPolicy : policy);
 	// Administrators and moderators are exempt from the time limits.
 	const exempt = isModerator(actor.role);
 	if (target) {

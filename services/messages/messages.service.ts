@@ -42,6 +42,8 @@ import { editActions } from "./actions/edit";
 import { sendActions } from "./actions/send";
 import { fetchActions } from "./actions/fetch";
 import { typingActions } from "./actions/typing";
+import { moderationSupportActions } from "./actions/moderation-support";
+import { botMessageActions } from "./actions/bot-messages";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
@@ -205,6 +207,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...fetchActions(deps),
 			...editActions(deps),
 			...typingActions(deps),
+			...moderationSupportActions(deps),
+			...botMessageActions(deps),
 
 			alertWords: {
 				params: params({}),

@@ -53,6 +53,8 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
 	realm_enable_read_receipts_for_bots: false,
 	realm_require_unique_names: false,
 	realm_upload_quota_mib: null,
+	// Welcome Bot's custom message to new users ("" for none); an invitation may override it.
+	realm_welcome_message_custom_text: "",
 };
 
 /**
@@ -64,6 +66,7 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
 	can_create_private_channel_group: "role:members",
 	can_create_web_public_channel_group: "role:owners",
 	can_add_subscribers_group: "role:members",
+	can_invite_users_group: "role:members",
 	can_delete_any_message_group: "role:administrators",
 	can_delete_own_message_group: "role:everyone",
 	can_move_messages_between_channels_group: "role:members",
@@ -71,10 +74,14 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
 	can_manage_all_groups: "role:administrators",
 	can_create_groups: "role:members",
 	can_mention_many_users_group: "role:administrators",
+	// Who may create reusable invitation links (Zulip's default).
+	create_multiuse_invite_group: "role:administrators",
 };
 
 export function realmSetting<T = unknown>(realm: RealmDoc, key: string): T {
-	return (realm.settings?.[key] ?? REALM_SETTING_DEFAULTS[key]) as T;
+	// A stored null is a value ("unlimited" time limits), not a missing setting.
+	const settings = realm.settings ?? {};
+	return (Object.hasOwn(settings, key) ? settings[key] : REALM_SETTING_DEFAULTS[key]) as T;
 }
 
 export function realmHost(realm: RealmDoc): string {
@@ -170,6 +177,8 @@ const WILDCARD_MENTION_POLICY: Record<string, number> = {
 	"role:moderators": 7,
 };
 
+const INVITE_TO_REALM_POLICY: Record<string, number> = { ...COMMON_POLICY, "role:nobody": 6 };
+
 /**
  * The deprecated policy settings Zulip still sends beside their group settings (clients such
  * as the mobile app require realm_wildcard_mention_policy): the policy naming the same system
@@ -186,5 +195,6 @@ export function legacyPolicies(graph: GroupGraph): Record<string, number> {
 		realm_create_private_stream_policy: policy("can_create_private_channel_group", COMMON_POLICY, 1),
 		realm_create_web_public_stream_policy: policy("can_create_web_public_channel_group", WEB_PUBLIC_POLICY, 4),
 		realm_wildcard_mention_policy: policy("can_mention_many_users_group", WILDCARD_MENTION_POLICY, 1),
+		realm_invite_to_realm_policy: policy("can_invite_users_group", INVITE_TO_REALM_POLICY, 1),
 	};
 }

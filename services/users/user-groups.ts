@@ -43,6 +43,8 @@ export async function graphData(db: UsersDb): Promise<GroupGraphData> {
 			move_between_limit_seconds: realmSetting<number | null>(db.realm, "realm_move_messages_between_streams_limit_seconds"),
 			edit_history_visibility: realmSetting<string>(db.realm, "realm_message_edit_history_visibility_policy"),
 		},
+		topics_policy: realmSetting<string>(db.realm, "realm_topics_policy"),
+		moderation_request_channel_id: realmSetting<number>(db.realm, "realm_moderation_request_channel_id"),
 	};
 }
 

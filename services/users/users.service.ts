@@ -29,10 +29,10 @@ import { apiEmail, canSeeDeliveryEmail, toApiUser, type ViewOptions } from "./us
 import { createUser } from "./accounts";
 import { ensureOwner, ensureRealm } from "./bootstrap";
 import { ensureSystemBots, notificationBot, SYSTEM_REALM_ID, systemBots } from "./system-bots";
-import { legacyPolicies, realmHost, realmSetting, REALM_SETTING_DEFAULTS } from "./realm-settings";
+import { legacyPolicies, realmHost, realmSetting } from "./realm-settings";
 import { realmBotView, registerState } from "./register-state";
 import { LANGUAGES } from "./languages";
-import type { GroupsChanged, ProfileFieldsChanged, RealmChanged, SettingsChanged, UsersChanged } from "../../shared/org-events";
+import type { GroupsChanged, ProfileFieldsChanged, SettingsChanged, UsersChanged } from "../../shared/org-events";
 import { groupChange, groupSnapshot } from "./group-events";
 import { updateUser, applyUpdate, type UserChanges } from "./user-admin";
 import { SETTINGS_PARAMS, updateSettings } from "./settings-update";
@@ -55,6 +55,8 @@ import {
 	updateSubgroups,
 } from "./user-groups";
 import { GroupGraphCache, type GroupGraphData } from "../../shared/group-settings";
+import { realmActions } from "./actions/realm";
+import { invitationActions } from "./actions/invitations";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -253,6 +255,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 	return {
 		name: "users",
 		actions: {
+			...realmActions(db, graphs),
+			...invitationActions({ db, graphs, identity, groupBefore, created: (ctx, id) => changed(ctx, [id], undefined, true), groupChanged: groupsChanged }),
+
 			authenticate: {
 				visibility: "public",
 				params: params({ email: p.string(), api_key: p.string() }),
@@ -732,26 +737,6 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				},
 			},
 
-			/**
-			 * For the management CLI (and tests): change an organization setting, e.g.
-			 * realm_enable_spectator_access. The value must have the type of the setting's default.
-			 */
-			setRealmSetting: {
-				visibility: "public",
-				params: params({ name: p.oneOf(Object.keys(REALM_SETTING_DEFAULTS)), value: { type: "any", nullable: true } }),
-				async handler(ctx: Ctx<{ name: string; value: unknown }>) {
-					const fallback = REALM_SETTING_DEFAULTS[ctx.params.name];
-					if (fallback !== null && typeof ctx.params.value !== typeof fallback) throw badRequest(`Invalid value for ${ctx.params.name}`);
-					await db.Realm.updateOne({ _id: db.realm._id }, { $set: { [`settings.${ctx.params.name}`]: ctx.params.value } });
-					db.realm = (await db.Realm.findById(db.realm._id).lean())!;
-					const active = await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean();
-					const changes = { [ctx.params.name.replace(/^realm_/, "")]: realmSetting(db.realm, ctx.params.name) };
-					await ctx.broadcast("users.realmChanged", { realm_id: db.realm._id, changes, user_ids: active.map((u) => u._id) } satisfies RealmChanged);
-					await groupsChanged(ctx);
-					return {};
-				},
-			},
-
 			/** For the management CLI: grant or revoke a special permission. */
 			setPermission: {
 				visibility: "public",
@@ -800,6 +785,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					const self = me(ctx);
 					const [user, all, bots, fields] = await Promise.all([findUser(self.user_id), db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), systemBots(db.User), listFields(db)]);
 					const state = registerState({ realm: db.realm, user, all, systemBots: bots, fields, server: config, params: ctx.params });
+					// Who may invite follows the organization's can_invite_users_group.
+					if ("can_invite_others_to_realm" in state) state.can_invite_others_to_realm = (await graphs.get()).realmAllows("can_invite_users_group", self.user_id);
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
 					if (wants("realm_user_groups")) state.realm_user_groups = await groupsView(false);
 					if (wants("realm")) {

@@ -1,15 +1,20 @@
 // Scheduled messages through HTTP: creating, listing, editing and deleting with Zulip's errors
 // for every bad input (nothing changes), POST /register, delivery at the scheduled time by the
-// sender, failure when the sender lost access, and exactly-once delivery with two scheduling
-// replicas (a second node running only `scheduling`, joined over Moleculer's in-process Fake
-// transporter) racing for the same messages.
+// sender (the node-cron job ticks every second here), failure when the sender lost access, was
+// deactivated or the message is too late, with Notification Bot's notice, and exactly-once
+// delivery with two scheduling replicas (a second node running only `scheduling`, joined over
+// Moleculer's in-process Fake transporter) racing for the same messages, a claim left by a replica
+// that died (taken back, sent once), and messages that fell due while no replica ran.
+import mongoose from "mongoose";
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { startNode, type RunningNode } from "../../services";
 import type { Identity } from "../../shared/actions";
+import { clock } from "../../shared/clock";
 
 let app: TestApp;
 let replica2: RunningNode;
+let replica3: RunningNode | undefined;
 let owner: Client;
 let alice: Account;
 let bob: Account;
@@ -19,7 +24,8 @@ let general: number;
 let vault: number;
 let strict: number;
 
-const SWEEP_MS = 300;
+const TICK_MS = 1000;
+const CLAIM_TIMEOUT_SECONDS = 60;
 const later = (seconds = 3600) => Math.floor(Date.now() / 1000) + seconds;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -43,6 +49,41 @@ async function topicMessages(c: Client, channelId: number, topic: string) {
 	return res.body.messages;
 }
 
+const BOT_EMAIL = "notification-bot@zulip.com";
+
+/** The user's direct messages from Notification Bot, oldest first, as Markdown and as HTML. */
+async function botNotices(a: Account) {
+	const query = (apply_markdown: boolean) => as(a).get("/messages", { anchor: "newest", num_before: 50, num_after: 0, narrow: [{ operator: "is", operand: "dm" }], apply_markdown });
+	const [raw, html] = await Promise.all([query(false), query(true)]);
+	expectSuccess(raw);
+	expectSuccess(html);
+	return raw.body.messages
+		.filter((m: any) => m.sender_email === BOT_EMAIL)
+		.map((m: any) => ({
+			content: m.content,
+			html: html.body.messages.find((h: any) => h.id === m.id).content,
+			// A direct message between the bot and the user alone.
+			alone: m.display_recipient.map((r: any) => r.id).sort().join() === [m.sender_id, a.user_id].sort().join(),
+		}));
+}
+
+/** Zulip's notice for a failed scheduled message, as Markdown and as rendered. */
+function expectedNotice(timestamp: number, reason: string) {
+	const iso = new Date(timestamp * 1000).toISOString().replace(/\.000Z$/, "");
+	return {
+		content: `The message you scheduled for <time:${iso}+00:00> was not sent because of the following error:\n\n> ${reason}\n\n[View scheduled messages](#scheduled)`,
+		html:
+			`<p>The message you scheduled for <time datetime="${iso}Z">${iso}+00:00</time> was not sent because of the following error:</p>\n` +
+			`<blockquote>\n<p>${reason}</p>\n</blockquote>\n<p><a href="#scheduled" target="_blank" rel="noopener noreferrer">View scheduled messages</a></p>`,
+	};
+}
+
+/** The scheduling database, read and written through the driver (a replica's leftovers). */
+async function schedulingDb() {
+	const conn = await mongoose.createConnection(process.env.TEST_MONGO_URL!).asPromise();
+	return { conn, messages: conn.useDb(`${app.node.config.dbPrefix}_scheduling`).collection("scheduled_messages") };
+}
+
 async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
 	const until = Date.now() + ms;
 	for (;;) {
@@ -54,7 +95,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 10_000): Pro
 }
 
 beforeAll(async () => {
-	app = await startTestApp({ transporter: "Fake", schedulingSweepMs: SWEEP_MS });
+	app = await startTestApp({ transporter: "Fake", schedulingCron: "* * * * * *", schedulingClaimTimeoutSeconds: CLAIM_TIMEOUT_SECONDS });
 	replica2 = await startNode({ ...app.node.config, services: ["scheduling"] }, "replica2");
 	owner = client(app.baseUrl, app.owner);
 	alice = await app.createUser({ full_name: "Alice" });
@@ -68,6 +109,8 @@ beforeAll(async () => {
 	strict = (await owner.get("/get_stream_id", { stream: "strict" })).body.stream_id;
 }, 60_000);
 afterAll(async () => {
+	clock.reset();
+	await replica3?.stop();
 	await replica2?.stop();
 	await app.stop();
 });
@@ -208,7 +251,7 @@ describe("delivery", () => {
 		const mine = await topicMessages(as(alice), general, "delivery");
 		expect(mine[0].flags).toContain("read");
 		expect(await listOf(as(alice))).toEqual([]);
-		await sleep(SWEEP_MS * 4);
+		await sleep(TICK_MS * 2);
 		expect(await topicMessages(as(bob), general, "delivery")).toHaveLength(1);
 	});
 
@@ -233,7 +276,7 @@ describe("delivery", () => {
 			const found = await topicMessages(as(bob), general, "race");
 			return found.length >= 5 ? found : undefined;
 		});
-		await sleep(SWEEP_MS * 4);
+		await sleep(TICK_MS * 2);
 		const after = await topicMessages(as(bob), general, "race");
 		expect(after.map((m: any) => m.content).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `<p>race ${i}</p>`));
 		expect(after).toHaveLength(messages.length);
@@ -253,6 +296,17 @@ describe("delivery", () => {
 		expect(new Set([a.id, b.id, c.id]).size).toBe(1);
 		expect(c.repeated).toBe(true);
 		expect(await topicMessages(as(bob), general, "idem")).toHaveLength(1);
+		// Notification Bot's notices take a key too.
+		const notify = () =>
+			app.node.broker.call<{ id: number; repeated: boolean }, Record<string, unknown>>(
+				"messages.notifyUser",
+				{ user_id: bob.user_id, content: "only one notice", idempotency_key: "test-notice-1" },
+				{ meta: { user: me } },
+			);
+		const [n1, n2] = await Promise.all([notify(), notify()]);
+		expect(n1.id).toBe(n2.id);
+		expect((await notify()).repeated).toBe(true);
+		expect((await botNotices(bob)).filter((n: any) => n.content === "only one notice")).toHaveLength(1);
 	});
 
 	test("a sender who lost access: failed, still listed; editing needs a new time and schedules it again", async () => {
@@ -263,9 +317,168 @@ describe("delivery", () => {
 		const failed = await waitFor(async () => (await listOf(as(alice))).find((m: any) => m.scheduled_message_id === id && m.failed));
 		expect(failed).toMatchObject({ type: "stream", to: vault, topic: "secret", failed: true });
 		expect(await topicMessages(owner, vault, "secret")).toEqual([]);
+		// Notification Bot tells the sender, in Zulip's words, with the reason.
+		const notices = await waitFor(async () => {
+			const found = await botNotices(alice);
+			return found.length ? found : undefined;
+		});
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toMatchObject({ alone: true, ...expectedNotice(failed.scheduled_delivery_timestamp, `Channel with ID '${vault}' does not exist`) });
 		expectError(await as(alice).patch(`/scheduled_messages/${id}`, { content: "again" }), 400, "BAD_REQUEST", "Scheduled delivery time must be in the future.");
 		expectSuccess(await as(alice).patch(`/scheduled_messages/${id}`, { type: "stream", to: general, topic: "secret", scheduled_delivery_timestamp: later(3600) }));
 		expect((await listOf(as(alice))).find((m: any) => m.scheduled_message_id === id)).toMatchObject({ to: general, failed: false });
 		expectSuccess(await as(alice).delete(`/scheduled_messages/${id}`));
+	});
+
+	test("more than 10 minutes late (Zulip's cutoff): failed with Zulip's reason, and the notice", async () => {
+		const t = later(3600);
+		const res = await as(bob).post("/scheduled_messages", { type: "direct", to: [alice.user_id], content: "too late", scheduled_delivery_timestamp: t });
+		expectSuccess(res);
+		const id = res.body.scheduled_message_id;
+		clock.advance((3600 + 11 * 60) * 1000);
+		try {
+			await waitFor(async () => (await listOf(as(bob))).find((m: any) => m.scheduled_message_id === id && m.failed));
+		} finally {
+			clock.reset();
+		}
+		const notices = await waitFor(async () => {
+			const found = (await botNotices(bob)).filter((n: any) => n.content.startsWith("The message you scheduled"));
+			return found.length ? found : undefined;
+		});
+		expect(notices).toEqual([{ alone: true, ...expectedNotice(t, "Message could not be sent at the scheduled time.") }]);
+		const dms = await as(alice).get("/messages", { anchor: "newest", num_before: 50, num_after: 0, narrow: [{ operator: "dm", operand: [bob.user_id] }] });
+		expect(dms.body.messages).toEqual([]);
+		expectSuccess(await as(bob).delete(`/scheduled_messages/${id}`));
+	});
+
+	test("a deactivated sender: failed with Zulip's reason, and no notice (as in Zulip)", async () => {
+		const carol = await app.createUser({ full_name: "Carol" });
+		const due = later(2);
+		const res = await as(carol).post("/scheduled_messages", { type: "direct", to: [bob.user_id], content: "from beyond", scheduled_delivery_timestamp: due });
+		expectSuccess(res);
+		expectSuccess(await owner.delete(`/users/${carol.user_id}`));
+		await sleep(due * 1000 - Date.now() + TICK_MS * 2.5);
+		expectSuccess(await owner.post(`/users/${carol.user_id}/reactivate`));
+		expect(await listOf(as(carol))).toEqual([expect.objectContaining({ scheduled_message_id: res.body.scheduled_message_id, failed: true })]);
+		expect(await botNotices(carol)).toEqual([]);
+		const dms = await as(bob).get("/messages", { anchor: "newest", num_before: 50, num_after: 0, narrow: [{ operator: "dm", operand: [carol.user_id] }] });
+		expect(dms.body.messages).toEqual([]);
+	});
+
+	test("rules are checked again at delivery: an archived channel, a topic policy changed, a deactivated recipient", async () => {
+		const dave = await app.createUser({ full_name: "Dave" });
+		for (const name of ["doomed", "policy"]) expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name }], principals: [alice.user_id] }));
+		const doomed = (await owner.get("/get_stream_id", { stream: "doomed" })).body.stream_id;
+		const policy = (await owner.get("/get_stream_id", { stream: "policy" })).body.stream_id;
+		const due = later(2);
+		const ids: number[] = [];
+		for (const body of [
+			{ type: "stream", to: doomed, topic: "t", content: "to the archive" },
+			{ type: "stream", to: policy, topic: "", content: "to the general chat" },
+			{ type: "direct", to: [dave.user_id], content: "to Dave" },
+		]) {
+			const res = await as(alice).post("/scheduled_messages", { ...body, scheduled_delivery_timestamp: due });
+			expectSuccess(res);
+			ids.push(res.body.scheduled_message_id);
+		}
+		const before = (await botNotices(alice)).length;
+		expectSuccess(await owner.delete(`/streams/${doomed}`));
+		expectSuccess(await owner.patch(`/streams/${policy}`, { topics_policy: "disable_empty_topic" }));
+		expectSuccess(await owner.delete(`/users/${dave.user_id}`));
+		const failed = await waitFor(async () => {
+			const mine = (await listOf(as(alice))).filter((m: any) => ids.includes(m.scheduled_message_id));
+			return mine.length === 3 && mine.every((m: any) => m.failed) ? mine : undefined;
+		});
+		expect(failed.map((m: any) => m.scheduled_message_id).sort()).toEqual([...ids].sort());
+		const notices = await waitFor(async () => {
+			const found = (await botNotices(alice)).slice(before);
+			return found.length >= 3 ? found : undefined;
+		});
+		// Each notice quotes its reason: the messages service's answer to the send, as to POST /messages.
+		const reasons = notices.map((n: any) => n.content.split("\n\n")[1]);
+		expect(reasons).toHaveLength(3);
+		expect(reasons).toContain("> Sending messages to the general chat is not allowed in this channel.");
+		expect(reasons.every((r: string) => /^> \S/.test(r))).toBe(true);
+		expect(await topicMessages(as(alice), policy, "")).toEqual([]);
+		for (const id of ids) expectSuccess(await as(alice).delete(`/scheduled_messages/${id}`));
+	});
+
+	test("global times in Markdown render as Zulip's <time> elements", async () => {
+		const sent = await as(alice).post("/messages", { type: "stream", to: general, topic: "times", content: "<time:2024-08-06T17:00:00+01:00> <time:1732000000> <time:soon>" });
+		expectSuccess(sent);
+		const [m] = await topicMessages(as(alice), general, "times");
+		expect(m.content).toBe(
+			'<p><time datetime="2024-08-06T16:00:00Z">2024-08-06T17:00:00+01:00</time> <time datetime="2024-11-19T07:06:40Z">1732000000</time> <span class="timestamp-error">Invalid time format: soon</span></p>',
+		);
+	});
+});
+
+describe("replicas that die", () => {
+	test("a claim left by a replica that died is taken back after the claim timeout, and sent once", async () => {
+		const ids: number[] = [];
+		for (const topic of ["stale a", "stale b"]) {
+			const res = await as(alice).post("/scheduled_messages", { type: "stream", to: general, topic, content: topic, scheduled_delivery_timestamp: later(3600) });
+			expectSuccess(res);
+			ids.push(res.body.scheduled_message_id);
+		}
+		const { conn, messages } = await schedulingDb();
+		try {
+			// What a replica leaves when it dies mid-send: due messages claimed, one of them already sent.
+			const left = { state: "sending", claimed_by: "dead-node/0", claimed_at: clock.nowMs(), scheduled_timestamp: clock.now() - 5 };
+			await messages.updateMany({ _id: { $in: ids } } as never, { $set: left });
+			const me = await app.node.broker.call<Identity, { email: string; api_key: string }>("users.authenticate", { email: alice.email, api_key: alice.api_key });
+			const first = await app.node.broker.call<{ id: number }, Record<string, unknown>>(
+				"messages.sendScheduled",
+				{ type: "channel", to: general, topic: "stale a", content: "stale a", read_by_sender: true, idempotency_key: `scheduled:${ids[0]}` },
+				{ meta: { user: me } },
+			);
+			// A claim younger than the timeout is left alone (its replica may still be sending).
+			await sleep(TICK_MS * 2.5);
+			expect((await listOf(as(alice))).map((m: any) => m.scheduled_message_id)).toEqual(expect.arrayContaining(ids));
+			expect(await topicMessages(as(bob), general, "stale b")).toEqual([]);
+			// Past it, a live replica takes both back: the sent one is answered by its first message.
+			clock.advance((CLAIM_TIMEOUT_SECONDS + 1) * 1000);
+			try {
+				await waitFor(async () => ((await listOf(as(alice))).some((m: any) => ids.includes(m.scheduled_message_id)) ? undefined : true));
+			} finally {
+				clock.reset();
+			}
+			const [a] = await topicMessages(as(bob), general, "stale a");
+			expect((await topicMessages(as(bob), general, "stale a")).map((m: any) => m.id)).toEqual([first.id]);
+			expect(a.content).toBe("<p>stale a</p>");
+			expect(await topicMessages(as(bob), general, "stale b")).toEqual([expect.objectContaining({ sender_id: alice.user_id, content: "<p>stale b</p>" })]);
+			const docs = await messages.find({ _id: { $in: ids } } as never).sort({ _id: 1 }).toArray();
+			expect(docs.map((d) => [d.state, d.claimed_by])).toEqual([
+				["delivered", null],
+				["delivered", null],
+			]);
+			expect(docs[0].delivered_message_id).toBe(first.id);
+		} finally {
+			await conn.close();
+		}
+	});
+
+	test("a message due while every scheduling replica was down is delivered when one comes back", async () => {
+		const due = later(2);
+		const res = await as(alice).post("/scheduled_messages", { type: "stream", to: general, topic: "comeback", content: "back", scheduled_delivery_timestamp: due });
+		expectSuccess(res);
+		for (const node of [app.node, replica2]) await node.broker.destroyService("scheduling");
+		await sleep(due * 1000 - Date.now() + TICK_MS * 2);
+		expect(await topicMessages(as(bob), general, "comeback")).toEqual([]);
+		replica3 = await startNode({ ...app.node.config, services: ["scheduling"] }, "replica3");
+		const [message] = await waitFor(async () => {
+			const found = await topicMessages(as(bob), general, "comeback");
+			return found.length ? found : undefined;
+		});
+		expect(message).toMatchObject({ sender_id: alice.user_id, content: "<p>back</p>" });
+		await sleep(TICK_MS * 2);
+		expect(await topicMessages(as(bob), general, "comeback")).toHaveLength(1);
+		expect(await listOf(as(alice))).toEqual([]);
+	});
+});
+
+describe("configuration", () => {
+	test("a SCHEDULING_CRON that is no cron expression stops the service at start", async () => {
+		await expect(startNode({ ...app.node.config, services: ["scheduling"], schedulingCron: "every minute" }, "badcron")).rejects.toThrow('SCHEDULING_CRON is not a cron expression: "every minute"');
 	});
 });

@@ -8,13 +8,15 @@
 //
 // Then the messages figures (messages-bench.ts), each beside the raw store doing the same work,
 // and the store figures (store-bench.ts): the store issue's goals, each with its verdict, and
-// the events figures (events-bench.ts): one message fanned out to 1,000 long-polling clients.
+// the events figures (events-bench.ts): one message fanned out to 1,000 long-polling clients, and
+// the scheduling figures (scheduling-bench.ts): 2,000 scheduled messages due at once, 1 and 3 replicas.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
 // without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
-// "flags" for the flag figures alone, "store" or "events"); the store figures' own settings are in
-// store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in events-bench.ts.
+// "flags" for the flag figures alone, "store", "events" or "scheduling"); the store figures' own
+// settings are in store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in
+// events-bench.ts, the scheduling figures' in scheduling-bench.ts.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,11 +28,12 @@ import { commandLine, onInterrupt, printableUrl, startBenchNodes, startBenchServ
 import { messageFigures, pairTable, type Pair } from "./messages-bench";
 import { STORE_SETTINGS, storeFigures, storeTable, type StoreReport } from "./store-bench";
 import { EVENTS_SETTINGS, eventsFigures, eventsTable, type EventsFigure } from "./events-bench";
+import { SCHEDULING_SETTINGS, schedulingFigures, schedulingTable, type SchedulingFigure } from "./scheduling-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ONLY = process.env.BENCH_ONLY;
-const runs = (part: "gateway" | "messages" | "store" | "events") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 
 interface Figure {
 	topology: string;
@@ -90,6 +93,7 @@ async function main() {
 	let pairs: Pair[] = [];
 	let storeReport: StoreReport | undefined;
 	let eventsReport: EventsFigure[] = [];
+	let schedulingReport: SchedulingFigure[] = [];
 	try {
 		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 		const common = {
@@ -101,7 +105,7 @@ async function main() {
 			EXTERNAL_URL: "http://bench.test",
 		};
 
-		if (runs("gateway") || runs("events")) nats = await startNats();
+		if (runs("gateway") || runs("events") || runs("scheduling")) nats = await startNats();
 		if (runs("gateway")) {
 			const port1 = await freePort();
 			const one = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "one"), PORT: String(port1) };
@@ -149,6 +153,7 @@ async function main() {
 			}
 		}
 		if (runs("events")) eventsReport = await eventsFigures(common, nats!.url, work);
+		if (runs("scheduling")) schedulingReport = await schedulingFigures(common, nats!.url, work);
 	} finally {
 		forget();
 		await cleanUp();
@@ -168,6 +173,11 @@ async function main() {
 		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
 		const command = commandLine(["BENCH_ONLY", ...EVENTS_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
 		process.stdout.write(`\n${eventsTable(eventsReport, { store: storeName, command, cores: os.cpus().length })}\n`);
+	}
+	if (schedulingReport.length) {
+		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
+		const command = commandLine(["BENCH_ONLY", ...SCHEDULING_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
+		process.stdout.write(`\n${schedulingTable(schedulingReport, { store: storeName, command, cores: os.cpus().length })}\n`);
 	}
 }
 

@@ -9,7 +9,7 @@ export interface Snapshotter {
 	close(): Promise<void>;
 }
 
-const SERVICES = ["users", "channels", "messages"];
+const SERVICES = ["users", "channels", "messages", "moderation", "invites"];
 
 export async function snapshotter(app: TestApp): Promise<Snapshotter> {
 	const conn = await mongoose.createConnection(process.env.TEST_MONGO_URL!).asPromise();

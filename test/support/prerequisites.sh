@@ -3,6 +3,7 @@
 # already done):
 #   - nats-server (Debian package), for the cluster tests;
 #   - the official Python Zulip client in a private virtualenv, for the real-client tests.
+#   - Chromium (Debian package), the browser the sign-up page test drives through playwright-core.
 # The embedded store launcher is built by the tests themselves on first need (Go toolchain).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,6 +15,17 @@ if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; t
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
 	else
 		echo "nats-server is missing: install the Debian package (sudo apt-get install nats-server)" >&2
+		exit 1
+	fi
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "Installing Chromium (Debian package)..."
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+	else
+		echo "Chromium is missing: install the Debian package (sudo apt-get install chromium)" >&2
 		exit 1
 	fi
 fi

@@ -27,8 +27,8 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 		let target: { channel: ChannelTarget; topic: string } | { participants: Principal[] };
 		if (isChannelType(q.type)) {
 			const channel = await call(ctx, "channels.sendTarget", { channel: channelRef(q.to) });
-			// "inherit" follows the organization, which allows the empty topic.
-			const policy = channel.topics_policy === "inherit" ? "allow_empty_topic" : channel.topics_policy;
+			// "inherit" follows the organization's topics_policy.
+			const policy = channel.topics_policy === "inherit" ? graph.topicsPolicy : channel.topics_policy;
 			target = { channel, topic: checkTopic(q.topic, graph.emptyTopicDisplayName, policy) };
 		} else {
 			target = { participants: (await call(ctx, "users.resolvePrincipals", { principals: directRefs(q.to) })).users };

@@ -33,6 +33,8 @@ export interface ScheduledMessageDoc {
 	claimed_by: string | null;
 	claimed_at: number | null;
 	delivered_message_id: number | null;
+	/** When it was marked delivered (milliseconds): delivery lag, for operators and the bench. */
+	delivered_at?: number | null;
 }
 
 const schema = new Schema<ScheduledMessageDoc>(
@@ -52,6 +54,7 @@ const schema = new Schema<ScheduledMessageDoc>(
 		claimed_by: { type: String, default: null },
 		claimed_at: { type: Number, default: null },
 		delivered_message_id: { type: Number, default: null },
+		delivered_at: { type: Number, default: null },
 	},
 	{ versionKey: false },
 );

@@ -1,0 +1,89 @@
+// The sign-up page an invitation links to, outside the API: `/accounts/do_confirm/<key>` (an
+// email invitation: name and password) and `/join/<key>/` (a reusable link: the address to
+// confirm). GET answers the HTML form; POST takes it form-encoded, or as JSON from API clients,
+// who get Zulip's JSON envelope back. The invites service decides everything; this file only
+// renders. Every value put into HTML is escaped.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "moleculer";
+import { renderError } from "../../shared/errors";
+import { escapeHtml } from "../../shared/html";
+
+type Req = IncomingMessage & { body?: unknown; $params?: Record<string, string>; $ctx: Context };
+
+interface Info {
+	realm_name: string;
+	realm_url: string;
+	email: string | null;
+}
+
+const STYLE = "body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:1rem;padding:.5rem 1rem}.error{color:#b00}";
+
+function page(res: ServerResponse, status: number, title: string, body: string): void {
+	const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>\n`;
+	res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Content-Length": Buffer.byteLength(html), "Cache-Control": "no-store" });
+	res.end(html);
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+	const text = JSON.stringify(body);
+	res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+	res.end(text);
+}
+
+const wantsJson = (req: IncomingMessage) => /application\/json/i.test(req.headers["content-type"] ?? "") || /^application\/json/i.test(req.headers.accept ?? "");
+
+/** The posted fields, as strings where they are strings (the action refuses anything else). */
+function fields(req: Req): Record<string, unknown> {
+	const b = req.body;
+	return b && typeof b === "object" && !Array.isArray(b) && !Buffer.isBuffer(b) ? (b as Record<string, unknown>) : {};
+}
+
+function invitationForm(info: Info, error?: string, name = ""): string {
+	const failed = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "";
+	return `<p>You are invited to join <strong>${escapeHtml(info.realm_name)}</strong> as <strong>${escapeHtml(info.email ?? "")}</strong>.</p>${failed}
+<form method="post"><label for="full_name">Full name</label><input id="full_name" name="full_name" required autocomplete="name" value="${escapeHtml(name)}">
+<label for="password">Password</label><input id="password" name="password" type="password" required autocomplete="new-password">
+<button type="submit">Create account</button></form>`;
+}
+
+function linkForm(info: Info, error?: string, email = ""): string {
+	const failed = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "";
+	return `<p>You are invited to join <strong>${escapeHtml(info.realm_name)}</strong>. Enter your email address; we will send you a link to finish.</p>${failed}
+<form method="post"><label for="email">Email address</label><input id="email" name="email" type="email" required autocomplete="email" value="${escapeHtml(email)}">
+<button type="submit">Continue</button></form>`;
+}
+
+/** One request to a sign-up link; `kind` says which of the two. */
+export async function signupPage(req: Req, res: ServerResponse, kind: "invitation" | "link"): Promise<void> {
+	const key = req.$params?.key ?? "";
+	const asJson = req.method === "POST" && wantsJson(req);
+	let info: Info;
+	try {
+		info = await req.$ctx.call<Info, Record<string, string>>("invites.signupInfo", { key, kind });
+	} catch (err) {
+		const r = renderError(err);
+		if (asJson) return json(res, r.status, r.body);
+		return page(res, r.status, "Invitation not usable", `<p>${escapeHtml(r.body.msg)}</p><p>Ask the person who invited you for a new invitation.</p>`);
+	}
+	if (req.method !== "POST") {
+		return page(res, 200, `Join ${info.realm_name}`, kind === "link" ? linkForm(info) : invitationForm(info));
+	}
+	const form = fields(req);
+	try {
+		if (kind === "link") {
+			const { email } = await req.$ctx.call<{ email: string }, Record<string, unknown>>("invites.requestInvitation", { key, email: form.email });
+			if (asJson) return json(res, 200, { result: "success", msg: "", email });
+			return page(res, 200, "Check your email", `<p>We sent a link to <strong>${escapeHtml(email)}</strong>. Open it to finish joining ${escapeHtml(info.realm_name)}.</p>`);
+		}
+		const user = await req.$ctx.call<{ user_id: number; email: string }, Record<string, unknown>>("invites.accept", { key, full_name: form.full_name, password: form.password });
+		if (asJson) return json(res, 200, { result: "success", msg: "", ...user });
+		const login = `<p>Your account <strong>${escapeHtml(user.email)}</strong> in ${escapeHtml(info.realm_name)} is ready. Log in at <a href="${escapeHtml(info.realm_url)}">${escapeHtml(info.realm_url)}</a> with your email address and password.</p>`;
+		return page(res, 200, "Account created", login);
+	} catch (err) {
+		const r = renderError(err);
+		if (asJson) return json(res, r.status, r.body);
+		if (r.status >= 500) return page(res, r.status, "Something went wrong", `<p>${escapeHtml(r.body.msg)}</p>`);
+		const text = (v: unknown) => (typeof v === "string" ? v : "");
+		return page(res, r.status, `Join ${info.realm_name}`, kind === "link" ? linkForm(info, r.body.msg, text(form.email)) : invitationForm(info, r.body.msg, text(form.full_name)));
+	}
+}

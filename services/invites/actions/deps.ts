@@ -1,0 +1,23 @@
+// What the invites service's action groups share.
+import type { Context } from "moleculer";
+import type { Model } from "mongoose";
+import type { Meta } from "../../../shared/actions";
+import type { Config } from "../../../shared/config";
+import type { GroupGraphCache } from "../../../shared/group-settings";
+import type { InvitationDoc, MultiuseInviteDoc } from "../models/invitation";
+import type { InviteQuotaDoc } from "../models/invite-quota";
+
+export type Ctx<P = Record<string, never>> = Context<P, Meta>;
+
+export interface InvitesDeps {
+	Invitation: Model<InvitationDoc>;
+	MultiuseInvite: Model<MultiuseInviteDoc>;
+	Quota: Model<InviteQuotaDoc>;
+	nextId: (entity: string, count?: number) => Promise<number>;
+	/** The organization's group graph, from the users service, cleaned by its events. */
+	graphs: GroupGraphCache;
+	config: Pick<Config, "invitationLinkValidityMinutes" | "invitesDailyLimit" | "seatLimit" | "emailDir">;
+	/** Zulip's invites_changed, to the organization's administrators and these users. */
+	announce(ctx: Ctx<any>, userIds: number[]): Promise<void>;
+	logger: { error(...args: unknown[]): void };
+}

@@ -1,0 +1,239 @@
+// Organization settings over the API (PATCH /realm): who may change what, Zulip's errors for every
+// bad value (nothing changes), POST /register and `realm` events reflecting each change at once,
+// and the change taking effect in the other services at once (edit time limits, the topics
+// policy, organization-level group settings). The management CLI's path is the same.
+import { startTestApp, type TestApp, type Account, type Cast } from "../support/app";
+import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
+import { snapshotter, diffSnapshots, type Snapshotter } from "../support/db-snapshot";
+import { clock } from "../../shared/clock";
+
+let app: TestApp;
+let snaps: Snapshotter;
+let owner: Client;
+let cast: Cast;
+let groups: Record<string, number>;
+let general: number;
+let privateChannel: number;
+const as = (a: Account) => client(app.baseUrl, a);
+
+async function realmState(c: Client = owner) {
+	const res = await c.post("/register", { fetch_event_types: JSON.stringify(["realm"]) });
+	expectSuccess(res);
+	return res.body as Record<string, any>;
+}
+
+async function refusedWithoutChange(request: () => Promise<any>, status: number, code: string, msg: string | RegExp) {
+	const before = await snaps.take();
+	expectError(await request(), status, code, msg);
+	expect(diffSnapshots(before, await snaps.take())).toEqual([]);
+}
+
+const patchAs = (c: Client, params: Record<string, unknown>) => () => c.patch("/realm", params);
+
+beforeAll(async () => {
+	app = await startTestApp();
+	snaps = await snapshotter(app);
+	owner = client(app.baseUrl, app.owner);
+	cast = await app.createCast();
+	const listed = await owner.get("/user_groups");
+	groups = Object.fromEntries(listed.body.user_groups.map((g: any) => [g.name, g.id]));
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "general" }], principals: [cast.member.user_id, cast.admin.user_id] }));
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "mods" }], invite_only: true }));
+	general = (await owner.get("/get_stream_id", { stream: "general" })).body.stream_id;
+	privateChannel = (await owner.get("/get_stream_id", { stream: "mods" })).body.stream_id;
+}, 60_000);
+
+afterAll(async () => {
+	clock.reset();
+	await snaps?.close();
+	await app?.stop();
+});
+
+describe("permissions", () => {
+	test("members, moderators and guests are refused; nothing changes", async () => {
+		for (const u of [cast.member, cast.moderator, cast.guest]) {
+			await refusedWithoutChange(patchAs(as(u), { name: "Mine" }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+		}
+		await refusedWithoutChange(() => client(app.baseUrl).patch("/realm", { name: "Mine" }), 401, "UNAUTHORIZED", /./);
+	});
+
+	test("owner-only settings refuse administrators", async () => {
+		const admin = as(cast.admin);
+		await refusedWithoutChange(patchAs(admin, { waiting_period_threshold: 3 }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+		for (const name of ["can_create_groups", "can_invite_users_group", "can_manage_all_groups", "create_multiuse_invite_group"]) {
+			await refusedWithoutChange(patchAs(admin, { [name]: JSON.stringify({ new: groups["role:administrators"] }) }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+		}
+		// Together with settings an administrator may change, nothing is written either.
+		await refusedWithoutChange(patchAs(admin, { name: "X", waiting_period_threshold: 3 }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+	});
+});
+
+describe("values", () => {
+	test("name and description: answered as updated, in POST /register and realm events at once", async () => {
+		const queue = await as(cast.member).post("/register", { event_types: JSON.stringify(["realm"]) });
+		const res = await as(cast.admin).patch("/realm", { name: "Acme", description: "We **build**" });
+		expectSuccess(res);
+		expect(res.body).toMatchObject({ name: "updated", description: "updated" });
+		const state = await realmState(as(cast.member));
+		expect(state).toMatchObject({ realm_name: "Acme", realm_description: "We **build**" });
+		const events = await as(cast.member).get("/events", { queue_id: queue.body.queue_id, last_event_id: -1, dont_block: true });
+		expect(events.body.events.map(({ id: _id, ...e }: any) => e)).toEqual([
+			{ type: "realm", op: "update", property: "name", value: "Acme" },
+			{ type: "realm", op: "update", property: "description", value: "We **build**" },
+		]);
+		expect((await owner.get("/server_settings")).body.realm_name).toBe("Acme");
+		// The same values again change nothing and announce nothing.
+		const again = await as(cast.admin).patch("/realm", { name: "Acme" });
+		expectSuccess(again);
+		expect(again.body.name).toBeUndefined();
+	});
+
+	test("name and description lengths", async () => {
+		await refusedWithoutChange(patchAs(owner, { name: "n".repeat(41) }), 400, "BAD_REQUEST", "name is too long (limit: 40 characters)");
+		await refusedWithoutChange(patchAs(owner, { description: "d".repeat(1001) }), 400, "BAD_REQUEST", "description is too long (limit: 1000 characters)");
+		expectSuccess(await owner.patch("/realm", { name: "n".repeat(40), description: "d".repeat(1000) }));
+	});
+
+	test("time limits: seconds or unlimited; anything else is Zulip's Bad value", async () => {
+		for (const name of ["message_content_edit_limit_seconds", "message_content_delete_limit_seconds", "move_messages_within_stream_limit_seconds", "move_messages_between_streams_limit_seconds"]) {
+			for (const bad of [0, -5, "forever"]) await refusedWithoutChange(patchAs(owner, { [name]: bad }), 400, "BAD_REQUEST", `Bad value for '${name}': ${bad}`);
+			await refusedWithoutChange(patchAs(owner, { [name]: JSON.stringify([1]) }), 400, "BAD_REQUEST", /./);
+			const res = await owner.patch("/realm", { [name]: "unlimited" });
+			expectSuccess(res);
+			expect(res.body[name]).toBeNull();
+			expect((await realmState())[`realm_${name}`]).toBeNull();
+			expectSuccess(await owner.patch("/realm", { [name]: 3600 }));
+			expect((await realmState())[`realm_${name}`]).toBe(3600);
+		}
+	});
+
+	test("booleans and choices", async () => {
+		await refusedWithoutChange(patchAs(owner, { allow_message_editing: "maybe" }), 400, "BAD_REQUEST", "allow_message_editing is not a boolean");
+		await refusedWithoutChange(patchAs(owner, { enable_spectator_access: 3 }), 400, "BAD_REQUEST", "enable_spectator_access is not a boolean");
+		await refusedWithoutChange(patchAs(owner, { message_edit_history_visibility_policy: "some" }), 400, "BAD_REQUEST", "Invalid message_edit_history_visibility_policy");
+		await refusedWithoutChange(patchAs(owner, { topics_policy: "empty_topic_only" }), 400, "BAD_REQUEST", "Invalid topics_policy");
+		await refusedWithoutChange(patchAs(owner, { waiting_period_threshold: -1 }), 400, "BAD_REQUEST", /waiting_period_threshold/);
+		await refusedWithoutChange(patchAs(owner, { waiting_period_threshold: "soon" }), 400, "BAD_REQUEST", "waiting_period_threshold is not an integer");
+		expectSuccess(await owner.patch("/realm", { allow_message_editing: false, enable_spectator_access: true, message_edit_history_visibility_policy: "moves", waiting_period_threshold: 7 }));
+		expect(await realmState()).toMatchObject({
+			realm_allow_message_editing: false,
+			realm_enable_spectator_access: true,
+			realm_message_edit_history_visibility_policy: "moves",
+			realm_waiting_period_threshold: 7,
+		});
+		expectSuccess(await owner.patch("/realm", { allow_message_editing: true, message_edit_history_visibility_policy: "all", waiting_period_threshold: 0 }));
+	});
+
+	test("moderation_request_channel_id: a private channel, or -1", async () => {
+		await refusedWithoutChange(patchAs(owner, { moderation_request_channel_id: 99_999 }), 400, "BAD_REQUEST", "Invalid channel ID");
+		await refusedWithoutChange(patchAs(owner, { moderation_request_channel_id: general }), 400, "BAD_REQUEST", "Moderation request channel must be private.");
+		await refusedWithoutChange(patchAs(owner, { moderation_request_channel_id: "x" }), 400, "BAD_REQUEST", "moderation_request_channel_id is not an integer");
+		const queue = await as(cast.member).post("/register", { event_types: JSON.stringify(["realm"]) });
+		expectSuccess(await as(cast.admin).patch("/realm", { moderation_request_channel_id: privateChannel }));
+		expect((await realmState()).realm_moderation_request_channel_id).toBe(privateChannel);
+		expectSuccess(await owner.patch("/realm", { moderation_request_channel_id: -1 }));
+		expect((await realmState()).realm_moderation_request_channel_id).toBe(-1);
+		const events = await as(cast.member).get("/events", { queue_id: queue.body.queue_id, last_event_id: -1, dont_block: true });
+		expect(events.body.events.map((e: any) => [e.op, e.property, e.value])).toEqual([
+			["update", "moderation_request_channel_id", privateChannel],
+			["update", "moderation_request_channel_id", -1],
+		]);
+		// An archived channel cannot be chosen.
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "old-mods" }], invite_only: true }));
+		const archived = (await owner.get("/get_stream_id", { stream: "old-mods" })).body.stream_id;
+		expectSuccess(await owner.delete(`/streams/${archived}`));
+		await refusedWithoutChange(patchAs(owner, { moderation_request_channel_id: archived }), 400, "BAD_REQUEST", "Invalid channel ID");
+	});
+});
+
+describe("group settings", () => {
+	const setting = "can_create_public_channel_group";
+
+	test("{new, old} values; Zulip's limits on which groups a setting may name", async () => {
+		const members = groups["role:members"];
+		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify(groups["role:moderators"]) }), 400, "BAD_REQUEST", `Invalid ${setting}`);
+		await refusedWithoutChange(patchAs(owner, { [setting]: "{" }), 400, "BAD_REQUEST", /not valid JSON/);
+		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: 99_999 }) }), 400, "BAD_REQUEST", "Invalid user group ID: 99999");
+		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: { direct_members: [99_999], direct_subgroups: [] } }) }), 400, "BAD_REQUEST", "Invalid user ID: 99999");
+		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: "admins" }) }), 400, "BAD_REQUEST", `Invalid ${setting}`);
+		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: groups["role:moderators"], old: groups["role:owners"] }) }), 400, "BAD_REQUEST", `'old' value for ${setting} does not match expected value.`);
+		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: groups["role:everyone"] }) }), 400, "BAD_REQUEST", `'${setting}' setting cannot be set to 'role:everyone' group.`);
+		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: groups["role:internet"] }) }), 400, "BAD_REQUEST", `'${setting}' setting cannot be set to 'role:internet' group.`);
+		await refusedWithoutChange(patchAs(owner, { can_manage_all_groups: JSON.stringify({ new: groups["role:nobody"] }) }), 400, "BAD_REQUEST", "'can_manage_all_groups' setting cannot be set to 'role:nobody' group.");
+		await refusedWithoutChange(patchAs(owner, { create_multiuse_invite_group: JSON.stringify({ new: groups["role:everyone"] }) }), 400, "BAD_REQUEST", "'create_multiuse_invite_group' setting cannot be set to 'role:everyone' group.");
+		await refusedWithoutChange(
+			patchAs(owner, { can_create_web_public_channel_group: JSON.stringify({ new: groups["role:members"] }) }),
+			400,
+			"BAD_REQUEST",
+			"'can_create_web_public_channel_group' setting cannot be set to 'role:members' group.",
+		);
+		await refusedWithoutChange(
+			patchAs(owner, { can_create_web_public_channel_group: JSON.stringify({ new: { direct_members: [cast.admin.user_id], direct_subgroups: [] } }) }),
+			400,
+			"BAD_REQUEST",
+			"'can_create_web_public_channel_group' must be a system user group.",
+		);
+
+		const queue = await as(cast.member).post("/register", { event_types: JSON.stringify(["realm"]) });
+		const res = await as(cast.admin).patch("/realm", { [setting]: JSON.stringify({ new: groups["role:nobody"], old: members }) });
+		expectSuccess(res);
+		expect(res.body[setting]).toBe(groups["role:nobody"]);
+		const state = await realmState(as(cast.member));
+		expect(state[`realm_${setting}`]).toBe(groups["role:nobody"]);
+		const events = await as(cast.member).get("/events", { queue_id: queue.body.queue_id, last_event_id: -1, dont_block: true });
+		expect(events.body.events.map(({ id: _id, ...e }: any) => e)).toEqual([{ type: "realm", op: "update_dict", property: "default", data: { [setting]: groups["role:nobody"] } }]);
+	});
+
+	test("the channels service applies the change at once", async () => {
+		await refusedWithoutChange(() => as(cast.admin).post("/users/me/subscriptions", { subscriptions: [{ name: "new-public" }] }), 400, "BAD_REQUEST", "Insufficient permission");
+		const anonymous = { direct_members: [cast.member.user_id], direct_subgroups: [groups["role:administrators"]] };
+		expectSuccess(await owner.patch("/realm", { [setting]: JSON.stringify({ new: anonymous }) }));
+		expect((await realmState())[`realm_${setting}`]).toEqual(anonymous);
+		expectSuccess(await as(cast.member).post("/users/me/subscriptions", { subscriptions: [{ name: "new-public" }] }));
+		await refusedWithoutChange(() => as(cast.member2).post("/users/me/subscriptions", { subscriptions: [{ name: "other-public" }] }), 400, "BAD_REQUEST", "Insufficient permission");
+		// `old` as an anonymous group, members in another order.
+		const reordered = { direct_members: [cast.member.user_id], direct_subgroups: [groups["role:administrators"]] };
+		expectSuccess(await owner.patch("/realm", { [setting]: JSON.stringify({ new: groups["role:members"], old: reordered }) }));
+	});
+
+	test("owners change owner-only settings", async () => {
+		expectSuccess(await owner.patch("/realm", { can_manage_all_groups: JSON.stringify({ new: groups["role:administrators"] }), can_invite_users_group: JSON.stringify({ new: groups["role:nobody"] }) }));
+		expect(await realmState()).toMatchObject({ realm_can_manage_all_groups: groups["role:administrators"], realm_can_invite_users_group: groups["role:nobody"] });
+	});
+});
+
+describe("other services see each change at once", () => {
+	test("message_content_edit_limit_seconds decides whether an edit is allowed", async () => {
+		expectSuccess(await owner.patch("/realm", { message_content_edit_limit_seconds: 60 }));
+		const id = await sendMessage(as(cast.member), { type: "stream", to: general, topic: "t", content: "first" });
+		clock.advance(120_000);
+		await refusedWithoutChange(() => as(cast.member).patch(`/messages/${id}`, { content: "second" }), 400, "BAD_REQUEST", "The time limit for editing this message has passed");
+		expectSuccess(await as(cast.admin).patch("/realm", { message_content_edit_limit_seconds: "unlimited" }));
+		expectSuccess(await as(cast.member).patch(`/messages/${id}`, { content: "second" }));
+	});
+
+	test("topics_policy applies to channels that inherit it", async () => {
+		expectSuccess(await owner.patch("/realm", { topics_policy: "disable_empty_topic" }));
+		expect(await realmState()).toMatchObject({ realm_topics_policy: "disable_empty_topic", realm_mandatory_topics: true });
+		await refusedWithoutChange(
+			() => as(cast.member).post("/messages", { type: "stream", to: general, topic: "", content: "hi" }),
+			400,
+			"BAD_REQUEST",
+			"Sending messages to the general chat is not allowed in this channel.",
+		);
+		const queue = await as(cast.member).post("/register", { event_types: JSON.stringify(["realm"]) });
+		expectSuccess(await owner.patch("/realm", { topics_policy: "allow_empty_topic" }));
+		await sendMessage(as(cast.member), { type: "stream", to: general, topic: "", content: "hi" });
+		const events = await as(cast.member).get("/events", { queue_id: queue.body.queue_id, last_event_id: -1, dont_block: true });
+		expect(events.body.events.map(({ id: _id, ...e }: any) => e)).toEqual([
+			{ type: "realm", op: "update_dict", property: "default", data: { topics_policy: "allow_empty_topic", mandatory_topics: false } },
+		]);
+	});
+
+	test("the management CLI's realm-setting takes the same path", async () => {
+		await app.node.broker.call("users.setRealmSetting", { name: "realm_message_content_edit_limit_seconds", value: 30 });
+		expect((await realmState()).realm_message_content_edit_limit_seconds).toBe(30);
+		await app.node.broker.call("users.setRealmSetting", { name: "realm_description", value: "From the CLI" });
+		expect((await realmState()).realm_description).toBe("From the CLI");
+	});
+});
