@@ -3,21 +3,24 @@
 import os from "node:os";
 import type { BrokerOptions, ServiceSchema } from "moleculer";
 import type { Config } from "./shared/config";
+import { NATS_OPTIONS } from "./shared/transport-recovery";
+import { loggerOptions, usePretty } from "./shared/logging";
+
+/** A nats:// URL gets the reconnection settings of shared/transport-recovery.ts; anything else goes to Moleculer as given. */
+function transporter(url: string): BrokerOptions["transporter"] {
+	if (!url) return null;
+	if (!url.startsWith("nats://")) return url as BrokerOptions["transporter"];
+	return { type: "NATS", options: { url, ...NATS_OPTIONS } };
+}
 
 export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions {
 	return {
 		nodeID: `${nodeName}-${os.hostname()}-${process.pid}`,
 		namespace: config.dbPrefix,
-		transporter: (config.transporter || null) as BrokerOptions["transporter"],
+		transporter: transporter(config.transporter),
 		// Compact and fast; every node of a cluster must use the same.
 		serializer: "JSON",
-		logger: {
-			type: "Pino",
-			options: {
-				level: config.logLevel,
-				pino: { options: { base: undefined, timestamp: true } },
-			},
-		},
+		logger: loggerOptions(config.logLevel, usePretty(config.logFormat)),
 		logLevel: config.logLevel as BrokerOptions["logLevel"],
 		// Read-mostly results (users, realm) are cached per node and cleaned by the owner's events.
 		cacher: { type: "Memory", options: { ttl: 300, clone: false } },
@@ -43,7 +46,11 @@ export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions 
 		// broker; the broker's own handler would stop the services at once, mid-request.
 		skipProcessEventRegistration: true,
 		transit: { disableReconnect: false },
-		metrics: false,
+		// Off unless METRICS_PORT is set: then request counts, errors and latency per action (and the
+		// gateway's HTTP figures, services/api/http-metrics.ts) on http://<host>:METRICS_PORT/metrics.
+		metrics: config.metricsPort
+			? { enabled: true, reporter: { type: "Prometheus", options: { port: config.metricsPort, path: "/metrics" } } }
+			: false,
 		tracing: false,
 	};
 }

@@ -2,12 +2,18 @@
 import { loadConfig } from "../shared/config";
 import { startNode } from "../services";
 import { StartupError } from "../shared/store";
+import { usePretty } from "../shared/logging";
+import { banner } from "./banner";
 
 async function main() {
 	const node = await startNode(loadConfig());
 	const log = node.broker.getLogger("server");
 	log.info(`Node.js ${process.version}, services: ${node.broker.services.map((s) => s.name).filter((n) => !n.startsWith("$")).join(", ")}`);
-	if (node.broker.getLocalService("api")) log.info(`Listening on http://${node.config.host}:${node.config.port}/api/v1`);
+	if (node.broker.getLocalService("api")) {
+		log.info(`Listening on http://${node.config.host}:${node.config.port}/api/v1`);
+		// On a terminal, a few plain lines for the person who started it; JSON logs stay JSON.
+		if (usePretty(node.config.logFormat)) process.stdout.write(banner({ url: `${node.config.externalUrl}/api/v1`, dataDir: node.config.dataDir }));
+	}
 	let stopping = false;
 	const stop = async (signal: string) => {
 		if (stopping) return;

@@ -5,6 +5,7 @@ import { brokerOptions, markRetries } from "../moleculer.config";
 import type { Config } from "../shared/config";
 import { startEmbeddedStore, type RunningStore } from "../shared/store";
 import { startHealth, type Health } from "../shared/health";
+import { watchTransport } from "../shared/transport-recovery";
 import { apiService } from "./api/api.service";
 import { usersService } from "./users/users.service";
 import { channelsService } from "./channels/channels.service";
@@ -53,6 +54,7 @@ export async function startNode(config: Config, nodeName = "node"): Promise<Runn
 	let health: Health | undefined;
 	try {
 		await broker.start();
+		watchTransport(broker);
 		health = await startHealth(broker, config.healthPort, config.host);
 	} catch (err) {
 		await broker.stop().catch(() => undefined);

@@ -2,6 +2,7 @@
 // declared once here so a call across the bus is type-checked like a local one.
 import type { Context } from "moleculer";
 import type { GroupGraphData } from "./group-settings";
+import type { Linkifier } from "./org-events";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
 export interface Identity {
@@ -168,6 +169,7 @@ export interface ActionMap {
 	"users.checkInviteGroups": { params: { group_ids: number[] }; result: None };
 	"users.createInvitedUser": { params: InvitedUser; result: { user_id: number; email: string; full_name: string } };
 	"users.welcomeBot": { params: None; result: Identity };
+	"users.linkifiers": { params: None; result: { linkifiers: Linkifier[] } };
 	"messages.maxMessageId": { params: None; result: { max_message_id: number } };
 	"messages.checkSend": { params: WouldBeMessage; result: CheckedMessage };
 	"messages.reportTarget": { params: { message_id: number }; result: ReportedMessage };

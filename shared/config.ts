@@ -1,5 +1,11 @@
 // Every setting the server reads from its environment, parsed in one place.
 import path from "node:path";
+import type { LogFormat } from "./logging";
+
+function logFormat(raw: string): LogFormat {
+	if (raw === "auto" || raw === "json" || raw === "pretty") return raw;
+	throw new Error(`LOG_FORMAT must be auto, json or pretty, got "${raw}"`);
+}
 
 function int(name: string, fallback: number): number {
 	const raw = process.env[name];
@@ -40,6 +46,8 @@ export interface Config {
 	/** Services this node runs; empty means all of them. */
 	services: string[];
 	logLevel: string;
+	/** LOG_FORMAT: "auto" (pretty on a terminal, JSON otherwise), "json" or "pretty". */
+	logFormat: LogFormat;
 	/** Largest accepted request body, in bytes. */
 	bodyLimit: number;
 	/** Per-user request budget in each window; 0 turns rate limiting off. */
@@ -60,6 +68,8 @@ export interface Config {
 	jitsiServerUrl: string;
 	/** Port of this node's health endpoint (/healthz, /readyz) for probes; 0 turns it off. */
 	healthPort: number;
+	/** Port of this node's Prometheus endpoint (/metrics); 0 turns metrics off. */
+	metricsPort: number;
 	/** How long GET /events waits before answering with a heartbeat (Zulip: 45 s). */
 	eventsHeartbeatSeconds: number;
 	/** An event queue nobody reads for this long is removed (Zulip: 10 minutes). */
@@ -96,6 +106,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 			.map((s) => s.trim())
 			.filter(Boolean),
 		logLevel: str("LOG_LEVEL", "info"),
+		logFormat: logFormat(str("LOG_FORMAT", "auto")),
 		bodyLimit: int("BODY_LIMIT_BYTES", 5 * 1024 * 1024),
 		rateLimit: int("RATE_LIMIT", 200),
 		rateLimitWindowSeconds: int("RATE_LIMIT_WINDOW_SECONDS", 60),
@@ -107,6 +118,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		webPublicStreams: ["1", "true"].includes(str("WEB_PUBLIC_STREAMS_ENABLED", "").toLowerCase()),
 		jitsiServerUrl: url("JITSI_SERVER_URL", "https://meet.jit.si"),
 		healthPort: int("HEALTH_PORT", 0),
+		metricsPort: int("METRICS_PORT", 0),
 		eventsHeartbeatSeconds: int("EVENTS_HEARTBEAT_SECONDS", 45),
 		eventQueueTimeoutSeconds: int("EVENT_QUEUE_TIMEOUT_SECONDS", 600),
 		schedulingCron: str("SCHEDULING_CRON", "*/5 * * * * *"),

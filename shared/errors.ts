@@ -141,7 +141,8 @@ export function renderError(err: unknown): RenderedError {
 			first.type === "required"
 				? { result: "error", msg: `Missing '${first.field}' argument`, code: "REQUEST_VARIABLE_MISSING", var_name: first.field }
 				: { result: "error", msg: validationMessage(first), code: "BAD_REQUEST" };
-	} else if (e.type === "SERVICE_NOT_FOUND" || e.type === "SERVICE_NOT_AVAILABLE" || e.type === "REQUEST_TIMEOUT") {
+	} else if (e.type === "SERVICE_NOT_FOUND" || e.type === "SERVICE_NOT_AVAILABLE" || e.type === "REQUEST_TIMEOUT" || e.type === "REQUEST_REJECTED") {
+		// REQUEST_REJECTED: the node answering went away (or the NATS connection did) mid-call.
 		status = 503;
 		body = { result: "error", msg: "Service temporarily unavailable", code: "SERVICE_UNAVAILABLE" };
 	} else if (e.code === 413 || e.status === 413 || e.type === "PAYLOAD_TOO_LARGE" || e.type === "entity.too.large" || e.type === "parameters.too.many") {

@@ -153,3 +153,29 @@ export type SchedulingChanged = Record<string, unknown> & { user_id: number; op:
 export interface InvitesChanged {
 	user_ids: number[];
 }
+
+/** `users.navigationViewChanged`: Zulip's `navigation_view` event (add, update, remove), to the user. */
+export interface NavigationViewChanged {
+	user_id: number;
+	event: Record<string, unknown>;
+}
+
+/** `users.playgroundsChanged`: the organization's code playgrounds now, to every active user. */
+export interface PlaygroundsChanged {
+	user_ids: number[];
+	realm_playgrounds: Array<{ id: number; name: string; pygments_language: string; url_template: string }>;
+}
+
+/** A linkifier as the API shows it. */
+export interface Linkifier {
+	pattern: string;
+	url_template: string;
+	id: number;
+}
+
+/** `users.linkifiersChanged`: the organization's linkifiers now (in order), to every active user; the messages service renders with them. */
+export interface LinkifiersChanged {
+	realm_id: number;
+	user_ids: number[];
+	realm_linkifiers: Linkifier[];
+}

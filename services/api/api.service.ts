@@ -17,6 +17,7 @@ import { registerAction } from "./register";
 import { escapeHtml } from "../../shared/html";
 import { createHttpServer } from "./http-server";
 import { signupPage } from "./signup-page";
+import { observeHttp } from "./http-metrics";
 
 const PREFIX = "/api/v1";
 
@@ -204,6 +205,14 @@ export function apiService(config: Config): ServiceSchema {
 				});
 		};
 
+	/** A request's route for the HTTP metrics: its action under /api/v1, else "other". */
+	const routeLabel = (method: string, url: string): string => {
+		const pathname = url.split("?")[0];
+		if (!pathname.startsWith(PREFIX)) return "other";
+		const match = router.match(method, pathname.slice(PREFIX.length) || "/");
+		return match.kind === "found" ? match.route.action : "unmatched";
+	};
+
 	const dispatch = function (this: any, req: Req, res: ServerResponse) {
 		// moleculer-web does not await function aliases: handle() catches everything itself.
 		void handle.call(this, req, res);
@@ -277,7 +286,7 @@ export function apiService(config: Config): ServiceSchema {
 			/** Replaces moleculer-web's own: header limits, early 413 and JSON answers to bad requests. */
 			createServer(this: any) {
 				if (this.server) return;
-				this.server = createHttpServer(config.bodyLimit, this.httpHandler);
+				this.server = createHttpServer(config.bodyLimit, observeHttp(this.broker, this.httpHandler, routeLabel));
 				this.server.requestTimeout = this.settings.requestTimeout;
 				this.isHTTPS = false;
 			},

@@ -15,6 +15,7 @@ import { messageChanges } from "./message-changes";
 import { orgChangeHandlers } from "./org-changes";
 import { realmChangeHandlers } from "./realm-changes";
 import { inviteChangeHandlers } from "./invite-changes";
+import { settingsChangeHandlers } from "./settings-changes";
 import { ownerOf, QueueRegistry, type QueueOptions } from "./queues";
 
 type Ctx<P = unknown> = Context<P, Meta>;
@@ -184,6 +185,7 @@ export function eventsService(config: Config): ServiceSchema {
 			...orgChangeHandlers(() => queues, deliver),
 			...realmChangeHandlers(() => queues, deliver),
 			...inviteChangeHandlers(() => queues, deliver),
+			...settingsChangeHandlers(() => queues, deliver),
 		},
 	};
 }

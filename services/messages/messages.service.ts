@@ -9,6 +9,8 @@ import { call, requireUser, type ApiUser, type Identity, type RegisterStateParam
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { p, params } from "../../shared/params";
 import { GroupGraphCache } from "../../shared/group-settings";
+import type { LinkifiersChanged } from "../../shared/org-events";
+import { linkifiersChanged, loadedLinkifiers } from "./linkifier-cache";
 import type { MessagesDb } from "./db";
 import { messageModel, type MessageDoc } from "./models/message";
 import { userMessageModel } from "./models/user-message";
@@ -110,7 +112,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	async function flagsForContent(ctx: Ctx<any>, actor: Identity, content: string, recipients: number[], channelId: number | null, topic: string) {
 		const graph = await graphs.get();
 		const [targets, links] = await Promise.all([mentionTargets(ctx, content), channelLinks(ctx, content)]);
-		const rendered = renderContent(content, targets, links);
+		const rendered = renderContent(content, targets, links, await loadedLinkifiers(ctx));
 		const [participants, alerted] = await Promise.all([
 			channelId !== null && rendered.mentions.topicWildcard
 				? db.Message.distinct("sender_id", { channel_id: channelId, topic_key: topic.toLowerCase() }).then((ids) => new Set<number>(ids))
@@ -124,7 +126,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 
 	/** Message objects for these messages: one call for the users, one for channel names. */
 	async function views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams) {
-		const reactions = await reactionsOf(db, messages.map((m) => m._id));
+		// topic_links need the organization's linkifiers (loaded once per process).
+		const [reactions] = await Promise.all([reactionsOf(db, messages.map((m) => m._id)), loadedLinkifiers(ctx)]);
 		const reactors = [...reactions.values()].flatMap((list) => list.map((r) => r.user_id));
 		const userIds = [...new Set([...messages.flatMap((m) => [m.sender_id, ...m.dm_user_ids]), ...reactors])];
 		const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
@@ -282,6 +285,9 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			},
 			"users.changed"() {
 				graphs?.invalidate();
+			},
+			"users.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
+				linkifiersChanged(ctx.params.realm_linkifiers);
 			},
 			/** Turning drafts synchronization off deletes the drafts kept on the server. */
 			async "users.settingsChanged"(ctx: Context<{ user_id: number; changes: Record<string, unknown> }>) {

@@ -6,6 +6,9 @@ import type { UserDoc } from "./models/user";
 import type { ProfileFieldDoc } from "./models/profile-field";
 import type { EmailChangeDoc } from "./models/email-change";
 import type { UserGroupDoc } from "./models/user-group";
+import type { NavigationViewDoc } from "./models/navigation-view";
+import type { PlaygroundDoc } from "./models/playground";
+import type { LinkifierDoc } from "./models/linkifier";
 
 export interface UsersDb {
 	config: Config;
@@ -14,6 +17,9 @@ export interface UsersDb {
 	ProfileField: Model<ProfileFieldDoc>;
 	EmailChange: Model<EmailChangeDoc>;
 	UserGroup: Model<UserGroupDoc>;
+	NavigationView: Model<NavigationViewDoc>;
+	Playground: Model<PlaygroundDoc>;
+	Linkifier: Model<LinkifierDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;

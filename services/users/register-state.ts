@@ -139,9 +139,7 @@ export function registerState(input: {
 	const empty: Record<string, () => unknown> = {
 		realm_emoji: () => ({ realm_emoji: {} }),
 		realm_domains: () => ({ realm_domains: [] }),
-		realm_linkifiers: () => ({ realm_linkifiers: [] }),
 		realm_filters: () => ({ realm_filters: [] }),
-		realm_playgrounds: () => ({ realm_playgrounds: [] }),
 		realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
 		realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
 		muted_users: () => ({ muted_users: [] }),

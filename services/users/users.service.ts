@@ -57,6 +57,13 @@ import {
 import { GroupGraphCache, type GroupGraphData } from "../../shared/group-settings";
 import { realmActions } from "./actions/realm";
 import { invitationActions } from "./actions/invitations";
+import { navigationViewActions } from "./actions/navigation-views";
+import { playgroundActions } from "./actions/playgrounds";
+import { linkifierActions } from "./actions/linkifiers";
+import { linkifierModel } from "./models/linkifier";
+import { navigationViewModel } from "./models/navigation-view";
+import { playgroundModel } from "./models/playground";
+import { listSettingsState } from "./list-settings";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
@@ -256,6 +263,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 		name: "users",
 		actions: {
 			...realmActions(db, graphs),
+			...navigationViewActions(db),
+			...playgroundActions(db),
+			...linkifierActions(db),
 			...invitationActions({ db, graphs, identity, groupBefore, created: (ctx, id) => changed(ctx, [id], undefined, true), groupChanged: groupsChanged }),
 
 			authenticate: {
@@ -789,6 +799,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					if ("can_invite_others_to_realm" in state) state.can_invite_others_to_realm = (await graphs.get()).realmAllows("can_invite_users_group", self.user_id);
 					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
 					if (wants("realm_user_groups")) state.realm_user_groups = await groupsView(false);
+					Object.assign(state, await listSettingsState(db, self.user_id, wants));
 					if (wants("realm")) {
 						// Organization-level permissions, as group-setting values.
 						const graph = await graphs.get();
@@ -834,6 +845,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				ProfileField: profileFieldModel(conn),
 				EmailChange: emailChangeModel(conn),
 				UserGroup: userGroupModel(conn),
+				NavigationView: navigationViewModel(conn),
+				Playground: playgroundModel(conn),
+				Linkifier: linkifierModel(conn),
 				nextId: counters(conn),
 			});
 			await ensureIndexes(conn);

@@ -5,10 +5,12 @@
 import MarkdownIt from "markdown-it";
 import { mentionPlugin, type MentionTargets, type Mentions } from "./mentions";
 import { zulipMarkdown, type ChannelLinks } from "./zulip-markdown";
+import { linkifierPlugin, type CompiledLinkifier } from "./linkifiers";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
 md.use(mentionPlugin);
 md.use(zulipMarkdown);
+md.use(linkifierPlugin);
 
 // Links open in a new tab and pass no referrer, as Zulip's do.
 const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
@@ -41,9 +43,9 @@ export function renderMarkdown(text: string): string {
 	return text ? renderContent(text).html : "";
 }
 
-export function renderContent(content: string, targets: MentionTargets = NO_TARGETS, channelLinks: ChannelLinks = new Map()): Rendered {
+export function renderContent(content: string, targets: MentionTargets = NO_TARGETS, channelLinks: ChannelLinks = new Map(), linkifiers: CompiledLinkifier[] = []): Rendered {
 	const isMeMessage = /^\/me(\s|$)/.test(content);
 	const mentions: Mentions = { userIds: new Set(), groupIds: new Set(), channelWildcard: false, topicWildcard: false };
-	const html = md.render(content, { targets, mentions, channelLinks }).trim();
+	const html = md.render(content, { targets, mentions, channelLinks, linkifiers }).trim();
 	return { html, isMeMessage, mentions, has: contentHas(html) };
 }

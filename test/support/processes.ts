@@ -50,11 +50,12 @@ function track(child: ChildProcess): Proc {
 	};
 }
 
-export async function startNats(): Promise<{ url: string; proc: Proc }> {
-	const port = await freePort();
+/** Starts nats-server on a free port, or on `port` (a restart in place). */
+export async function startNats(port?: number): Promise<{ url: string; port: number; proc: Proc }> {
+	port ??= await freePort();
 	const proc = track(spawn(natsServerBinary(), ["-a", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", "pipe", "pipe"] }));
 	await waitFor(() => portAnswers(port), "nats-server");
-	return { url: `nats://127.0.0.1:${port}`, proc };
+	return { url: `nats://127.0.0.1:${port}`, port, proc };
 }
 
 export function startServerNode(env: Record<string, string>): Proc {

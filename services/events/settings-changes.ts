@@ -1,0 +1,20 @@
+// Zulip's `navigation_view` events (to the user whose views changed) and `realm_playgrounds`
+// and `realm_linkifiers` events (the whole list, to every active user).
+import type { Context } from "moleculer";
+import type { LinkifiersChanged, NavigationViewChanged, PlaygroundsChanged } from "../../shared/org-events";
+import type { Deliver } from "./deliver";
+import type { QueueRegistry } from "./queues";
+
+export function settingsChangeHandlers(registry: () => QueueRegistry, deliver: Deliver) {
+	return {
+		"users.navigationViewChanged"(ctx: Context<NavigationViewChanged>) {
+			deliver([...registry().of([ctx.params.user_id])], "navigation_view", () => ({ ...ctx.params.event }));
+		},
+		"users.playgroundsChanged"(ctx: Context<PlaygroundsChanged>) {
+			deliver([...registry().of(new Set(ctx.params.user_ids))], "realm_playgrounds", () => ({ realm_playgrounds: ctx.params.realm_playgrounds }));
+		},
+		"users.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
+			deliver([...registry().of(new Set(ctx.params.user_ids))], "realm_linkifiers", () => ({ realm_linkifiers: ctx.params.realm_linkifiers }));
+		},
+	};
+}

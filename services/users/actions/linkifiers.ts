@@ -1,0 +1,83 @@
+// GET /realm/linkifiers (anyone), POST /realm/filters, PATCH and DELETE /realm/filters/{filter_id},
+// PATCH /realm/linkifiers (reorder; administrators). Each change broadcasts the list in order:
+// Zulip's `realm_linkifiers` event, and the messages service's rendering cache.
+import type { Context } from "moleculer";
+import { requireUser, type Meta } from "../../../shared/actions";
+import { adminRequired } from "../../../shared/errors";
+import type { LinkifiersChanged } from "../../../shared/org-events";
+import { p, params } from "../../../shared/params";
+import { isAdmin } from "../../../shared/roles";
+import type { UsersDb } from "../db";
+import { addLinkifier, listLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from "../linkifiers";
+
+type Ctx<P> = Context<P, Meta>;
+type Fields = { pattern: string; url_template: string };
+
+export function linkifierActions(db: UsersDb) {
+	const requireAdmin = (ctx: Ctx<unknown>) => {
+		if (!isAdmin(requireUser(ctx).role)) throw adminRequired();
+	};
+	async function announce(ctx: Ctx<unknown>) {
+		const [realm_linkifiers, active] = await Promise.all([listLinkifiers(db), db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()]);
+		await ctx.broadcast("users.linkifiersChanged", { realm_id: db.realm._id, user_ids: active.map((u) => u._id), realm_linkifiers } satisfies LinkifiersChanged);
+	}
+	const fields = { pattern: p.string(), url_template: p.string() };
+
+	return {
+		listLinkifiers: {
+			params: params({}),
+			async handler(ctx: Ctx<unknown>) {
+				requireUser(ctx);
+				return { linkifiers: await listLinkifiers(db) };
+			},
+		},
+
+		/** For the messages service's rendering cache (also refreshed by users.linkifiersChanged). */
+		linkifiers: {
+			visibility: "public",
+			params: params({}),
+			async handler() {
+				return { linkifiers: await listLinkifiers(db) };
+			},
+		},
+
+		addLinkifier: {
+			params: params(fields),
+			async handler(ctx: Ctx<Fields>) {
+				requireAdmin(ctx);
+				const id = await addLinkifier(db, ctx.params);
+				await announce(ctx);
+				return { id };
+			},
+		},
+
+		updateLinkifier: {
+			params: params({ filter_id: p.int(), ...fields }),
+			async handler(ctx: Ctx<Fields & { filter_id: number }>) {
+				requireAdmin(ctx);
+				await updateLinkifier(db, ctx.params.filter_id, ctx.params);
+				await announce(ctx);
+				return {};
+			},
+		},
+
+		removeLinkifier: {
+			params: params({ filter_id: p.int() }),
+			async handler(ctx: Ctx<{ filter_id: number }>) {
+				requireAdmin(ctx);
+				await removeLinkifier(db, ctx.params.filter_id);
+				await announce(ctx);
+				return {};
+			},
+		},
+
+		reorderLinkifiers: {
+			params: params({ ordered_linkifier_ids: p.intList() }),
+			async handler(ctx: Ctx<{ ordered_linkifier_ids: number[] }>) {
+				requireAdmin(ctx);
+				if (await reorderLinkifiers(db, ctx.params.ordered_linkifier_ids)) await announce(ctx);
+				return {};
+			},
+		},
+	};
+}
