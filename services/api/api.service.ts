@@ -8,7 +8,8 @@ import type { Config } from "../../shared/config";
 import { clock } from "../../shared/clock";
 import { call, type Identity, type Meta } from "../../shared/actions";
 import { convertParams, type ParamSchema } from "../../shared/params";
-import { methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
+import { adminRequired, methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
+import { isAdmin } from "../../shared/roles";
 import { routes, benchRoutes } from "./routes";
 import { Router } from "./router";
 import { RateLimiter } from "./rate-limit";
@@ -135,6 +136,7 @@ export function apiService(config: Config): ServiceSchema {
 				}
 			}
 			checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
+			if (route.admin && !(user && isAdmin(user.role))) throw adminRequired();
 
 			const body = req.body && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? (req.body as Record<string, unknown>) : {};
 			const raw = { ...queryParams(url), ...body, ...pathParams };

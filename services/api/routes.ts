@@ -13,6 +13,11 @@ export interface Route {
 	 * node's ID): the request goes to that node's replica of the action when it is up.
 	 */
 	owner?: string;
+	/**
+	 * Administrators only, checked before the parameters are read, as Zulip's
+	 * `require_realm_admin` does (the action checks again for callers on the bus).
+	 */
+	admin?: true;
 }
 
 export const routes: Route[] = [
@@ -62,11 +67,11 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/streams/{stream_id}", action: "channels.update" },
 	{ method: "POST", path: "/users/me/subscriptions/properties", action: "channels.updateProperties" },
 	{ method: "GET", path: "/default_streams", action: "channels.listDefaults" },
-	{ method: "POST", path: "/default_streams", action: "channels.addDefault" },
-	{ method: "DELETE", path: "/default_streams", action: "channels.removeDefault" },
+	{ method: "POST", path: "/default_streams", action: "channels.addDefault", admin: true },
+	{ method: "DELETE", path: "/default_streams", action: "channels.removeDefault", admin: true },
 	{ method: "GET", path: "/channel_folders", action: "channels.listFolders" },
-	{ method: "POST", path: "/channel_folders/create", action: "channels.createFolder" },
-	{ method: "PATCH", path: "/channel_folders/{channel_folder_id}", action: "channels.updateFolder" },
+	{ method: "POST", path: "/channel_folders/create", action: "channels.createFolder", admin: true },
+	{ method: "PATCH", path: "/channel_folders/{channel_folder_id}", action: "channels.updateFolder", admin: true },
 	{ method: "PATCH", path: "/users/me/subscriptions/muted_topics", action: "channels.muteTopic" },
 	{ method: "POST", path: "/user_topics", action: "channels.setTopicVisibility" },
 
@@ -110,23 +115,23 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/users/me/alert_words", action: "messages.addAlertWords" },
 	{ method: "DELETE", path: "/users/me/alert_words", action: "messages.removeAlertWords" },
 
-	{ method: "PATCH", path: "/realm", action: "users.updateRealm" },
-	{ method: "POST", path: "/realm/playgrounds", action: "users.addPlayground" },
-	{ method: "DELETE", path: "/realm/playgrounds/{playground_id}", action: "users.removePlayground" },
+	{ method: "PATCH", path: "/realm", action: "users.updateRealm", admin: true },
+	{ method: "POST", path: "/realm/playgrounds", action: "users.addPlayground", admin: true },
+	{ method: "DELETE", path: "/realm/playgrounds/{playground_id}", action: "users.removePlayground", admin: true },
 	{ method: "GET", path: "/realm/linkifiers", action: "users.listLinkifiers" },
-	{ method: "PATCH", path: "/realm/linkifiers", action: "users.reorderLinkifiers" },
-	{ method: "POST", path: "/realm/filters", action: "users.addLinkifier" },
-	{ method: "PATCH", path: "/realm/filters/{filter_id}", action: "users.updateLinkifier" },
-	{ method: "DELETE", path: "/realm/filters/{filter_id}", action: "users.removeLinkifier" },
+	{ method: "PATCH", path: "/realm/linkifiers", action: "users.reorderLinkifiers", admin: true },
+	{ method: "POST", path: "/realm/filters", action: "users.addLinkifier", admin: true },
+	{ method: "PATCH", path: "/realm/filters/{filter_id}", action: "users.updateLinkifier", admin: true },
+	{ method: "DELETE", path: "/realm/filters/{filter_id}", action: "users.removeLinkifier", admin: true },
 	{ method: "GET", path: "/navigation_views", action: "users.listNavigationViews" },
 	{ method: "POST", path: "/navigation_views", action: "users.addNavigationView" },
 	{ method: "PATCH", path: "/navigation_views/{fragment}", action: "users.updateNavigationView" },
 	{ method: "DELETE", path: "/navigation_views/{fragment}", action: "users.removeNavigationView" },
 	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
-	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField" },
-	{ method: "PATCH", path: "/realm/profile_fields", action: "users.reorderProfileFields" },
-	{ method: "PATCH", path: "/realm/profile_fields/{field_id}", action: "users.updateProfileField" },
-	{ method: "DELETE", path: "/realm/profile_fields/{field_id}", action: "users.deleteProfileField" },
+	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField", admin: true },
+	{ method: "PATCH", path: "/realm/profile_fields", action: "users.reorderProfileFields", admin: true },
+	{ method: "PATCH", path: "/realm/profile_fields/{field_id}", action: "users.updateProfileField", admin: true },
+	{ method: "DELETE", path: "/realm/profile_fields/{field_id}", action: "users.deleteProfileField", admin: true },
 ];
 
 /** Only with BENCH_ROUTES=1: the do-nothing baseline `npm run bench` compares against. */

@@ -57,6 +57,14 @@ describe("permissions", () => {
 		await refusedWithoutChange(() => client(app.baseUrl).patch("/realm", { name: "Mine" }), 401, "UNAUTHORIZED", /./);
 	});
 
+	test("a non-administrator hears about the permission before any parameter error, as in Zulip", async () => {
+		await refusedWithoutChange(patchAs(as(cast.member), { waiting_period_threshold: "soon" }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+		const playground = await as(cast.member).post("/realm/playgrounds", { name: 5 });
+		expect([playground.status, playground.body.code]).toEqual([400, "UNAUTHORIZED_PRINCIPAL"]);
+		const linkifier = await as(cast.member).patch("/realm/filters/999999", { url_template: 7 });
+		expect([linkifier.status, linkifier.body.code]).toEqual([400, "UNAUTHORIZED_PRINCIPAL"]);
+	});
+
 	test("owner-only settings refuse administrators", async () => {
 		const admin = as(cast.admin);
 		await refusedWithoutChange(patchAs(admin, { waiting_period_threshold: 3 }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");

@@ -1,13 +1,14 @@
-// Direct messages from Notification Bot to one user, for other services (the scheduling service
-// tells a sender their scheduled message failed, as Zulip does). The idempotency key makes a
-// repeated call answer the message the first one stored.
+// Notification Bot's messages for other services: a direct message to one user (the scheduling
+// service tells a sender their scheduled message failed, as Zulip does; the idempotency key makes a
+// repeated call answer the message the first one stored), and a notice in a channel topic (the
+// moderation service's reports).
 import { call } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
 import { isDuplicateKey } from "../../../shared/db";
 import { recipientsOf, storeMessage } from "../send";
 import type { Ctx, ServiceDeps } from "./deps";
 
-export function botMessageActions({ db, flagsForContent, announceSent }: ServiceDeps) {
+export function botMessageActions({ db, flagsForContent, announceSent, noticeDeps }: ServiceDeps) {
 	return {
 		notifyUser: {
 			visibility: "public",
@@ -31,6 +32,16 @@ export function botMessageActions({ db, flagsForContent, announceSent }: Service
 					if (!stored) throw err;
 					return { id: stored._id, repeated: true };
 				}
+			},
+		},
+
+		/** Posts as Notification Bot; the caller has chosen the channel and topic and checked them. */
+		sendNotice: {
+			visibility: "public",
+			params: params({ channel_id: p.int(), topic: p.string(), content: p.string() }),
+			async handler(ctx: Ctx<{ channel_id: number; topic: string; content: string }>) {
+				const { channel_id, topic, content } = ctx.params;
+				return { id: await noticeDeps(ctx).post(channel_id, topic, content) };
 			},
 		},
 	};
