@@ -110,6 +110,12 @@ interface ErrorLike {
 	data?: unknown;
 }
 
+/**
+ * The driver's errors when no database member can take the call (a replica set electing a new
+ * primary, a store that is down): temporary, so 503 like a service that cannot be reached.
+ */
+const DATABASE_UNAVAILABLE = new Set(["MongoServerSelectionError", "MongoNetworkError", "MongoNetworkTimeoutError", "MongoNotPrimaryError", "MongoTopologyClosedError"]);
+
 /** fastest-validator's error types, mapped to Zulip's wording for a parameter of that kind. */
 function validationMessage(item: { type: string; field: string; expected?: unknown }): string {
 	const { type, field, expected } = item;
@@ -141,8 +147,9 @@ export function renderError(err: unknown): RenderedError {
 			first.type === "required"
 				? { result: "error", msg: `Missing '${first.field}' argument`, code: "REQUEST_VARIABLE_MISSING", var_name: first.field }
 				: { result: "error", msg: validationMessage(first), code: "BAD_REQUEST" };
-	} else if (e.type === "SERVICE_NOT_FOUND" || e.type === "SERVICE_NOT_AVAILABLE" || e.type === "REQUEST_TIMEOUT" || e.type === "REQUEST_REJECTED") {
+	} else if (e.type === "SERVICE_NOT_FOUND" || e.type === "SERVICE_NOT_AVAILABLE" || e.type === "REQUEST_TIMEOUT" || e.type === "REQUEST_REJECTED" || DATABASE_UNAVAILABLE.has(String(e.name))) {
 		// REQUEST_REJECTED: the node answering went away (or the NATS connection did) mid-call.
+		// The database errors: no member could take the call within the driver's selection timeout.
 		status = 503;
 		body = { result: "error", msg: "Service temporarily unavailable", code: "SERVICE_UNAVAILABLE" };
 	} else if (e.code === 413 || e.status === 413 || e.type === "PAYLOAD_TOO_LARGE" || e.type === "entity.too.large" || e.type === "parameters.too.many") {

