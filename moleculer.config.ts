@@ -5,6 +5,7 @@ import type { BrokerOptions, ServiceSchema } from "moleculer";
 import type { Config } from "./shared/config";
 import { NATS_OPTIONS } from "./shared/transport-recovery";
 import { loggerOptions, usePretty } from "./shared/logging";
+import { busChunks } from "./shared/bus-chunks";
 
 /** A nats:// URL gets the reconnection settings of shared/transport-recovery.ts; anything else goes to Moleculer as given. */
 function transporter(url: string): BrokerOptions["transporter"] {
@@ -46,6 +47,8 @@ export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions 
 		// broker; the broker's own handler would stop the services at once, mid-request.
 		skipProcessEventRegistration: true,
 		transit: { disableReconnect: false },
+		// Packets over NATS's max_payload travel in chunks (shared/bus-chunks.ts).
+		middlewares: [busChunks()],
 		// Off unless METRICS_PORT is set: then request counts, errors and latency per action (and the
 		// gateway's HTTP figures, services/api/http-metrics.ts) on http://<host>:METRICS_PORT/metrics.
 		metrics: config.metricsPort

@@ -175,7 +175,7 @@ export interface ActionMap {
 	"messages.reportTarget": { params: { message_id: number }; result: ReportedMessage };
 	"messages.sendNotice": { params: { channel_id: number; topic: string; content: string }; result: { id: number } };
 	"messages.notifyUser": { params: { user_id: number; content: string; idempotency_key: string }; result: { id: number; repeated: boolean } };
-	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string }; result: { id: number; repeated: boolean } };
+	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number }; result: { id: number; repeated: boolean } };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };
 	"channels.messagePermissions": { params: { channel_id: number }; result: ChannelPermissions };
@@ -184,6 +184,9 @@ export interface ActionMap {
 	"channels.names": { params: { channel_ids: number[] }; result: { names: Record<string, string> } };
 	"channels.linkTargets": { params: { names: string[] }; result: { channels: Array<{ id: number; name: string }> } };
 	"channels.publicChannels": { params: None; result: { channel_ids: number[] } };
+	"channels.visibleChannels": { params: { user_id: number; role: number }; result: { channel_ids: number[] } };
+	"channels.userRoleChanged": { params: { user_id: number; role: number; channel_ids: number[] }; result: None };
+	"channels.userActivityChanged": { params: { user_id: number; is_active: boolean }; result: None };
 	"channels.checkInviteChannels": { params: { channel_ids: number[] }; result: None };
 	"channels.subscribeNewUser": { params: { user_id: number; channel_ids: number[]; include_defaults: boolean }; result: { channel_ids: number[] } };
 	"channels.topicPolicies": { params: None; result: TopicPolicies };

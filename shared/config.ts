@@ -15,6 +15,12 @@ function int(name: string, fallback: number): number {
 	return n;
 }
 
+function positive(name: string, fallback: number): number {
+	const n = int(name, fallback);
+	if (n < 1) throw new Error(`${name} must be a positive integer, got "${process.env[name]}"`);
+	return n;
+}
+
 function str(name: string, fallback: string): string {
 	const raw = process.env[name];
 	return raw === undefined || raw === "" ? fallback : raw;
@@ -74,6 +80,8 @@ export interface Config {
 	eventsHeartbeatSeconds: number;
 	/** An event queue nobody reads for this long is removed (Zulip: 10 minutes). */
 	eventQueueTimeoutSeconds: number;
+	/** An event queue holding this many unread events is dropped when another arrives (at least 1). */
+	eventQueueMaxEvents: number;
 	/** When each scheduling replica looks for due scheduled messages (node-cron, with seconds); "off" turns it off. */
 	schedulingCron: string;
 	/** A delivery claimed this long ago and not finished (its replica died) is claimed again. */
@@ -121,6 +129,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		metricsPort: int("METRICS_PORT", 0),
 		eventsHeartbeatSeconds: int("EVENTS_HEARTBEAT_SECONDS", 45),
 		eventQueueTimeoutSeconds: int("EVENT_QUEUE_TIMEOUT_SECONDS", 600),
+		eventQueueMaxEvents: positive("EVENT_QUEUE_MAX_EVENTS", 10_000),
 		schedulingCron: str("SCHEDULING_CRON", "*/5 * * * * *"),
 		schedulingClaimTimeoutSeconds: int("SCHEDULING_CLAIM_TIMEOUT_SECONDS", 60),
 		invitationLinkValidityMinutes: int("INVITATION_LINK_VALIDITY_MINUTES", 14_400),

@@ -1,10 +1,12 @@
 // Each node's health endpoint, for Kubernetes probes (HEALTH_PORT; off when 0): `/healthz` answers
 // while the process runs, `/readyz` only while the node can serve: its broker started and, in a
-// cluster, connected to the transporter, every database connection of its services open, and not
+// cluster, connected to the transporter (unready from the moment the NATS client loses its
+// connection until it has it back), every database connection of its services open, and not
 // draining. Both answer JSON saying which check failed.
 import http from "node:http";
 import type { ServiceBroker } from "moleculer";
 import { openConnections } from "./db";
+import { transportUp } from "./transport-recovery";
 
 export interface Health {
 	/** Marks the node as draining: /readyz fails from now on. */
@@ -16,7 +18,7 @@ export function readiness(broker: ServiceBroker, draining: boolean): Record<stri
 	const transit = (broker as unknown as { transit?: { connected: boolean } }).transit;
 	return {
 		started: (broker as unknown as { started: boolean }).started,
-		transporter: !transit || transit.connected,
+		transporter: !transit || (transit.connected && transportUp(broker)),
 		databases: openConnections().every((c) => c.readyState === 1),
 		accepting: !draining,
 	};

@@ -57,6 +57,30 @@ export interface ChannelUpdated {
 	before?: Record<string, unknown>;
 }
 
+/**
+ * `channels.accessChanged`: after a user's role change, the channels it now sees (stream create,
+ * then peer_add with each one's subscribers) and those it no longer sees (stream delete), to it alone.
+ */
+export interface ChannelAccessChanged {
+	user_id: number;
+	created: Array<Record<string, unknown>>;
+	peers: Array<{ stream_id: number; user_ids: number[] }>;
+	deleted: Array<Record<string, unknown>>;
+}
+
+/** channels.userRoleChanged and channels.userActivityChanged (called by the users service): what becomes stream and peer events. */
+export interface UserRoleChanged {
+	user_id: number;
+	role: number;
+	/** The channels the user could see before the change. */
+	channel_ids: number[];
+}
+
+export interface UserActivityChanged {
+	user_id: number;
+	is_active: boolean;
+}
+
 /** `channels.subscriptionPropertiesChanged`: the values as stored. */
 export interface SubscriptionPropertiesChanged {
 	user_id: number;

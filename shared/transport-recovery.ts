@@ -35,6 +35,14 @@ export const NATS_OPTIONS = {
 	maxPingOut: 2,
 };
 
+/** Brokers whose NATS client has lost its connection and not yet got it back (their /readyz fails). */
+const disconnected = new WeakSet<ServiceBroker>();
+
+/** False while the broker's NATS client is disconnected (Moleculer's own `connected` stays true meanwhile). */
+export function transportUp(broker: ServiceBroker): boolean {
+	return !disconnected.has(broker);
+}
+
 /** Watches the broker's NATS connection (if it has one) for the life of the client. */
 export function watchTransport(broker: ServiceBroker): void {
 	const internals = broker as unknown as Internals;
@@ -45,10 +53,12 @@ export function watchTransport(broker: ServiceBroker): void {
 	void (async () => {
 		for await (const s of client.status()) {
 			if (s.type === "disconnect") {
+				disconnected.add(broker);
 				const remote = internals.registry.nodes.list({ onlyAvailable: true, withServices: false }).filter((n) => !n.local);
 				log.warn(`NATS connection lost; ${remote.length} remote nodes set aside until they announce themselves again`);
 				for (const node of remote) transit.discoverer.remoteNodeDisconnected(node.id, false);
 			} else if (s.type === "reconnect") {
+				disconnected.delete(broker);
 				log.info("NATS connection back; discovering nodes");
 				await Promise.all([transit.discoverer.sendLocalNodeInfo(), transit.discoverer.discoverAllNodes()]).catch((err: unknown) => log.warn({ err }, "discovery after reconnecting failed"));
 			}

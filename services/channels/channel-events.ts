@@ -2,11 +2,11 @@
 // the subscription objects, the channels as users see them, and who may see each change
 // (metadataAudience in access.ts), so one broadcast per change carries everything.
 import type { GroupGraph } from "../../shared/group-settings";
-import type { ChannelUpdated, PeerChange, StreamAudience, SubscriptionsChanged } from "../../shared/org-events";
+import type { ChannelAccessChanged, ChannelUpdated, PeerChange, StreamAudience, SubscriptionsChanged } from "../../shared/org-events";
 import type { ChannelsDb } from "./db";
 import type { ChannelDoc } from "./models/channel";
 import { subscriptionKey } from "./models/subscription";
-import { metadataAudience } from "./access";
+import { hasMetadataAccess, metadataAudience, type Actor } from "./access";
 import { channelView, subscriptionView } from "./channel-view";
 
 type Pair = { user_id: number; channel: ChannelDoc };
@@ -107,4 +107,53 @@ export async function channelUpdated(db: ChannelsDb, graph: GroupGraph, before: 
 		gained: [...now].filter((u) => !was.has(u)),
 		lost: [...was].filter((u) => !now.has(u)),
 	};
+}
+
+/** The channels (not archived) a user with this role may know about. */
+export async function visibleChannelIds(db: ChannelsDb, graph: GroupGraph, actor: Actor): Promise<number[]> {
+	const [channels, subs] = await Promise.all([
+		db.Channel.find({ realm_id: db.realmId, is_archived: false }).lean(),
+		db.Subscription.find({ user_id: actor.user_id, active: true }, { channel_id: 1 }).lean(),
+	]);
+	const subscribed = new Set(subs.map((s) => s.channel_id));
+	return channels.filter((c) => hasMetadataAccess(graph, actor, c, subscribed.has(c._id))).map((c) => c._id);
+}
+
+/**
+ * After a role change (Zulip's send_stream_events_for_role_update): the channels the user now
+ * sees, with their subscribers, and those it no longer sees; `before` is what it saw before.
+ */
+export async function channelAccessChanged(db: ChannelsDb, graph: GroupGraph, actor: Actor, before: number[]): Promise<ChannelAccessChanged> {
+	const now = await visibleChannelIds(db, graph, actor);
+	const was = new Set(before);
+	const gained = now.filter((id) => !was.has(id));
+	const lostIds = before.filter((id) => !now.includes(id));
+	const [channels, subscribers] = await Promise.all([
+		db.Channel.find({ _id: { $in: [...gained, ...lostIds] } }).sort({ _id: 1 }).lean(),
+		subscribersOf(db, graph, gained),
+	]);
+	const view = (ids: number[]) => channels.filter((c) => ids.includes(c._id)).map((c) => channelView(graph, c));
+	const created = view(gained);
+	return {
+		user_id: actor.user_id,
+		created,
+		peers: created.map((s) => ({ stream_id: s.stream_id as number, user_ids: subscribers.get(s.stream_id as number) ?? [] })),
+		deleted: view(lostIds),
+	};
+}
+
+/**
+ * After a user's deactivation or reactivation: peer_remove or peer_add for each channel the user
+ * is subscribed to, to those who may see its subscribers (Zulip sends them with the change).
+ */
+export async function activityPeers(db: ChannelsDb, graph: GroupGraph, userId: number, active: boolean): Promise<SubscriptionsChanged> {
+	const subs = await db.Subscription.find({ user_id: userId, active: true }, { channel_id: 1 }).lean();
+	const channels = await db.Channel.find({ _id: { $in: subs.map((s) => s.channel_id) }, is_archived: false }).sort({ _id: 1 }).lean();
+	const subscribers = await subscribersOf(db, graph, channels.map((c) => c._id));
+	const peers: PeerChange[] = channels.map((c) => ({
+		stream_id: c._id,
+		user_ids: [userId],
+		audience: metadataAudience(graph, c, subscribers.get(c._id) ?? []).filter((u) => u !== userId),
+	}));
+	return { user_ids: [userId], op: active ? "add" : "remove", peers };
 }

@@ -23,8 +23,18 @@ import { setVisibility, topicForClient, topicFromClient } from "./topics";
 import { channelFolderModel } from "./models/channel-folder";
 import { userTopicKey, userTopicModel, VisibilityPolicy } from "./models/user-topic";
 import { adminRequired, apiError } from "../../shared/errors";
-import type { ChannelsArchived, ChannelsCreated, DefaultChannelsChanged, SubscriptionPropertiesChanged, SubscriptionsChanged, UserTopicChanged } from "../../shared/org-events";
-import { channelArchived, channelUpdated, subscriptionsAdded, subscriptionsRemoved } from "./channel-events";
+import type {
+	ChannelAccessChanged,
+	ChannelsArchived,
+	ChannelsCreated,
+	DefaultChannelsChanged,
+	SubscriptionPropertiesChanged,
+	SubscriptionsChanged,
+	UserActivityChanged,
+	UserRoleChanged,
+	UserTopicChanged,
+} from "../../shared/org-events";
+import { activityPeers, channelAccessChanged, channelArchived, channelUpdated, subscriptionsAdded, subscriptionsRemoved, visibleChannelIds } from "./channel-events";
 import { inviteChannelActions } from "./actions/invites";
 
 type Ctx<P = Record<string, never>> = Context<P, Meta>;
@@ -133,6 +143,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const { created, added, ...result } = await subscribe(db, graph, actor, principals, ctx.params);
 					const events = await subscriptionsAdded(db, graph, added, created);
 					if (created.length) await ctx.broadcast("channels.created", { channel_ids: created, streams: events.created } satisfies ChannelsCreated);
+					if (created.length && ctx.params.is_default_stream) await announceDefaults(ctx);
 					await ctx.broadcast("channels.subscriptionsChanged", {
 						...events.changed,
 						user_ids: principals.length ? principals.map((u) => u.user_id) : [actor.user_id],
@@ -248,6 +259,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					if (!isChannelAdmin(graph, actor, channel)) throw badRequest("You do not have permission to administer this channel.");
 					if (channel.is_archived) throw badRequest("Channel is already archived");
 					await db.Channel.updateOne({ _id: channel._id }, { $set: { is_archived: true, is_default: false } });
+					// An archived channel stops being a default one; Zulip says so before the channel's own events.
+					if (channel.is_default) await announceDefaults(ctx);
 					await ctx.broadcast("channels.archived", { channel_ids: [channel._id], streams: [await channelArchived(db, graph, channel)] } satisfies ChannelsArchived);
 					return {};
 				},
@@ -268,6 +281,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const { actor, graph, channel, subscribed } = await visibleChannel(ctx, stream_id);
 					const set = await updateStream(db, graph, actor, channel, subscribed, changes);
 					if (Object.keys(set).length) await ctx.broadcast("channels.updated", await channelUpdated(db, graph, channel, set));
+					if (set.is_default !== undefined && set.is_default !== channel.is_default) await announceDefaults(ctx);
 					return {};
 				},
 			},
@@ -281,6 +295,43 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 					const changes = await updateProperties(db, actor.user_id, ctx.params.subscription_data);
 					await ctx.broadcast("channels.subscriptionPropertiesChanged", { user_id: actor.user_id, changes } satisfies SubscriptionPropertiesChanged);
 					return { subscription_data: ctx.params.subscription_data };
+				},
+			},
+
+			/** For the users service, before a role change: the channels the user may know about. */
+			visibleChannels: {
+				visibility: "public",
+				params: params({ user_id: p.int(), role: p.int() }),
+				async handler(ctx: Ctx<{ user_id: number; role: number }>) {
+					return { channel_ids: await visibleChannelIds(db, await db.graphs.get(), ctx.params) };
+				},
+			},
+
+			// The users service calls the two below after a change (a call, not an event: one replica
+			// announces it, before the request that made the change is answered, so changes made one
+			// after another are announced in their order).
+			/** After a role change: the channels the user gains or loses sight of (stream create and delete, peer_add). */
+			userRoleChanged: {
+				visibility: "public",
+				params: params({ user_id: p.int(), role: p.int(), channel_ids: p.intList() }),
+				async handler(ctx: Ctx<UserRoleChanged>) {
+					db.graphs.invalidate();
+					const { user_id, role, channel_ids } = ctx.params;
+					const change = await channelAccessChanged(db, await db.graphs.get(), { user_id, role }, channel_ids);
+					if (change.created.length || change.deleted.length) await ctx.broadcast("channels.accessChanged", change satisfies ChannelAccessChanged);
+					return {};
+				},
+			},
+
+			/** After a deactivation or reactivation: peer_remove or peer_add for the user's channels. */
+			userActivityChanged: {
+				visibility: "public",
+				params: params({ user_id: p.int(), is_active: p.bool() }),
+				async handler(ctx: Ctx<UserActivityChanged>) {
+					db.graphs.invalidate();
+					const change = await activityPeers(db, await db.graphs.get(), ctx.params.user_id, ctx.params.is_active);
+					if (change.peers?.length) await ctx.broadcast("channels.subscriptionsChanged", change satisfies SubscriptionsChanged);
+					return {};
 				},
 			},
 

@@ -17,6 +17,9 @@ export interface MessageSent {
 		/** Each recipient's flags, as the API shows them. */
 		flags: Record<string, string[]>;
 	};
+	/** POST /messages' queue_id and local_id: that queue's event carries local_message_id (Zulip's local echo). */
+	sender_queue_id?: string;
+	local_id?: string;
 }
 
 type Event = Omit<QueuedEvent, "id">;
@@ -58,7 +61,8 @@ export function messageEvent(q: Queue, sent: MessageSent): Event | undefined {
 	const { message, content, flags } = sent.event;
 	if (!inNarrow(q, message)) return undefined;
 	const shown = q.options.apply_markdown ? message : { ...message, content, content_type: "text/x-markdown" };
-	return { type: "message", message: shown, flags: flags[String(q.options.user_id)] ?? [] };
+	const echo = sent.local_id !== undefined && q.id === sent.sender_queue_id ? { local_message_id: sent.local_id } : {};
+	return { type: "message", message: shown, flags: flags[String(q.options.user_id)] ?? [], ...echo };
 }
 
 /** Events for one user's own queues, already in Zulip's form (drafts, saved snippets, flags). */

@@ -3,7 +3,8 @@
 // keeps its own queues in memory and hears every domain event the other services broadcast,
 // keeping what its queues want; a queue ID names the replica that owns it, and a request that
 // reaches another replica is passed on to the owner. A replica that stops loses its queues: their
-// clients get BAD_EVENT_QUEUE_ID and register again, as Zulip clients do.
+// clients get BAD_EVENT_QUEUE_ID and register again, as Zulip clients do. So does a client whose
+// queue holds EVENT_QUEUE_MAX_EVENTS unread events when another arrives: the queue is dropped.
 import { Errors, type Context, type ServiceSchema } from "moleculer";
 import { requireUser, type Meta } from "../../shared/actions";
 import type { Config } from "../../shared/config";
@@ -62,7 +63,9 @@ export function eventsService(config: Config): ServiceSchema {
 		name: "events",
 
 		created() {
-			queues = new QueueRegistry(this.broker.nodeID, config.eventQueueTimeoutSeconds * 1000);
+			queues = new QueueRegistry(this.broker.nodeID, config.eventQueueTimeoutSeconds * 1000, config.eventQueueMaxEvents, (q) =>
+				this.logger.warn({ queue_id: q.id, user_id: q.options.user_id, max_events: config.eventQueueMaxEvents }, "event queue dropped: too many unread events"),
+			);
 		},
 		started() {
 			sweeper = setInterval(() => queues.expire(), Math.min(10_000, (config.eventQueueTimeoutSeconds * 1000) / 2));

@@ -4,6 +4,7 @@
 // events of each queue it concerns, never calling back.
 import type { Context } from "moleculer";
 import type {
+	ChannelAccessChanged,
 	ChannelsArchived,
 	ChannelsCreated,
 	ChannelUpdated,
@@ -48,6 +49,14 @@ export function orgChangeHandlers(registry: () => QueueRegistry, deliver: Delive
 			for (const peer of p.peers ?? []) {
 				deliver(to(peer.audience), "subscription", () => ({ op, stream_ids: [peer.stream_id], user_ids: peer.user_ids }));
 			}
+		},
+
+		"channels.accessChanged"(ctx: Context<ChannelAccessChanged>) {
+			const { user_id, created, peers, deleted } = ctx.params;
+			const mine = [...to([user_id])];
+			if (created.length) deliver(mine, "stream", () => ({ op: "create", streams: created }));
+			for (const peer of peers) deliver(mine, "subscription", () => ({ op: "peer_add", stream_ids: [peer.stream_id], user_ids: peer.user_ids }));
+			if (deleted.length) deliver(mine, "stream", () => ({ op: "delete", streams: deleted, stream_ids: deleted.map((s) => s.stream_id) }));
 		},
 
 		"channels.archived"(ctx: Context<ChannelsArchived>) {

@@ -27,9 +27,6 @@ export interface QueuedEvent {
 	[field: string]: unknown;
 }
 
-/** The most events a queue keeps unread; a client that falls further behind must register again. */
-export const MAX_QUEUED_EVENTS = 10_000;
-
 export class Queue {
 	readonly id: string;
 	readonly options: QueueOptions;
@@ -38,9 +35,15 @@ export class Queue {
 	lastAccess = Date.now();
 	/** The GET /events waiting for an event, if any. */
 	private waiter: (() => void) | undefined;
-	overflowed = false;
 
-	constructor(id: string, options: QueueOptions) {
+	constructor(
+		id: string,
+		options: QueueOptions,
+		/** The most unread events it holds (EVENT_QUEUE_MAX_EVENTS). */
+		private readonly maxEvents: number,
+		/** Called instead of adding an event to a full queue: the registry drops the queue. */
+		private readonly overflow: (q: Queue) => void,
+	) {
 		this.id = id;
 		this.options = options;
 	}
@@ -54,8 +57,8 @@ export class Queue {
 	}
 
 	push(event: Omit<QueuedEvent, "id">): void {
-		if (this.events.length >= MAX_QUEUED_EVENTS) {
-			this.overflowed = true;
+		if (this.events.length >= this.maxEvents) {
+			this.overflow(this);
 			return;
 		}
 		this.lastId += 1;
@@ -108,12 +111,17 @@ export class QueueRegistry {
 	constructor(
 		private readonly prefix: string,
 		private readonly idleMs: number,
+		private readonly maxEvents: number,
+		/** Told of each queue dropped for holding too many unread events. */
+		private readonly onOverflow: (q: Queue) => void,
 	) {}
 
 	create(options: QueueOptions): Queue {
 		this.counter += 1;
 		const id = `${this.prefix}:${Date.now().toString(36)}${this.counter.toString(36)}`;
-		const q = new Queue(id, options);
+		const q = new Queue(id, options, this.maxEvents, (full) => {
+			if (this.delete(full.id)) this.onOverflow(full);
+		});
 		this.queues.set(id, q);
 		const mine = this.byUser.get(options.user_id) ?? new Set<Queue>();
 		mine.add(q);
@@ -157,9 +165,9 @@ export class QueueRegistry {
 		for (const q of [...(this.byUser.get(userId) ?? [])]) this.delete(q.id);
 	}
 
-	/** Removes queues nobody has read for the idle timeout, and queues that overflowed. */
+	/** Removes queues nobody has read for the idle timeout. */
 	expire(now = Date.now()): void {
-		for (const [id, q] of this.queues) if (q.overflowed || (!q.waiting() && now - q.lastAccess > this.idleMs)) this.delete(id);
+		for (const [id, q] of this.queues) if (!q.waiting() && now - q.lastAccess > this.idleMs) this.delete(id);
 	}
 
 	close(): void {

@@ -1,4 +1,5 @@
 // Editing, moving and deleting messages: who may, until when, and what the history records.
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { ChannelPermissions, Identity } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { GroupGraph } from "../../shared/group-settings";
@@ -104,10 +105,17 @@ export function moveRecord(m: MessageDoc, topic: string, target: MoveTarget | nu
 	return record;
 }
 
+/** Messages moved per step: each step is two updates of at most this many messages and their rows. */
+export const MOVE_BATCH = 1000;
+
 /**
  * Moves the message (and, by propagate_mode, the rest of its topic). Returns the moved IDs. Each
  * moved message gets one history record; with `contentEdited`, the edited message's record was
  * written by applyContentEdit (with the move in it) and is not written again.
+ *
+ * A topic is moved in steps of MOVE_BATCH messages (the messages, then their rows), yielding to
+ * the event loop between steps, and the edited message goes last: a move cut short (a crash, a
+ * store failure) leaves that message where it was, so the same request, repeated, moves the rest.
  */
 export async function applyMove(
 	db: MessagesDb,
@@ -125,20 +133,26 @@ export async function applyMove(
 	const set: Record<string, unknown> = { topic, topic_key: topic.toLowerCase(), topic_words: topicWords(topic) };
 	if (target) Object.assign(set, { channel_id: target.channel_id, recipient_id: target.recipient_id });
 	if (target || resolveChange(m.topic, topic) === 0) set.last_moved_timestamp = now;
-	if (contentEdited) await db.Message.updateOne({ _id: m._id }, { $set: set });
-	const recorded = contentEdited ? ids.filter((id) => id !== m._id) : ids;
-	if (recorded.length) await db.Message.updateMany({ _id: { $in: recorded } }, { $set: set, $push: { edit_history: record } });
 	const rowSet: Record<string, unknown> = { topic_key: topic.toLowerCase() };
 	if (target) Object.assign(rowSet, { channel_id: target.channel_id, recipient_id: target.recipient_id });
-	await db.UserMessage.updateMany({ message_id: { $in: ids } }, { $set: rowSet });
 	// Into a channel whose history is not shared: those who cannot read it there lose their copy.
-	let lost: number[] = [];
-	if (target?.keepUsers) {
-		const losing = { message_id: { $in: ids }, user_id: { $nin: [...target.keepUsers] } };
-		lost = await db.UserMessage.distinct("user_id", losing);
-		if (lost.length) await db.UserMessage.deleteMany(losing);
+	const lost = new Set<number>();
+	const order = [...ids.filter((id) => id !== m._id), m._id];
+	for (let i = 0; i < order.length; i += MOVE_BATCH) {
+		if (i > 0) await yieldToLoop();
+		const batch = order.slice(i, i + MOVE_BATCH);
+		const recorded = contentEdited ? batch.filter((id) => id !== m._id) : batch;
+		if (recorded.length) await db.Message.updateMany({ _id: { $in: recorded } }, { $set: set, $push: { edit_history: record } });
+		if (recorded.length < batch.length) await db.Message.updateOne({ _id: m._id }, { $set: set });
+		await db.UserMessage.updateMany({ message_id: { $in: batch } }, { $set: rowSet });
+		if (target?.keepUsers) {
+			const losing = { message_id: { $in: batch }, user_id: { $nin: [...target.keepUsers] } };
+			const users: number[] = await db.UserMessage.distinct("user_id", losing);
+			for (const u of users) lost.add(u);
+			if (users.length) await db.UserMessage.deleteMany(losing);
+		}
 	}
-	return { ids, lost };
+	return { ids, lost: [...lost].sort((a, b) => a - b) };
 }
 
 /** Everyone who has any of these messages (a row each): whose clients hear of their changes. */

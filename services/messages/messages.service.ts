@@ -151,9 +151,10 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	/**
 	 * Tells the other services about a message: those that keep derived state (first message,
 	 * recent activity), and the events service, which gets the message as the API shows it and
-	 * each recipient's flags when it runs (one view for all recipients).
+	 * each recipient's flags when it runs (one view for all recipients), and what the sender's
+	 * own queue echoes back (`echo`).
 	 */
-	async function announceSent(ctx: Ctx<any>, sent: Sent) {
+	async function announceSent(ctx: Ctx<any>, sent: Sent, echo?: { sender_queue_id: string; local_id: string }) {
 		const m = sent.message;
 		const listening = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => s.name === "events");
 		let event: Record<string, unknown> | undefined;
@@ -162,7 +163,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			delete message.flags;
 			event = { message, content: m.content, flags: Object.fromEntries([...sent.flags].map(([u, f]) => [u, apiFlags(f)])) };
 		}
-		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, user_ids: sent.userIds, public_channel: sent.publicChannel ?? false, event });
+		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, user_ids: sent.userIds, public_channel: sent.publicChannel ?? false, event, ...echo });
 	}
 
 	/** What move notices need: channel facts as the mover sees them, and posting as Notification Bot. */

@@ -3,6 +3,7 @@
 import { topicFromClient } from "../../shared/topics";
 import type { ChannelTarget, Identity, Principal } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
+import { isDuplicateKey } from "../../shared/db";
 import { clock } from "../../shared/clock";
 import { LIMITS } from "../../shared/version";
 import { recipientId, type MessagesDb } from "./db";
@@ -155,6 +156,12 @@ export async function storeMessage(
 		userIds.map((u) => userMessageRow(u, message, flags.get(u)!)),
 		{ ordered: false },
 	);
-	await db.Message.create(message);
+	try {
+		await db.Message.create(message);
+	} catch (err) {
+		// Another send with the same idempotency key stored its message first: this one's rows go.
+		if (isDuplicateKey(err)) await db.UserMessage.deleteMany({ message_id: message._id });
+		throw err;
+	}
 	return { message, userIds, flags, publicChannel: isChannel && target.channel.invite_only === false };
 }

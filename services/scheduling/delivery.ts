@@ -71,13 +71,14 @@ type Outcome = "delivered" | "failed" | "released";
 async function deliver(deps: DeliveryDeps, m: ScheduledMessageDoc, replica: string, senders: Map<number, Promise<Identity>>): Promise<Outcome> {
 	const mine = { _id: m._id, state: "sending" as const, claimed_by: replica };
 	try {
-		if (clock.now() > m.scheduled_timestamp + LATE_CUTOFF_SECONDS) throw new PermanentFailure("Message could not be sent at the scheduled time.");
 		if (!senders.has(m.sender_id)) senders.set(m.sender_id, currentSender(deps, m));
 		const sender = await senders.get(m.sender_id)!;
 		const message = m.type === "stream" ? { type: "channel", to: m.to, topic: m.topic } : { type: "direct", to: m.to };
+		// Lateness (Zulip's cutoff) is judged by the messages service after it looks up the key, so
+		// a message an earlier attempt sent is recognised as sent however late this attempt is.
 		const sent = await deps.broker.call<{ id: number }, Record<string, unknown>>(
 			"messages.sendScheduled",
-			{ ...message, content: m.content, read_by_sender: m.read_by_sender, idempotency_key: `scheduled:${m._id}` },
+			{ ...message, content: m.content, read_by_sender: m.read_by_sender, idempotency_key: `scheduled:${m._id}`, deliver_by: m.scheduled_timestamp + LATE_CUTOFF_SECONDS },
 			{ meta: { user: sender } },
 		);
 		const done = await deps.ScheduledMessage.updateOne(mine, { $set: { state: "delivered", delivered_message_id: sent.id, delivered_at: clock.nowMs(), claimed_by: null, claimed_at: null } });

@@ -8,11 +8,12 @@ import type { Context } from "moleculer";
 import type { Identity } from "../../shared/actions";
 import { badRequest, ownerRequired } from "../../shared/errors";
 import { sameGroupSetting, unwrapSettingChange, type GroupGraph, type GroupSettingValue } from "../../shared/group-settings";
-import type { RealmChanged } from "../../shared/org-events";
+import type { GroupsChanged, RealmChanged } from "../../shared/org-events";
 import { isOwner } from "../../shared/roles";
 import type { UsersDb } from "./db";
 import { REALM_GROUP_SETTING_DEFAULTS, realmSetting } from "./realm-settings";
 import { checkSettingValue } from "./user-groups";
+import { fullMemberIds, fullMembersChange } from "./system-groups";
 
 export const MAX_REALM_NAME_LENGTH = 40;
 export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
@@ -157,6 +158,8 @@ export async function planRealmUpdate(
  */
 export async function applyRealmChanges(db: UsersDb, ctx: Context<unknown>, plan: RealmChanges, invalidate: () => void): Promise<void> {
 	if (!Object.keys(plan.fields).length) return;
+	// A new waiting period moves members in or out of role:fullmembers (Zulip's update_users_in_full_members_system_group).
+	const fullBefore = plan.changes.waiting_period_threshold !== undefined ? await fullMemberIds(db) : undefined;
 	const res = await db.Realm.updateOne({ _id: db.realm._id, ...plan.expect }, { $set: plan.fields });
 	if (res.matchedCount === 0) {
 		const name = Object.keys(plan.expect)[0]?.replace(/^settings\.realm_/, "") ?? "setting";
@@ -165,6 +168,8 @@ export async function applyRealmChanges(db: UsersDb, ctx: Context<unknown>, plan
 	db.realm = (await db.Realm.findById(db.realm._id).lean())!;
 	invalidate();
 	const active = await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean();
-	await ctx.broadcast("users.realmChanged", { realm_id: db.realm._id, changes: plan.changes, user_ids: active.map((u) => u._id) } satisfies RealmChanged);
-	await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id });
+	const user_ids = active.map((u) => u._id);
+	await ctx.broadcast("users.realmChanged", { realm_id: db.realm._id, changes: plan.changes, user_ids } satisfies RealmChanged);
+	const events = fullBefore ? await fullMembersChange(db, fullBefore, await fullMemberIds(db)) : [];
+	await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id, ...(events.length ? { events, user_ids } : {}) } satisfies GroupsChanged);
 }

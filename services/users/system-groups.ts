@@ -73,31 +73,95 @@ export async function ensureSystemGroups(db: UsersDb): Promise<void> {
 	}
 }
 
-/** Which system group a user belongs to directly, by role (and, for members, account age). */
-function directSystemGroups(user: Pick<UserDoc, "role" | "date_joined">, waitingDays: number, nowMs: number): SystemGroupName[] {
-	switch (user.role) {
+/** The role group a user belongs to directly (Zulip's get_system_user_group_for_user). */
+function roleGroup(role: number): SystemGroupName | undefined {
+	switch (role) {
 		case Role.OWNER:
-			return ["role:owners"];
+			return "role:owners";
 		case Role.ADMINISTRATOR:
-			return ["role:administrators"];
+			return "role:administrators";
 		case Role.MODERATOR:
-			return ["role:moderators"];
-		case Role.MEMBER: {
-			// In milliseconds on both sides: whole seconds against a millisecond join time would keep a
-			// new member out of role:fullmembers for up to a second with no waiting period.
-			const full = nowMs - user.date_joined.getTime() >= waitingDays * 86_400_000;
-			return full ? ["role:fullmembers", "role:members"] : ["role:members"];
-		}
+			return "role:moderators";
+		case Role.MEMBER:
+			return "role:members";
 		case Role.GUEST:
-			return ["role:everyone"];
+			return "role:everyone";
 		default:
-			return [];
+			return undefined;
 	}
+}
+
+/** Whether a user belongs to role:fullmembers directly: a member past the waiting period. */
+function isFullMember(user: Pick<UserDoc, "role" | "date_joined">, waitingDays: number, nowMs: number): boolean {
+	// In milliseconds on both sides: whole seconds against a millisecond join time would keep a
+	// new member out of role:fullmembers for up to a second with no waiting period.
+	return user.role === Role.MEMBER && nowMs - user.date_joined.getTime() >= waitingDays * 86_400_000;
+}
+
+/** Which system groups a user belongs to directly, by role (and, for members, account age). */
+function directSystemGroups(user: Pick<UserDoc, "role" | "date_joined">, waitingDays: number, nowMs: number): SystemGroupName[] {
+	const group = roleGroup(user.role);
+	if (!group) return [];
+	return isFullMember(user, waitingDays, nowMs) ? ["role:fullmembers", group] : [group];
+}
+
+const waitingDaysOf = (db: UsersDb) => Number(realmSetting(db.realm, "realm_waiting_period_threshold") ?? 0);
+
+async function systemGroupIds(db: UsersDb): Promise<Map<string, number>> {
+	return new Map((await db.UserGroup.find({ realm_id: db.realm._id, is_system_group: true }, { _id: 1, name: 1 }).lean()).map((g) => [g.name, g._id]));
+}
+
+export type MembersEvent = { op: "add_members" | "remove_members"; group_id: number; user_ids: number[] };
+
+/**
+ * Zulip's user_group events for one user's moves between system groups, in its order: out of the
+ * old role's group, into the new one's, then in or out of role:fullmembers (do_change_user_role;
+ * do_create_user when `oldRole` is undefined, a new user).
+ */
+export async function systemGroupMoves(db: UsersDb, user: Pick<UserDoc, "_id" | "role" | "date_joined">, oldRole?: number): Promise<MembersEvent[]> {
+	const ids = await systemGroupIds(db);
+	const waitingDays = waitingDaysOf(db);
+	const nowMs = clock.nowMs();
+	const events: MembersEvent[] = [];
+	const move = (op: MembersEvent["op"], name: SystemGroupName | undefined) => {
+		const group_id = name && ids.get(name);
+		if (group_id !== undefined) events.push({ op, group_id, user_ids: [user._id] });
+	};
+	const [was, now] = [oldRole === undefined ? undefined : roleGroup(oldRole), roleGroup(user.role)];
+	if (was !== now) {
+		move("remove_members", was);
+		move("add_members", now);
+	}
+	const wasFull = oldRole !== undefined && isFullMember({ ...user, role: oldRole }, waitingDays, nowMs);
+	const isFull = isFullMember(user, waitingDays, nowMs);
+	if (wasFull && !isFull) move("remove_members", "role:fullmembers");
+	if (!wasFull && isFull) move("add_members", "role:fullmembers");
+	return events;
+}
+
+/** The active users who are direct members of role:fullmembers now. */
+export async function fullMemberIds(db: UsersDb): Promise<Set<number>> {
+	const members = await db.User.find({ realm_id: db.realm._id, is_active: true, role: Role.MEMBER }, { _id: 1, role: 1, date_joined: 1 }).lean();
+	const waitingDays = waitingDaysOf(db);
+	const nowMs = clock.nowMs();
+	return new Set(members.filter((u) => isFullMember(u, waitingDays, nowMs)).map((u) => u._id));
+}
+
+/** role:fullmembers' changes between two snapshots, as Zulip sends them: removals first. */
+export async function fullMembersChange(db: UsersDb, before: Set<number>, after: Set<number>): Promise<MembersEvent[]> {
+	const group_id = (await systemGroupIds(db)).get("role:fullmembers");
+	if (group_id === undefined) return [];
+	const removed = [...before].filter((u) => !after.has(u)).sort((a, b) => a - b);
+	const added = [...after].filter((u) => !before.has(u)).sort((a, b) => a - b);
+	return [
+		...(removed.length ? [{ op: "remove_members" as const, group_id, user_ids: removed }] : []),
+		...(added.length ? [{ op: "add_members" as const, group_id, user_ids: added }] : []),
+	];
 }
 
 /** Fills in the members of system groups from the users' roles. */
 export function withSystemMembers(groups: UserGroupDoc[], users: Pick<UserDoc, "_id" | "role" | "date_joined" | "is_active">[], db: UsersDb): UserGroupDoc[] {
-	const waitingDays = Number(realmSetting(db.realm, "realm_waiting_period_threshold") ?? 0);
+	const waitingDays = waitingDaysOf(db);
 	const nowMs = clock.nowMs();
 	const members = new Map<string, number[]>();
 	for (const u of users) {

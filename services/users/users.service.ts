@@ -42,7 +42,7 @@ import { createField, deleteField, fieldMap, listFields, reorderFields, updateFi
 import { fieldView } from "./profile-fields";
 import { profileDataUpdate } from "./profile-data";
 import { userGroupModel, GROUP_SETTINGS, type GroupSettingName } from "./models/user-group";
-import { ensureSystemGroups } from "./system-groups";
+import { ensureSystemGroups, systemGroupMoves } from "./system-groups";
 import {
 	createGroup,
 	deactivateGroup,
@@ -190,7 +190,23 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 	async function changed(ctx: Ctx<any>, userIds: number[], changes?: Record<string, unknown>, created = false) {
 		const payload: UsersChanged = { user_ids: userIds, changes };
 		if (userIds.length === 1 && (changes || created)) Object.assign(payload, await eventData(userIds[0], created));
-		return ctx.broadcast("users.changed", payload);
+		await ctx.broadcast("users.changed", payload);
+		if (created && userIds.length === 1) await systemGroupsChanged(ctx, userIds[0]);
+	}
+
+	/** After a user's creation (no `oldRole`) or role change: the user_group events of its system groups. */
+	async function systemGroupsChanged(ctx: Ctx<any>, userId: number, oldRole?: number) {
+		const user = await db.User.findOne({ _id: userId, realm_id: db.realm._id }, { _id: 1, role: 1, date_joined: 1 }).lean();
+		if (!user) return;
+		const events = await systemGroupMoves(db, user, oldRole);
+		if (events.length) await groupEvents(ctx, events);
+	}
+
+	/** Some user_group events, to every active user (Zulip's audience for them). */
+	async function groupEvents(ctx: Ctx<any>, events: GroupsChanged["events"]) {
+		graphs.invalidate();
+		const active = await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean();
+		await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id, events, user_ids: active.map((u) => u._id) } satisfies GroupsChanged);
 	}
 
 	async function eventData(userId: number, created: boolean): Promise<Partial<UsersChanged>> {
@@ -222,9 +238,38 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 	async function adminUpdate(ctx: Ctx<UserChanges>, target: UserDoc) {
 		const actor = requireAdmin(ctx);
 		const { full_name, role, new_email, profile_data } = ctx.params;
+		// What the user could see before a role change, for the channels service to compare after it.
+		const seen = role !== undefined && role !== target.role ? await visibleChannels(ctx, target) : undefined;
 		const changes = await updateUser(db, actor, target, { full_name, role, new_email, profile_data });
 		if (Object.keys(changes).length) await changed(ctx, [target._id], changes);
+		if (changes.role !== undefined) {
+			await systemGroupsChanged(ctx, target._id, target.role);
+			if (seen) await tellChannels(ctx, () => call(ctx, "channels.userRoleChanged", { user_id: target._id, role: changes.role as number, channel_ids: seen }));
+		}
 		return {};
+	}
+
+	/**
+	 * After a change is written, the channels service announces its stream and peer events. The
+	 * change stands if that fails (logged): clients catch up when they register again.
+	 */
+	async function tellChannels(ctx: Ctx<any>, run: () => Promise<unknown>) {
+		try {
+			await run();
+		} catch (err) {
+			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return;
+			ctx.service?.logger.error({ err }, "the channels service could not announce a user's change");
+		}
+	}
+
+	/** The channels a user may know about; undefined on a node of a cluster that runs no channels service. */
+	async function visibleChannels(ctx: Ctx<any>, user: UserDoc): Promise<number[] | undefined> {
+		try {
+			return (await call(ctx, "channels.visibleChannels", { user_id: user._id, role: user.role })).channel_ids;
+		} catch (err) {
+			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return undefined;
+			throw err;
+		}
 	}
 
 	/**
@@ -773,6 +818,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					}
 					await applyUpdate(db, target._id, { is_active: false });
 					await changed(ctx, [target._id], { is_active: false });
+					await tellChannels(ctx, () => call(ctx, "channels.userActivityChanged", { user_id: target._id, is_active: false }));
 					return {};
 				},
 			},
@@ -785,6 +831,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 					if (target.is_active) throw badRequest("User is already active");
 					await applyUpdate(db, target._id, { is_active: true });
 					await changed(ctx, [target._id], { is_active: true });
+					await tellChannels(ctx, () => call(ctx, "channels.userActivityChanged", { user_id: target._id, is_active: true }));
 					return {};
 				},
 			},

@@ -98,6 +98,93 @@ describe("user_group", () => {
 	});
 });
 
+describe("system groups: user_group add_members and remove_members, as Zulip", () => {
+	let ids: Record<string, number>;
+	beforeAll(async () => {
+		const groups = (await as(admin).get("/user_groups")).body.user_groups as Ev[];
+		ids = Object.fromEntries(groups.filter((g) => g.is_system_group).map((g) => [g.name, g.id]));
+	});
+	const members = (group: string, user_ids: number[]) => ({ type: "user_group", op: "add_members", group_id: ids[group], user_ids });
+	const leaves = (group: string, user_ids: number[]) => ({ type: "user_group", op: "remove_members", group_id: ids[group], user_ids });
+	const userEvents = (events: Ev[]) => events.filter((e) => e.type === "realm_user" || e.type === "user_group");
+	const memberOf = async (group: string) => ((await as(admin).get("/user_groups")).body.user_groups as Ev[]).find((g) => g.id === ids[group])!.members as number[];
+
+	test("a new user joins its role's group, and role:fullmembers when a member past the waiting period", async () => {
+		const read = await queues([admin, guest]);
+		const created = await as(admin).post("/users", { email: "newbie@chat.test", password: "password123", full_name: "Newbie" });
+		expectSuccess(created);
+		const id = created.body.user_id as number;
+		for (const u of [admin, guest]) {
+			const events = userEvents(await read(u));
+			expect(events[0]).toMatchObject({ type: "realm_user", op: "add", person: { user_id: id } });
+			expect(events.slice(1)).toEqual([members("role:members", [id]), members("role:fullmembers", [id])]);
+		}
+		const moderator = await app.createUser({ role: 300, full_name: "Mod" });
+		expect(userEvents(await read(admin)).slice(1)).toEqual([members("role:moderators", [moderator.user_id])]);
+		expect(await memberOf("role:fullmembers")).toContain(id);
+	});
+
+	test("a role change: out of the old role's group, into the new one's, then role:fullmembers", async () => {
+		const frank = await app.createUser({ full_name: "Frank" });
+		const read = await queues([admin, alice, guest]);
+		const role = async (value: number) => expectSuccess(await as(admin).patch(`/users/${frank.user_id}`, { role: value }));
+		const realmUser = (value: number) => ({ type: "realm_user", op: "update", person: { user_id: frank.user_id, role: value } });
+		await role(200);
+		for (const u of [admin, alice, guest]) {
+			expect(userEvents(await read(u))).toEqual([
+				realmUser(200),
+				leaves("role:members", [frank.user_id]),
+				members("role:administrators", [frank.user_id]),
+				leaves("role:fullmembers", [frank.user_id]),
+			]);
+		}
+		await role(600);
+		expect(userEvents(await read(alice))).toEqual([realmUser(600), leaves("role:administrators", [frank.user_id]), members("role:everyone", [frank.user_id])]);
+		expect(await memberOf("role:everyone")).toContain(frank.user_id);
+		await role(400);
+		expect(userEvents(await read(alice))).toEqual([realmUser(400), leaves("role:everyone", [frank.user_id]), members("role:members", [frank.user_id]), members("role:fullmembers", [frank.user_id])]);
+		// What the events said is what GET /user_groups (and so POST /register) shows.
+		expect(await memberOf("role:fullmembers")).toContain(frank.user_id);
+		expect(await memberOf("role:everyone")).not.toContain(frank.user_id);
+		expect(await memberOf("role:administrators")).not.toContain(frank.user_id);
+		// The same role again changes nothing.
+		await role(400);
+		expect(await read(alice)).toEqual([]);
+	});
+
+	test("deactivation and reactivation: realm_user only, as Zulip sends when everyone may see every user", async () => {
+		const gina = await app.createUser({ full_name: "Gina" });
+		const read = await queues([admin, guest]);
+		expectSuccess(await as(admin).delete(`/users/${gina.user_id}`));
+		expect(await memberOf("role:members")).not.toContain(gina.user_id);
+		expectSuccess(await as(admin).post(`/users/${gina.user_id}/reactivate`));
+		expect(await memberOf("role:members")).toContain(gina.user_id);
+		for (const u of [admin, guest]) {
+			expect(userEvents(await read(u))).toEqual([
+				{ type: "realm_user", op: "update", person: { user_id: gina.user_id, is_active: false } },
+				{ type: "realm_user", op: "update", person: { user_id: gina.user_id, is_active: true } },
+			]);
+		}
+	});
+
+	test("a new waiting period moves members out of role:fullmembers and back", async () => {
+		const owner = client(app.baseUrl, app.owner);
+		const read = await queues([alice, guest]);
+		const full = [...(await memberOf("role:fullmembers"))].sort((a, b) => a - b);
+		expect(full).toContain(alice.user_id);
+		expectSuccess(await owner.patch("/realm", { waiting_period_threshold: 30 }));
+		try {
+			for (const u of [alice, guest]) {
+				expect(await read(u)).toEqual([{ type: "realm", op: "update", property: "waiting_period_threshold", value: 30 }, leaves("role:fullmembers", full)]);
+			}
+			expect(await memberOf("role:fullmembers")).toEqual([]);
+		} finally {
+			expectSuccess(await owner.patch("/realm", { waiting_period_threshold: 0 }));
+		}
+		expect(await read(alice)).toEqual([{ type: "realm", op: "update", property: "waiting_period_threshold", value: 0 }, members("role:fullmembers", full)]);
+	});
+});
+
 describe("custom_profile_fields, realm, default_streams", () => {
 	test("custom_profile_fields: the full list to every active user", async () => {
 		const read = await queues([admin, alice, guest]);
@@ -136,6 +223,34 @@ describe("custom_profile_fields, realm, default_streams", () => {
 		expect(ofType(await read(alice), "default_streams")).toEqual([{ type: "default_streams", default_streams: [] }]);
 		expect(await read(guest)).toEqual([]);
 	});
+
+	test("default_streams when a channel is created default, made default by PATCH, and archived", async () => {
+		const read = await queues([admin, alice, guest]);
+		expectSuccess(await as(admin).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "welcome" }]), is_default_stream: true }));
+		const welcome = (await as(admin).get("/get_stream_id", { stream: "welcome" })).body.stream_id as number;
+		expectSuccess(await as(admin).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "news" }]) }));
+		const news = (await as(admin).get("/get_stream_id", { stream: "news" })).body.stream_id as number;
+		expectSuccess(await as(admin).patch(`/streams/${news}`, { is_default_stream: true }));
+		const defaults = (events: Ev[]) => ofType(events, "default_streams").map((e) => e.default_streams.map((d: Ev) => d.stream_id));
+		const mine = await read(alice);
+		expect(defaults(mine)).toEqual([[welcome], [news, welcome]]);
+		// The channel's creation comes first, so clients know the channel the list names.
+		expect(mine.findIndex((e) => e.type === "stream" && e.op === "create")).toBeLessThan(mine.findIndex((e) => e.type === "default_streams"));
+		expect(defaults(await read(admin))).toEqual([[welcome], [news, welcome]]);
+
+		// Archiving a default channel takes it out of the defaults: the new list, then the channel's deletion.
+		expectSuccess(await as(admin).delete(`/streams/${news}`));
+		for (const u of [admin, alice]) {
+			const events = await read(u);
+			expect(events.map((e) => `${e.type}/${e.op ?? ""}`)).toEqual(["default_streams/", "stream/delete"]);
+			expect(events[0]).toEqual({ type: "default_streams", default_streams: (await as(alice).get("/default_streams")).body.default_streams });
+			expect(defaults(events)).toEqual([[welcome]]);
+		}
+		// The guest sees neither the defaults nor the public channels.
+		expect(await read(guest)).toEqual([]);
+		expectSuccess(await as(admin).delete("/default_streams", { stream_id: welcome }));
+		expect(defaults(await read(alice))).toEqual([[]]);
+	});
 });
 
 describe("personal events", () => {
@@ -146,6 +261,45 @@ describe("personal events", () => {
 		expect(ofType(await read(alice), "alert_words")).toEqual([
 			{ type: "alert_words", alert_words: ["deploy", "outage"] },
 			{ type: "alert_words", alert_words: ["outage"] },
+		]);
+		expect(await read(bob)).toEqual([]);
+	});
+
+	test("drafts, saved_snippets, scheduled_messages and navigation_view through the API: add, update, remove, to that user alone", async () => {
+		expectSuccess(await as(alice).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "drafting" }]) }));
+		const channel = (await as(alice).get("/get_stream_id", { stream: "drafting" })).body.stream_id as number;
+		const read = await queues([alice, bob]);
+		const draft = { type: "stream", to: [channel], topic: "plans", content: "first", timestamp: 1_700_000_000 };
+		const [draftId] = (await as(alice).post("/drafts", { drafts: JSON.stringify([draft]) })).body.ids;
+		expectSuccess(await as(alice).patch(`/drafts/${draftId}`, { draft: JSON.stringify({ ...draft, content: "second" }) }));
+		expectSuccess(await as(alice).delete(`/drafts/${draftId}`));
+		const snippet = (await as(alice).post("/saved_snippets", { title: "Hi", content: "Hello" })).body.saved_snippet_id as number;
+		expectSuccess(await as(alice).patch(`/saved_snippets/${snippet}`, { content: "Hello!" }));
+		expectSuccess(await as(alice).delete(`/saved_snippets/${snippet}`));
+		const at = Math.floor(Date.now() / 1000) + 3600;
+		const scheduled = await as(alice).post("/scheduled_messages", { type: "stream", to: channel, topic: "later", content: "soon", scheduled_delivery_timestamp: at });
+		expectSuccess(scheduled);
+		const scheduledId = scheduled.body.scheduled_message_id as number;
+		expectSuccess(await as(alice).patch(`/scheduled_messages/${scheduledId}`, { content: "sooner" }));
+		expectSuccess(await as(alice).delete(`/scheduled_messages/${scheduledId}`));
+		expectSuccess(await as(alice).post("/navigation_views", { fragment: "inbox", is_pinned: true }));
+		expectSuccess(await as(alice).delete("/navigation_views/inbox"));
+
+		const view = { id: draftId, type: "stream", to: [channel], topic: "plans", timestamp: 1_700_000_000 };
+		const saved = { id: snippet, title: "Hi", date_created: expect.any(Number) };
+		const message = { scheduled_message_id: scheduledId, type: "stream", to: channel, topic: "later", scheduled_delivery_timestamp: at, failed: false };
+		expect(await read(alice)).toEqual([
+			{ type: "drafts", op: "add", drafts: [{ ...view, content: "first" }] },
+			{ type: "drafts", op: "update", draft: { ...view, content: "second" } },
+			{ type: "drafts", op: "remove", draft_id: draftId },
+			{ type: "saved_snippets", op: "add", saved_snippet: { ...saved, content: "Hello" } },
+			{ type: "saved_snippets", op: "update", saved_snippet: { ...saved, content: "Hello!" } },
+			{ type: "saved_snippets", op: "remove", saved_snippet_id: snippet },
+			{ type: "scheduled_messages", op: "add", scheduled_messages: [{ ...message, content: "soon", rendered_content: "<p>soon</p>" }] },
+			{ type: "scheduled_messages", op: "update", scheduled_message: { ...message, content: "sooner", rendered_content: "<p>sooner</p>" } },
+			{ type: "scheduled_messages", op: "remove", scheduled_message_id: scheduledId },
+			{ type: "navigation_view", op: "add", navigation_view: { fragment: "inbox", is_pinned: true, name: null } },
+			{ type: "navigation_view", op: "remove", fragment: "inbox" },
 		]);
 		expect(await read(bob)).toEqual([]);
 	});

@@ -176,9 +176,78 @@ describe("subscription and stream events", () => {
 	});
 });
 
+describe("stream and peer events from changes to a user", () => {
+	const ofType = (events: Ev[], ...types: string[]) => events.filter((e) => types.includes(e.type));
+	let pub: number;
+	let priv: number;
+	beforeAll(async () => {
+		expectSuccess(await as(alice).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "rc-pub" }]) }));
+		expectSuccess(await as(alice).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "rc-priv" }]), invite_only: true }));
+		[pub, priv] = [await channelId("rc-pub"), await channelId("rc-priv")];
+	});
+
+	test("a role change: the channels the user now sees (create, then peer_add), or no longer sees (delete), to that user alone", async () => {
+		const henry = await app.createUser({ full_name: "Henry" });
+		clients.set(henry.user_id, client(app.baseUrl, henry));
+		const read = await queues([henry, bob]);
+		const role = async (value: number) => expectSuccess(await as(admin).patch(`/users/${henry.user_id}`, { role: value }));
+		const idsOf = (e: Ev) => e.streams.map((s: Ev) => s.stream_id);
+
+		await role(600);
+		let events = ofType(await read(henry), "stream", "subscription");
+		expect(events.map((e) => `${e.type}/${e.op}`)).toEqual(["stream/delete"]);
+		expect(idsOf(events[0])).toContain(pub);
+		expect(idsOf(events[0])).not.toContain(priv);
+		expect(events[0].stream_ids).toEqual(idsOf(events[0]));
+		const lost = idsOf(events[0]) as number[];
+
+		await role(400);
+		events = ofType(await read(henry), "stream", "subscription");
+		// One creation with every channel seen again, then each one's subscribers.
+		expect(events[0]).toMatchObject({ type: "stream", op: "create" });
+		expect([...idsOf(events[0])].sort()).toEqual([...lost].sort());
+		expect(events[0].streams.find((s: Ev) => s.stream_id === pub)).toEqual((await as(henry).get(`/streams/${pub}`)).body.stream);
+		expect(events.slice(1)).toEqual(idsOf(events[0]).map((id: number) => ({ type: "subscription", op: "peer_add", stream_ids: [id], user_ids: expect.any(Array) })));
+		expect(events.find((e) => e.stream_ids?.[0] === pub && e.op === "peer_add")?.user_ids).toEqual([alice.user_id]);
+
+		// An administrator sees every private channel's metadata.
+		await role(200);
+		events = ofType(await read(henry), "stream", "subscription");
+		expect(events).toEqual([
+			{ type: "stream", op: "create", streams: [expect.objectContaining({ stream_id: priv, invite_only: true })] },
+			{ type: "subscription", op: "peer_add", stream_ids: [priv], user_ids: [alice.user_id] },
+		]);
+		await role(400);
+		expect(ofType(await read(henry), "stream", "subscription")).toEqual([{ type: "stream", op: "delete", streams: [expect.objectContaining({ stream_id: priv })], stream_ids: [priv] }]);
+		// Nobody else hears of it.
+		expect(ofType(await read(bob), "stream", "subscription")).toEqual([]);
+	});
+
+	test("deactivation and reactivation: peer_remove and peer_add for the user's channels, to those who may see their subscribers", async () => {
+		const ivy = await app.createUser({ full_name: "Ivy" });
+		expectSuccess(await as(alice).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "rc-pub" }, { name: "rc-priv" }]), principals: JSON.stringify([ivy.user_id]) }));
+		const read = await queues([admin, alice, bob, guest]);
+		expectSuccess(await as(admin).delete(`/users/${ivy.user_id}`));
+		expectSuccess(await as(admin).post(`/users/${ivy.user_id}/reactivate`));
+		const peer = (op: string, id: number) => ({ type: "subscription", op, stream_ids: [id], user_ids: [ivy.user_id] });
+		for (const u of [admin, alice]) {
+			const events = ofType(await read(u), "subscription");
+			expect(events).toHaveLength(4);
+			expect(events).toEqual(expect.arrayContaining([peer("peer_remove", pub), peer("peer_remove", priv), peer("peer_add", pub), peer("peer_add", priv)]));
+		}
+		// Bob sees the public channel's subscribers, not the private one's; the guest neither.
+		expect(ofType(await read(bob), "subscription")).toEqual([peer("peer_remove", pub), peer("peer_add", pub)]);
+		expect(ofType(await read(guest), "subscription")).toEqual([]);
+		expect((await as(bob).get(`/streams/${pub}/members`)).body.subscribers).toContain(ivy.user_id);
+	});
+});
+
 describe("realm_user, realm_bot and user_settings events", () => {
+	// Only realm_user here: the system groups' user_group events are tested in events-more.test.ts.
+	const realmUserOnly = { event_types: JSON.stringify(["realm_user"]) };
+
 	test("a new user reaches everyone, with the real address only for those who may see it", async () => {
-		const read = await queues([admin, alice, guest]);
+		const read = await queues([admin, alice, guest], realmUserOnly);
 		const dave = await app.createUser({ full_name: "Dave", email_address_visibility: 3 });
 		const [toAdmin] = await read(admin);
 		expect(toAdmin).toMatchObject({ type: "realm_user", op: "add", person: { user_id: dave.user_id, full_name: "Dave", delivery_email: dave.email, role: 400, is_active: true } });
@@ -188,7 +257,7 @@ describe("realm_user, realm_bot and user_settings events", () => {
 
 	test("name, role, deactivation and reactivation reach everyone", async () => {
 		const erin = await app.createUser({ full_name: "Erin" });
-		const read = await queues([admin, alice, guest]);
+		const read = await queues([admin, alice, guest], realmUserOnly);
 		expectSuccess(await as(admin).patch(`/users/${erin.user_id}`, { full_name: "Erin B", role: 300 }));
 		expectSuccess(await as(admin).delete(`/users/${erin.user_id}`));
 		expectSuccess(await as(admin).post(`/users/${erin.user_id}/reactivate`));
@@ -208,6 +277,10 @@ describe("realm_user, realm_bot and user_settings events", () => {
 		for (const u of [admin, alice]) {
 			expect(await read(u)).toMatchObject([{ type: "realm_bot", op: "add", bot: { user_id: bot.user_id, full_name: "Helper Bot", owner_id: alice.user_id, is_active: true } }]);
 		}
+		expect(await read(bob)).toEqual([]);
+		// A new name: realm_bot update for the same audience.
+		expectSuccess(await as(admin).patch(`/users/${bot.user_id}`, { full_name: "Helpful Bot" }));
+		for (const u of [admin, alice]) expect(await read(u)).toEqual([{ type: "realm_bot", op: "update", bot: { user_id: bot.user_id, full_name: "Helpful Bot" } }]);
 		expect(await read(bob)).toEqual([]);
 	});
 

@@ -133,6 +133,23 @@ describe("other events", () => {
 	});
 });
 
+describe("reactions in a private channel", () => {
+	test("reach its subscribers, not the others; removal too", async () => {
+		const id = await sendMessage(a, { type: "stream", to: "closed", topic: "react", content: "private reaction" });
+		const [qa, qb, qc] = [await register(a), await register(b), await register(c)];
+		expectSuccess(await b.post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		expectSuccess(await b.delete(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		const reaction = { user_id: bob.user_id, message_id: id, emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji" };
+		for (const [u, q] of [[a, qa], [b, qb]] as const) {
+			expect(await events(u, q)).toEqual([
+				{ type: "reaction", id: 0, op: "add", ...reaction, user: { user_id: bob.user_id, email: bob.email, full_name: "Bob" } },
+				{ type: "reaction", id: 1, op: "remove", ...reaction, user: { user_id: bob.user_id, email: bob.email, full_name: "Bob" } },
+			]);
+		}
+		expect(await events(c, qc)).toEqual([]);
+	});
+});
+
 describe("a real Zulip client", () => {
 	test("a bot using the Python client's call_on_each_message answers a message another user sends", async () => {
 		const bot = await app.createUser({ full_name: "Echo Bot" });

@@ -172,6 +172,13 @@ describe("direct messages", () => {
 		const id = await send(as(alice), { type: "direct", to: JSON.stringify([bob.user_id, 1]), content: "group" });
 		expect((await fetchAll(owner, [["is", "dm"]])).messages.map((m: { id: number }) => m.id)).toContain(id);
 		expectError(await as(alice).post("/messages", { type: "direct", to: [999999], content: "x" }), 400, "BAD_REQUEST", "No such user");
+		// A deactivated recipient, in Zulip's words (its email as the API shows it), alone or among others.
+		const gone = await app.createUser({ full_name: "Gone" });
+		expectSuccess(await owner.delete(`/users/${gone.user_id}`));
+		const goneEmail = (await owner.get(`/users/${gone.user_id}`)).body.user.email;
+		for (const to of [[gone.user_id], [bob.user_id, gone.user_id]]) {
+			expectError(await as(alice).post("/messages", { type: "direct", to, content: "x" }), 400, "BAD_REQUEST", `'${goneEmail}' is no longer using Zulip.`);
+		}
 		expectError(await as(alice).post("/messages", { type: "direct", to: [], content: "x" }), 400, "BAD_REQUEST");
 		expectError(await as(alice).post("/messages", { type: "mail", to: [bob.user_id], content: "x" }), 400, "BAD_REQUEST", "Invalid type");
 	});

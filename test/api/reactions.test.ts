@@ -184,7 +184,8 @@ describe("removing reactions", () => {
 		const id = await channelMessage();
 		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
 		expectSuccess(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
-		const reaction = { user_id: bob.user_id, message_id: id, emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji" };
+		const user = { user_id: bob.user_id, email: bob.email, full_name: expect.any(String) };
+		const reaction = { user_id: bob.user_id, user, message_id: id, emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji" };
 		// With everyone who has the message, whose clients hear of it.
 		const holders = { user_ids: expect.arrayContaining([alice.user_id, bob.user_id]) };
 		expect(seen.map((e) => e.payload)).toEqual([

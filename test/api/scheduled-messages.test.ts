@@ -398,6 +398,9 @@ describe("delivery", () => {
 		const reasons = notices.map((n: any) => n.content.split("\n\n")[1]);
 		expect(reasons).toHaveLength(3);
 		expect(reasons).toContain("> Sending messages to the general chat is not allowed in this channel.");
+		// A deactivated recipient: Zulip's words, with the address as the API shows it.
+		const daveEmail = (await as(alice).get(`/users/${dave.user_id}`)).body.user.email;
+		expect(reasons).toContain(`> '${daveEmail}' is no longer using Zulip.`);
 		expect(reasons.every((r: string) => /^> \S/.test(r))).toBe(true);
 		expect(await topicMessages(as(alice), policy, "")).toEqual([]);
 		for (const id of ids) expectSuccess(await as(alice).delete(`/scheduled_messages/${id}`));
@@ -453,6 +456,37 @@ describe("replicas that die", () => {
 				["delivered", null],
 			]);
 			expect(docs[0].delivered_message_id).toBe(first.id);
+		} finally {
+			await conn.close();
+		}
+	});
+
+	test("a message an attempt sent, taken back too late: recognised as sent (the key before the cutoff), not failed", async () => {
+		const res = await as(alice).post("/scheduled_messages", { type: "stream", to: general, topic: "sent late", content: "sent late", scheduled_delivery_timestamp: later(3600) });
+		expectSuccess(res);
+		const id = res.body.scheduled_message_id;
+		const { conn, messages } = await schedulingDb();
+		try {
+			// A replica sent it, then died before marking it; the claim is taken back after the cutoff.
+			await messages.updateOne({ _id: id } as never, { $set: { state: "sending", claimed_by: "dead-node/0", claimed_at: clock.nowMs(), scheduled_timestamp: clock.now() - 5 } });
+			const me = await app.node.broker.call<Identity, { email: string; api_key: string }>("users.authenticate", { email: alice.email, api_key: alice.api_key });
+			const first = await app.node.broker.call<{ id: number }, Record<string, unknown>>(
+				"messages.sendScheduled",
+				{ type: "channel", to: general, topic: "sent late", content: "sent late", read_by_sender: true, idempotency_key: `scheduled:${id}` },
+				{ meta: { user: me } },
+			);
+			const before = (await botNotices(alice)).length;
+			clock.advance((11 * 60 + CLAIM_TIMEOUT_SECONDS) * 1000);
+			try {
+				await waitFor(async () => ((await listOf(as(alice))).some((m: any) => m.scheduled_message_id === id) ? undefined : true));
+			} finally {
+				clock.reset();
+			}
+			const doc = await messages.findOne({ _id: id } as never);
+			expect(doc).toMatchObject({ state: "delivered", delivered_message_id: first.id });
+			expect((await topicMessages(as(bob), general, "sent late")).map((m: any) => m.id)).toEqual([first.id]);
+			await sleep(TICK_MS);
+			expect(await botNotices(alice)).toHaveLength(before);
 		} finally {
 			await conn.close();
 		}

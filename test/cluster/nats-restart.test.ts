@@ -2,8 +2,9 @@
 // process over a real nats-server, with senders posting messages without pause. nats-server is
 // killed, started again on the same port a second later, and the senders carry on. Measured:
 // how long after nats-server is back every call succeeds again (must be under 5 s), how long the
-// calls that failed took to fail (503 at once, not a wait for the 30 s request timeout), and that
-// every send answered 200 is there afterwards.
+// calls that failed took to fail (503 at once, not a wait for the 30 s request timeout), that
+// every send answered 200 is there afterwards, and that the messages node's /readyz is unready
+// while its NATS connection is lost.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +19,8 @@ let nats: Awaited<ReturnType<typeof startNats>>;
 const nodes: Proc[] = [];
 let dataDir: string;
 let owner: Client;
+/** The messages node's health endpoint (HEALTH_PORT). */
+let readyz: string;
 
 beforeAll(async () => {
 	nats = await startNats();
@@ -34,7 +37,10 @@ beforeAll(async () => {
 	};
 	nodes.push(startServerNode({ ...env, SERVICES: "users" }));
 	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
-	for (const services of ["channels", "messages"]) nodes.push(startServerNode({ ...env, SERVICES: services }));
+	const healthPort = await freePort();
+	readyz = `http://127.0.0.1:${healthPort}/readyz`;
+	nodes.push(startServerNode({ ...env, SERVICES: "channels" }));
+	nodes.push(startServerNode({ ...env, SERVICES: "messages", HEALTH_PORT: String(healthPort), HOST: "127.0.0.1" }));
 	nodes.push(startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" }));
 	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
 	owner = client(`http://127.0.0.1:${port}/api/v1`, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
@@ -72,16 +78,28 @@ test("nats-server restarted under load: every node back within 5 s, failures fas
 		}
 	});
 
+	// The messages node's readiness, every 50 ms: unready while its NATS connection is lost.
+	const readiness: Array<{ at: number; status: number; transporter?: boolean }> = [];
+	const prober = (async () => {
+		while (running) {
+			const r = await fetch(readyz).catch(() => null);
+			const body = (await r?.json().catch(() => null)) as { checks?: { transporter?: boolean } } | null;
+			readiness.push({ at: Date.now(), status: r?.status ?? 0, transporter: body?.checks?.transporter });
+			await new Promise((res) => setTimeout(res, 50));
+		}
+	})();
+
 	await new Promise((r) => setTimeout(r, 2000));
 	const killedAt = Date.now();
 	await nats.proc.stop("SIGKILL");
 	await new Promise((r) => setTimeout(r, 1000));
+	const restartAt = Date.now();
 	nats = await startNats(nats.port);
 	const backAt = Date.now();
 	// Load carries on for 10 s after nats-server is back.
 	await new Promise((r) => setTimeout(r, 10_000));
 	running = false;
-	await Promise.all(senders);
+	await Promise.all([...senders, prober]);
 
 	const failed = calls.filter((c) => c.status !== 200);
 	const lastFailureEnd = Math.max(backAt, ...failed.map((c) => c.end));
@@ -106,10 +124,17 @@ test("nats-server restarted under load: every node back within 5 s, failures fas
 	expect(failed.filter((c) => c.status !== 503 || c.code !== "SERVICE_UNAVAILABLE")).toEqual([]);
 	expect(figures.slowestFailureMs).toBeLessThan(2000);
 
+	// /readyz: ready before the kill, unready (transporter false) while nats-server was down, ready again after.
+	expect(readiness.filter((p) => p.at < killedAt).every((p) => p.status === 200)).toBe(true);
+	const down = readiness.filter((p) => p.at > killedAt + 200 && p.at < restartAt);
+	expect(down.length).toBeGreaterThan(0);
+	expect(down.every((p) => p.status === 503 && p.transporter === false)).toBe(true);
+	expect(readiness.at(-1)).toMatchObject({ status: 200, transporter: true });
+
 	// Every acknowledged send is stored, once, with its content.
 	const acked = calls.filter((c) => c.status === 200);
 	const stored = new Map<number, string>();
-	// Pages of 1,000: one answer must fit in a NATS message (1 MB by default).
+	// Pages of 1,000, the most Zulip recommends.
 	for (let anchor: number | string = 0; ; ) {
 		const r = await owner.get("/messages", { anchor, include_anchor: false, num_before: 0, num_after: 1000, narrow: [{ operator: "channel", operand: "load" }] });
 		expectSuccess(r);

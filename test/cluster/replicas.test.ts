@@ -132,6 +132,48 @@ test("concurrent senders on three messages replicas: every send succeeds once, a
 	expect(narrow.body.messages ?? []).toEqual([]);
 });
 
+test("a user's deactivation, reactivation and role change reach each queue once, with two users and two channels replicas", async () => {
+	const [frank, gina] = [await member("frank"), await member("gina")];
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "crowd" }], principals: [frank.id, gina.id] }));
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "plaza" }] }));
+	const [crowd, plaza] = [(await owner.get("/get_stream_id", { stream: "crowd" })).body.stream_id, (await owner.get("/get_stream_id", { stream: "plaza" })).body.stream_id];
+	const queue = async (c: Client, types: string[]) => {
+		const r = await c.post("/register", { event_types: JSON.stringify(types) });
+		expectSuccess(r);
+		let last = -1;
+		const seen: any[] = [];
+		return async () => {
+			const got = await c.get("/events", { queue_id: r.body.queue_id, last_event_id: last, dont_block: true });
+			expectSuccess(got);
+			const events = got.body.events.filter((e: any) => e.type !== "heartbeat");
+			if (events.length) last = events[events.length - 1].id;
+			seen.push(...events.map(({ id: _id, ...e }: any) => e));
+			return seen;
+		};
+	};
+	const ginas = await queue(gina.c, ["subscription", "user_group"]);
+	expectSuccess(await owner.delete(`/users/${frank.id}`));
+	expectSuccess(await owner.post(`/users/${frank.id}/reactivate`));
+	const franks = await queue(frank.c, ["stream"]);
+	expectSuccess(await owner.patch(`/users/${frank.id}`, { role: 600 }));
+	// Peer and stream events come from one channels replica (an emitted event), group events from one users replica.
+	await waitFor(async () => (await ginas()).length >= 5 && (await franks()).length >= 1, "the events of the changes", 15_000);
+	await new Promise((r) => setTimeout(r, 1500));
+	const groups = (await owner.get("/user_groups")).body.user_groups as Array<{ id: number; name: string }>;
+	const group = (name: string) => groups.find((g) => g.name === name)!.id;
+	expect(await ginas()).toEqual([
+		{ type: "subscription", op: "peer_remove", stream_ids: [crowd], user_ids: [frank.id] },
+		{ type: "subscription", op: "peer_add", stream_ids: [crowd], user_ids: [frank.id] },
+		{ type: "user_group", op: "remove_members", group_id: group("role:members"), user_ids: [frank.id] },
+		{ type: "user_group", op: "add_members", group_id: group("role:everyone"), user_ids: [frank.id] },
+		{ type: "user_group", op: "remove_members", group_id: group("role:fullmembers"), user_ids: [frank.id] },
+	]);
+	// Now a guest, Frank no longer sees the public channel he is not in: one deletion.
+	const mine = await franks();
+	expect(mine).toHaveLength(1);
+	expect(mine[0]).toMatchObject({ type: "stream", op: "delete", stream_ids: [plaza] });
+});
+
 test("event queues on two events replicas, read through either gateway; a stopped replica loses only its own", async () => {
 	const dave = await member("dave");
 	const erin = await member("erin");

@@ -22,3 +22,20 @@ test("JITSI_SERVER_URL must be an http or https URL", () => {
 		expect(() => loadConfig()).toThrow(`JITSI_SERVER_URL must be an http or https URL, got "${bad}"`);
 	}
 });
+
+test("EVENT_QUEUE_MAX_EVENTS: 10,000 by default, a positive integer otherwise", () => {
+	const before = process.env.EVENT_QUEUE_MAX_EVENTS;
+	try {
+		delete process.env.EVENT_QUEUE_MAX_EVENTS;
+		expect(loadConfig().eventQueueMaxEvents).toBe(10_000);
+		process.env.EVENT_QUEUE_MAX_EVENTS = "250";
+		expect(loadConfig().eventQueueMaxEvents).toBe(250);
+		for (const bad of ["0", "-3", "many"]) {
+			process.env.EVENT_QUEUE_MAX_EVENTS = bad;
+			expect(() => loadConfig()).toThrow("EVENT_QUEUE_MAX_EVENTS");
+		}
+	} finally {
+		if (before === undefined) delete process.env.EVENT_QUEUE_MAX_EVENTS;
+		else process.env.EVENT_QUEUE_MAX_EVENTS = before;
+	}
+});

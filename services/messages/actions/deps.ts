@@ -33,8 +33,11 @@ export interface ServiceDeps {
 	noticeDeps(ctx: Ctx<any>): NoticeDeps;
 	/** Message objects for these messages (one call for the users, one for channel names). */
 	views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams): Promise<Array<Record<string, unknown>>>;
-	/** Broadcasts message.sent for the services that keep derived state. */
-	announceSent(ctx: Ctx<any>, sent: Sent): Promise<void>;
+	/**
+	 * Broadcasts message.sent for the services that keep derived state; `echo` names the sender's
+	 * event queue and the client's local ID (POST /messages' queue_id and local_id).
+	 */
+	announceSent(ctx: Ctx<any>, sent: Sent, echo?: { sender_queue_id: string; local_id: string }): Promise<void>;
 }
 
 /** GET /messages and GET /messages/{id}: what shapes the message objects. */

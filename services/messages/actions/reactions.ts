@@ -1,7 +1,7 @@
 // POST and DELETE /messages/{message_id}/reactions. Each change is announced as
 // messages.reactionChanged for the clients of everyone who can see the message. Reacting counts
 // as taking part in the topic for the automatic follow and unmute settings (auto-follow.ts).
-import { requireUser } from "../../../shared/actions";
+import { requireUser, type Identity } from "../../../shared/actions";
 import { isDuplicateKey } from "../../../shared/db";
 import { p, params } from "../../../shared/params";
 import { checkAccess } from "../access";
@@ -12,6 +12,9 @@ import type { Ctx, ServiceDeps } from "./deps";
 type ReactionParams = EmojiRequest & { message_id: number };
 
 const emojiParams = { emoji_code: p.string({ optional: true }), reaction_type: p.oneOf(REACTION_TYPES, { optional: true }) };
+
+/** The deprecated `user` object Zulip's reaction events still carry beside user_id. */
+const reactor = (actor: Identity) => ({ user_id: actor.user_id, email: actor.email, full_name: actor.full_name });
 
 export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 	/** Everyone who has the message: whose clients hear of its reactions. */
@@ -39,7 +42,7 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 					if (isDuplicateKey(err)) throw reactionExists();
 					throw err;
 				}
-				await ctx.broadcast("messages.reactionChanged", { op: "add", user_id: actor.user_id, ...same, emoji_name: emoji.emoji_name, user_ids: await holders(message_id) });
+				await ctx.broadcast("messages.reactionChanged", { op: "add", user_id: actor.user_id, user: reactor(actor), ...same, emoji_name: emoji.emoji_name, user_ids: await holders(message_id) });
 				// Reacting is taking part in the topic, which may follow or unmute it for the user.
 				const m = access.unreceived[0] ?? (await db.Message.findById(message_id, { channel_id: 1, topic: 1 }).lean());
 				if (m?.channel_id != null) {
@@ -60,7 +63,7 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 				const same = { message_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code };
 				const removed = await db.Reaction.findOneAndDelete({ ...same, user_id: actor.user_id }).lean();
 				if (!removed) throw isKnownCode(emoji) ? reactionMissing() : invalidEmojiCode();
-				await ctx.broadcast("messages.reactionChanged", { op: "remove", user_id: actor.user_id, ...same, emoji_name: removed.emoji_name, user_ids: await holders(message_id) });
+				await ctx.broadcast("messages.reactionChanged", { op: "remove", user_id: actor.user_id, user: reactor(actor), ...same, emoji_name: removed.emoji_name, user_ids: await holders(message_id) });
 				return {};
 			},
 		},

@@ -1,10 +1,12 @@
 // POST /messages: sending to a channel topic or a direct conversation, then the automatic follow
 // or unmute of the topic. The rules live in ../send.ts and ../auto-follow.ts.
 import { call, requireUser, type CheckedMessage, type ChannelTarget, type Identity, type Principal } from "../../../shared/actions";
+import { createHash } from "node:crypto";
 import { p, params } from "../../../shared/params";
 import { isDuplicateKey } from "../../../shared/db";
+import { clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
-import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams } from "../send";
+import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams, type Sent } from "../send";
 import type { Ctx, ServiceDeps } from "./deps";
 
 
@@ -16,7 +18,47 @@ const messageParams = {
 	content: p.string(),
 };
 
+/**
+ * The idempotency key of a POST /messages that names its client's event queue and local ID (the
+ * pair Zulip's clients send for local echo): a retry with the same pair by the same user is
+ * answered the first message's ID. Hashed, so client strings of any length make a short key.
+ */
+export function sendKey(userId: number, queueId: string | undefined, localId: string | undefined): string | undefined {
+	if (queueId === undefined || localId === undefined) return undefined;
+	return `send:${userId}:${createHash("sha256").update(JSON.stringify([queueId, localId])).digest("base64url")}`;
+}
+
 export function sendActions({ db, graphs, autoFollow, flagsForContent, announceSent }: ServiceDeps) {
+	/** The ID of the message stored under an idempotency key, if any. */
+	const sentUnder = async (key: string) => (await db.Message.findOne({ idempotency_key: key }, { _id: 1 }).lean())?._id;
+
+	/**
+	 * Stores a message under its idempotency key. When a send with the same key stored its
+	 * message first (the unique index refuses the second), answers that one's ID instead.
+	 */
+	async function storeOnce(key: string | undefined, store: () => Promise<Sent>): Promise<Sent | { first: number }> {
+		try {
+			return await store();
+		} catch (err) {
+			const first = key !== undefined && isDuplicateKey(err) ? await sentUnder(key) : undefined;
+			if (first === undefined) throw err;
+			return { first };
+		}
+	}
+
+	/** The users a direct message goes to; a deactivated one (named by ID) is refused in Zulip's words. */
+	async function directRecipients(ctx: Ctx<any>, refs: Array<number | string>): Promise<Principal[]> {
+		try {
+			return (await call(ctx, "users.resolvePrincipals", { principals: refs })).users;
+		} catch (err) {
+			const ids = refs.filter((r): r is number => typeof r === "number");
+			if (!ids.length) throw err;
+			const { users } = await call(ctx, "users.getMany", { user_ids: ids, client_gravatar: true, include_custom_profile_fields: false });
+			const gone = ids.map((id) => users.find((u) => u.user_id === id)).find((u) => u && !u.is_active);
+			throw gone ? badRequest(`'${gone.email}' is no longer using Zulip.`) : err;
+		}
+	}
+
 	/**
 	 * Every check of a would-be message, in POST /messages' order, storing nothing: content,
 	 * target (the channel, which the sender must be allowed to post in, or the users), topic.
@@ -31,7 +73,7 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 			const policy = channel.topics_policy === "inherit" ? graph.topicsPolicy : channel.topics_policy;
 			target = { channel, topic: checkTopic(q.topic, graph.emptyTopicDisplayName, policy) };
 		} else {
-			target = { participants: (await call(ctx, "users.resolvePrincipals", { principals: directRefs(q.to) })).users };
+			target = { participants: await directRecipients(ctx, directRefs(q.to)) };
 		}
 		const recipients = recipientsOf(actor, target);
 		const channelId = "channel" in target ? target.channel.channel_id : null;
@@ -70,29 +112,25 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 		/**
 		 * For the scheduling service: sends a message on behalf of the caller (ctx.meta.user, the
 		 * scheduled message's sender), with every check and effect of POST /messages. The
-		 * idempotency key makes a repeated delivery answer the message the first one stored.
+		 * idempotency key makes a repeated delivery answer the message the first one stored;
+		 * past `deliver_by` (Unix seconds) a message not yet stored is refused with Zulip's reason.
 		 */
 		sendScheduled: {
 			visibility: "public",
-			params: params({ ...messageParams, read_by_sender: p.bool(), idempotency_key: p.string({ min: 1 }) }),
-			async handler(ctx: Ctx<{ type: string; to: unknown; topic?: string; content: string; read_by_sender: boolean; idempotency_key: string }>) {
+			params: params({ ...messageParams, read_by_sender: p.bool(), idempotency_key: p.string({ min: 1 }), deliver_by: p.int({ optional: true }) }),
+			async handler(ctx: Ctx<{ type: string; to: unknown; topic?: string; content: string; read_by_sender: boolean; idempotency_key: string; deliver_by?: number }>) {
 				const actor = requireUser(ctx);
 				const q = ctx.params;
-				const existing = await db.Message.findOne({ idempotency_key: q.idempotency_key }, { _id: 1 }).lean();
-				if (existing) return { id: existing._id, repeated: true };
+				const existing = await sentUnder(q.idempotency_key);
+				if (existing !== undefined) return { id: existing, repeated: true };
+				// After the key: a message stored under it before the deadline passed was sent all the same.
+				if (q.deliver_by !== undefined && clock.now() > q.deliver_by) throw badRequest("Message could not be sent at the scheduled time.");
 				const { content, target, recipients, channelId, topic } = await prepare(ctx, actor, q);
 				const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, channelId, topic);
 				const starts = channelId !== null && !(await db.Message.exists({ channel_id: channelId, topic_key: topic.toLowerCase() }));
-				let sent;
-				try {
-					sent = await storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender, "API", false, q.idempotency_key);
-				} catch (err) {
-					// A delivery that raced this one stored the message first: answer that one.
-					if (!isDuplicateKey(err)) throw err;
-					const first = await db.Message.findOne({ idempotency_key: q.idempotency_key }, { _id: 1 }).lean();
-					if (!first) throw err;
-					return { id: first._id, repeated: true };
-				}
+				const sent = await storeOnce(q.idempotency_key, () => storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender, "API", false, q.idempotency_key));
+				// A delivery that raced this one stored the message first: that one is the answer.
+				if ("first" in sent) return { id: sent.first, repeated: true };
 				await announceSent(ctx, sent);
 				if (channelId !== null) {
 					const mentioned = sent.userIds.filter((u) => u !== actor.user_id && flagsFor(u).includes("mentioned"));
@@ -117,14 +155,20 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 				queue_id: p.string({ optional: true }),
 				local_id: p.string({ optional: true }),
 			}),
-			async handler(ctx: Ctx<SendParams & { subject?: string }>) {
+			async handler(ctx: Ctx<SendParams & { subject?: string; queue_id?: string; local_id?: string }>) {
 				const actor: Identity = requireUser(ctx);
 				const q = ctx.params;
+				// A retry of a send that got through (its answer lost to a timeout) is answered that message.
+				const key = sendKey(actor.user_id, q.queue_id, q.local_id);
+				const existing = key === undefined ? undefined : await sentUnder(key);
+				if (existing !== undefined) return { id: existing };
 				const { content, target, recipients, channelId, topic } = await prepare(ctx, actor, { ...q, topic: q.topic ?? q.subject });
 				const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, channelId, topic);
 				const starts = channelId !== null && !(await db.Message.exists({ channel_id: channelId, topic_key: topic.toLowerCase() }));
-				const sent = await storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, "API");
-				await announceSent(ctx, sent);
+				const sent = await storeOnce(key, () => storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, "API", false, key));
+				if ("first" in sent) return { id: sent.first };
+				// The sender's queue named by queue_id gets local_message_id, for Zulip's local echo.
+				await announceSent(ctx, sent, key === undefined ? undefined : { sender_queue_id: q.queue_id!, local_id: q.local_id! });
 				if (channelId === null) return { id: sent.message._id };
 				// The sender, and those mentioned, may follow or unmute the topic by their settings.
 				const mentioned = sent.userIds.filter((u) => u !== actor.user_id && flagsFor(u).includes("mentioned"));

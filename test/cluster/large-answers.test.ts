@@ -1,0 +1,82 @@
+// Answers and requests larger than one NATS message (1 MB by default): a gateway and users,
+// channels and messages nodes, each its own process over a real nats-server. GET /messages with
+// num_before=5000 (Zulip's largest) over a channel of long messages must answer in full, as it
+// does in one process, and so must a request whose parameters alone exceed 1 MB.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { freePort } from "../../shared/store";
+import { client, expectSuccess, type Client } from "../support/http";
+import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+
+jest.setTimeout(180_000);
+
+let nats: Awaited<ReturnType<typeof startNats>>;
+const nodes: Proc[] = [];
+let dataDir: string;
+let owner: Client;
+const ids: number[] = [];
+/** Messages sent, each 9,000 characters: about 2.7 MB of content in all, with the HTML twice that. */
+const COUNT = 300;
+const contentOf = (i: number) => `${i} ${"λόγος and <html> & \"quotes\" ".repeat(300)}`.slice(0, 8999).trimEnd();
+
+beforeAll(async () => {
+	nats = await startNats();
+	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-large-"));
+	const port = await freePort();
+	const env = {
+		TRANSPORTER: nats.url,
+		MONGO_URL: process.env.TEST_MONGO_URL!,
+		DB_PREFIX: `l${randomBytes(4).toString("hex")}`,
+		DATA_DIR: dataDir,
+		EXTERNAL_URL: "http://large.test",
+		OWNER_EMAIL: "owner@large.test",
+		RATE_LIMIT: "0",
+	};
+	nodes.push(startServerNode({ ...env, SERVICES: "users" }));
+	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
+	for (const services of ["channels", "messages"]) nodes.push(startServerNode({ ...env, SERVICES: services }));
+	nodes.push(startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" }));
+	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
+	owner = client(`http://127.0.0.1:${port}/api/v1`, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
+	await waitFor(async () => (await owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0 }).catch(() => null))?.status === 200, "the gateway to reach every service", 120_000);
+	await waitFor(async () => (await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "long" }] })).status === 200, "the channels node", 60_000);
+	for (let i = 0; i < COUNT; i++) {
+		const r = await owner.post("/messages", { type: "stream", to: "long", topic: "t", content: contentOf(i) });
+		expectSuccess(r);
+		ids.push(r.body.id);
+	}
+});
+
+afterAll(async () => {
+	await Promise.all(nodes.map((n) => n.stop()));
+	await nats?.proc.stop();
+	fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("GET /messages with num_before=5000 answers every message, several MB, across the bus", async () => {
+	const narrow = [{ operator: "channel", operand: "long" }];
+	for (const apply_markdown of [true, false]) {
+		const r = await owner.get("/messages", { anchor: "newest", num_before: 5000, num_after: 0, narrow, apply_markdown });
+		expectSuccess(r);
+		expect(r.body.messages.map((m: { id: number }) => m.id)).toEqual(ids);
+		expect(r.body).toMatchObject({ found_oldest: true, found_newest: true });
+		// Compared as a whole: a mismatch is one line, not megabytes of diff.
+		if (!apply_markdown) expect(r.body.messages.every((m: { content: string }, i: number) => m.content === contentOf(i))).toBe(true);
+		const bytes = Buffer.byteLength(JSON.stringify(r.body));
+		console.log(`GET /messages num_before=5000, apply_markdown ${apply_markdown}: ${r.body.messages.length} messages, ${bytes} bytes`);
+		expect(bytes).toBeGreaterThan(2_500_000);
+	}
+	// Small answers are unchanged.
+	const one = await owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow });
+	expectSuccess(one);
+	expect(one.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.at(-1)]);
+});
+
+test("a request whose parameters exceed 1 MB crosses the bus and gets the service's own answer", async () => {
+	const content = "x".repeat(1_500_000);
+	const r = await owner.post("/messages", { type: "stream", to: "long", topic: "t", content });
+	expect(r.status).toBe(400);
+	expect(r.body).toMatchObject({ result: "error", code: "BAD_REQUEST", msg: "Message too long (limit: 10000 characters)" });
+});
