@@ -20,4 +20,19 @@ export default tseslint.config(
 		files: ["services/**/*.ts", "shared/**/*.ts"],
 		rules: { "no-console": "error" },
 	},
+	{
+		// A service calls another through shared/actions.ts's typed `call` (the bus contract),
+		// never `ctx.call` or `broker.call` by name. The gateway calls the action a route names.
+		files: ["services/**/*.ts"],
+		ignores: ["services/api/**"],
+		rules: {
+			"no-restricted-syntax": [
+				"error",
+				...["callee.object.name=/^(ctx|broker)$/", "callee.object.property.name=/^(broker|\\$ctx)$/"].map((object) => ({
+					selector: `CallExpression[callee.property.name='call'][${object}]`,
+					message: "Call another service with call() from shared/actions.ts, its action declared in ActionMap.",
+				})),
+			],
+		},
+	},
 );

@@ -1,6 +1,6 @@
 // The bus contract: every action one service calls on another, with its parameters and result,
 // declared once here so a call across the bus is type-checked like a local one.
-import type { Context } from "moleculer";
+import type { CallingOptions, Context } from "moleculer";
 import type { GroupGraphData } from "./group-settings";
 import type { Linkifier } from "./org-events";
 
@@ -18,6 +18,9 @@ export interface Identity {
 export interface Meta {
 	user?: Identity;
 }
+
+/** An action's context: its parameters `P`, and the caller in `meta.user`. */
+export type Ctx<P = Record<string, never>> = Context<P, Meta>;
 
 /** The authenticated caller of an action the gateway routed (every route but a few requires one). */
 export function requireUser(ctx: Context<unknown, Meta>): Identity {
@@ -157,6 +160,8 @@ export interface InvitedUser {
 
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
+	/** GET /users/me without max_message_id, through its cache (the users service calls it itself). */
+	"users.myProfile": { params: None; result: ApiUser };
 	"users.getMany": { params: { user_ids: number[]; client_gravatar?: boolean; include_custom_profile_fields?: boolean }; result: { users: ApiUser[] } };
 	"users.registerState": { params: RegisterStateParams; result: RegisterState };
 	"users.resolvePrincipals": { params: { principals: Array<number | string> }; result: { users: Principal[] } };
@@ -198,11 +203,20 @@ export interface ActionMap {
 
 export type ActionName = keyof ActionMap;
 
-/** A typed `ctx.call`: the name picks the parameter and result types from ActionMap. */
+/** What can call an action: an action's context, or a service's broker (outside any request). */
+export interface Caller {
+	call<R, P>(actionName: string, params: P, opts?: CallingOptions): Promise<R>;
+}
+
+/**
+ * A typed `ctx.call` (or `broker.call`): the name picks the parameter and result types from
+ * ActionMap. Every call from one service to another goes through here.
+ */
 export function call<K extends ActionName>(
-	ctx: Context<unknown, Meta>,
+	caller: Caller,
 	name: K,
 	params: ActionMap[K]["params"],
+	opts?: CallingOptions,
 ): Promise<ActionMap[K]["result"]> {
-	return ctx.call(name, params);
+	return caller.call(name, params, opts);
 }

@@ -52,6 +52,24 @@ function queryParams(url: string): Record<string, string> {
 	return out;
 }
 
+/**
+ * Zulip's success envelope around an action's answer, with the parameters nobody read: the
+ * gateway's and those the action reports itself (PATCH /settings: unchanged values), listed last.
+ */
+function envelope(data: Record<string, unknown> | undefined, ignored: string[]): Record<string, unknown> {
+	const reported = data?.ignored_parameters_unsupported;
+	if (reported === undefined) {
+		const out = Object.assign({ result: "success", msg: "" }, data) as Record<string, unknown>;
+		if (ignored.length) out.ignored_parameters_unsupported = ignored;
+		return out;
+	}
+	const out: Record<string, unknown> = { result: "success", msg: "" };
+	for (const [k, v] of Object.entries(data!)) if (k !== "ignored_parameters_unsupported") out[k] = v;
+	const all = [...ignored, ...(Array.isArray(reported) ? (reported as string[]) : [])];
+	if (all.length) out.ignored_parameters_unsupported = all;
+	return out;
+}
+
 function clientAddress(req: IncomingMessage): string {
 	return req.socket.remoteAddress ?? "unknown";
 }
@@ -62,12 +80,12 @@ export function apiService(config: Config): ServiceSchema {
 	const credentials = new CredentialCache(60_000, () => clock.nowMs());
 
 	async function authenticate(req: Req): Promise<Identity> {
-		const creds = parseBasicAuth(req.headers.authorization);
-		let user = credentials.get(creds);
-		if (!user) {
-			user = await call(req.$ctx, "users.authenticate", { email: creds.email, api_key: creds.apiKey });
-			credentials.set(creds, user);
-		}
+		const header = req.headers.authorization;
+		const known = header === undefined ? undefined : credentials.get(header);
+		if (known) return known;
+		const creds = parseBasicAuth(header);
+		const user = await call(req.$ctx, "users.authenticate", { email: creds.email, api_key: creds.apiKey });
+		credentials.set(header!, user);
 		return user;
 	}
 
@@ -147,16 +165,13 @@ export function apiService(config: Config): ServiceSchema {
 
 			const call = (target: any) => req.$ctx.call(target, params, { meta: { user } }) as Promise<Record<string, unknown> | undefined>;
 			// An owner that died a moment ago is still listed: any replica then answers for its resource.
-			const data = await call(endpoint).catch((err: unknown) => {
-				if (!owned || err instanceof Errors.MoleculerClientError) throw err;
-				return call(route.action);
-			});
-			const out: Record<string, unknown> = { result: "success", msg: "", ...(data ?? {}) };
-			// The action may report parameters it ignored too (PATCH /settings: unchanged values).
-			const alsoIgnored = Array.isArray(out.ignored_parameters_unsupported) ? (out.ignored_parameters_unsupported as string[]) : [];
-			delete out.ignored_parameters_unsupported;
-			if (ignored.length || alsoIgnored.length) out.ignored_parameters_unsupported = [...ignored, ...alsoIgnored];
-			send(res, 200, out, rateHeaders);
+			const data = await (owned
+				? call(endpoint).catch((err: unknown) => {
+						if (err instanceof Errors.MoleculerClientError) throw err;
+						return call(route.action);
+					})
+				: call(endpoint));
+			send(res, 200, envelope(data, ignored), rateHeaders);
 		} catch (err) {
 			sendError(this, res, err, rateHeaders);
 		}
@@ -285,6 +300,24 @@ export function apiService(config: Config): ServiceSchema {
 			register: registerAction,
 		},
 		methods: {
+			/**
+			 * moleculer-web's, except for this service's function aliases: each answers the request
+			 * itself and never calls `next`, so moleculer-web's promise for it would stay pending
+			 * (and keep the request alive) until collected. Called directly, they cost no promise.
+			 */
+			aliasHandler(this: any, req: Req, res: ServerResponse, alias: { handler?: unknown; action?: string }) {
+				if (typeof alias.handler === "function" && !alias.action) {
+					alias.handler.call(this, req, res);
+					return true;
+				}
+				return (ApiGateway.methods as any).aliasHandler.call(this, req, res, alias);
+			},
+			/** The path alone: the query string is parsed by the pipeline (queryParams), once, flat. */
+			parseQueryString(req: IncomingMessage) {
+				const url = req.url ?? "";
+				const i = url.indexOf("?", 1);
+				return { query: {}, url: i < 0 ? url : url.slice(0, i) };
+			},
 			/** Replaces moleculer-web's own: header limits, early 413 and JSON answers to bad requests. */
 			createServer(this: any) {
 				if (this.server) return;

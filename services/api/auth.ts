@@ -1,5 +1,6 @@
 // HTTP basic authentication (email and API key), with a short-lived cache of known credentials
-// so that a request costs no call across the bus to authenticate. The users service broadcasts
+// so that a request costs no call across the bus to authenticate (nor parsing: the cache is keyed
+// by the Authorization header as sent). The users service broadcasts
 // `users.changed` whenever a user's credentials, role or state change, and every gateway replica
 // drops that user's entries at once; the TTL is only a backstop.
 import { badRequest, unauthorized } from "../../shared/errors";
@@ -32,12 +33,8 @@ export class CredentialCache {
 		private maxEntries = 100_000,
 	) {}
 
-	private key(c: Credentials): string {
-		return `${c.email.toLowerCase()}\n${c.apiKey}`;
-	}
-
-	get(c: Credentials): Identity | undefined {
-		const k = this.key(c);
+	/** The identity a valid `Authorization` header (exactly as sent) stands for, if known. */
+	get(k: string): Identity | undefined {
 		const e = this.entries.get(k);
 		if (!e) return undefined;
 		if (e.expires < this.now()) {
@@ -47,9 +44,8 @@ export class CredentialCache {
 		return e.identity;
 	}
 
-	set(c: Credentials, identity: Identity): void {
+	set(k: string, identity: Identity): void {
 		if (this.entries.size >= this.maxEntries) this.clear();
-		const k = this.key(c);
 		this.entries.set(k, { identity, expires: this.now() + this.ttlMs });
 		let keys = this.byUser.get(identity.user_id);
 		if (!keys) this.byUser.set(identity.user_id, (keys = new Set()));

@@ -6,7 +6,7 @@
 // - Metadata access (know it exists, its name, description and subscribers): content access, or
 //   administering it (organization administrators administer every channel).
 import type { GroupGraph } from "../../shared/group-settings";
-import type { Identity } from "../../shared/actions";
+import type { ChannelPermissions, Identity } from "../../shared/actions";
 import { isAdmin, isGuest, Role } from "../../shared/roles";
 import type { ChannelDoc } from "./models/channel";
 
@@ -73,4 +73,22 @@ export function metadataAudience(graph: GroupGraph, channel: ChannelDoc, subscri
 		if (hasMetadataAccess(graph, { user_id, role }, channel, subscribed.has(user_id))) out.push(user_id);
 	}
 	return out.sort((a, b) => a - b);
+}
+
+/** What the actor may do with messages in a channel, from its group settings and the organization's. */
+export function messagePermissions(graph: GroupGraph, actor: Actor, channel: ChannelDoc, subscribed: boolean): ChannelPermissions {
+	const content = hasContentAccess(graph, actor, channel, subscribed);
+	const admin = isChannelAdmin(graph, actor, channel);
+	const allows = (key: keyof ChannelDoc["settings"]) => graph.allows(channel.settings[key], actor.user_id);
+	const deleteAny = content && (graph.realmAllows("can_delete_any_message_group", actor.user_id) || allows("can_delete_any_message_group"));
+	return {
+		content_access: content,
+		can_send: content && !channel.is_archived && allows("can_send_message_group"),
+		can_delete_any: deleteAny,
+		can_delete_own: deleteAny || graph.realmAllows("can_delete_own_message_group", actor.user_id) || allows("can_delete_own_message_group"),
+		can_move_within: content && (admin || graph.realmAllows("can_move_messages_between_topics_group", actor.user_id) || allows("can_move_messages_within_channel_group")),
+		can_move_out: content && (admin || graph.realmAllows("can_move_messages_between_channels_group", actor.user_id) || allows("can_move_messages_out_of_channel_group")),
+		is_archived: channel.is_archived,
+		topics_policy: channel.topics_policy,
+	};
 }

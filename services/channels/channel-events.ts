@@ -2,22 +2,16 @@
 // the subscription objects, the channels as users see them, and who may see each change
 // (metadataAudience in access.ts), so one broadcast per change carries everything.
 import type { GroupGraph } from "../../shared/group-settings";
-import type { ChannelAccessChanged, ChannelUpdated, PeerChange, StreamAudience, SubscriptionsChanged } from "../../shared/org-events";
+import type { Ctx } from "../../shared/actions";
+import type { ChannelAccessChanged, ChannelUpdated, DefaultChannelsChanged, PeerChange, StreamAudience, SubscriptionsChanged } from "../../shared/org-events";
 import type { ChannelsDb } from "./db";
 import type { ChannelDoc } from "./models/channel";
 import { subscriptionKey } from "./models/subscription";
 import { hasMetadataAccess, metadataAudience, type Actor } from "./access";
 import { channelView, subscriptionView } from "./channel-view";
+import { subscribersOf } from "./channel-lookup";
 
 type Pair = { user_id: number; channel: ChannelDoc };
-
-async function subscribersOf(db: ChannelsDb, graph: GroupGraph, channelIds: number[]): Promise<Map<number, number[]>> {
-	const out = new Map<number, number[]>(channelIds.map((id) => [id, []]));
-	const subs = await db.Subscription.find({ channel_id: { $in: channelIds }, active: true }, { user_id: 1, channel_id: 1 }).lean();
-	for (const s of subs) if (graph.isActive(s.user_id)) out.get(s.channel_id)!.push(s.user_id);
-	for (const list of out.values()) list.sort((a, b) => a - b);
-	return out;
-}
 
 function byChannel(pairs: Pair[]): Map<number, { channel: ChannelDoc; users: number[] }> {
 	const out = new Map<number, { channel: ChannelDoc; users: number[] }>();
@@ -156,4 +150,12 @@ export async function activityPeers(db: ChannelsDb, graph: GroupGraph, userId: n
 		audience: metadataAudience(graph, c, subscribers.get(c._id) ?? []).filter((u) => u !== userId),
 	}));
 	return { user_ids: [userId], op: active ? "add" : "remove", peers };
+}
+
+/** The default channels now, for the `default_streams` event to the active non-guest users (Zulip's audience). */
+export async function announceDefaults(db: ChannelsDb, ctx: Ctx<any>) {
+	const graph = await db.graphs.get();
+	const defaults = await db.Channel.find({ realm_id: db.realmId, is_default: true, is_archived: false }).sort({ name_key: 1 }).lean();
+	const user_ids = [...graph.members(graph.system("role:members"))];
+	await ctx.broadcast("channels.defaultsChanged", { default_streams: defaults.map((c) => channelView(graph, c)), user_ids } satisfies DefaultChannelsChanged);
 }

@@ -1,5 +1,6 @@
 // PATCH /streams/{stream_id}: who may change what, every combination the API rules out, and
 // `{new, old}` group settings. Every change is checked first, then written in one update.
+// Archiving a channel, and making it a default channel or not, at the end.
 import type { Identity } from "../../shared/actions";
 import { badRequest, insufficientPermission, ownerRequired, adminRequired } from "../../shared/errors";
 import { unwrapSettingChange, type GroupGraph, type GroupSettingValue } from "../../shared/group-settings";
@@ -7,6 +8,7 @@ import { isAdmin, isOwner } from "../../shared/roles";
 import type { ChannelsDb } from "./db";
 import { CHANNEL_GROUP_SETTINGS, type ChannelDoc, type ChannelGroupSetting } from "./models/channel";
 import { hasContentAccess, hasMetadataAccess, isChannelAdmin } from "./access";
+import { invalidChannel } from "./channel-lookup";
 import { checkWebPublicAllowed, checkChannelName, checkDescription, checkGroupSetting, checkRetention, checkTopicsPolicy, renderDescription } from "./channel-rules";
 
 export interface StreamChanges {
@@ -136,4 +138,24 @@ export async function updateStream(db: ChannelsDb, graph: GroupGraph, actor: Ide
 
 	if (Object.keys(set).length) await db.Channel.updateOne({ _id: channel._id }, { $set: set });
 	return set;
+}
+
+/** DELETE /streams/{stream_id}: channel administrators archive a channel, which stops being a default one. */
+export async function archiveChannel(db: ChannelsDb, graph: GroupGraph, actor: Identity, channel: ChannelDoc): Promise<void> {
+	if (!isChannelAdmin(graph, actor, channel)) throw badRequest("You do not have permission to administer this channel.");
+	if (channel.is_archived) throw badRequest("Channel is already archived");
+	await db.Channel.updateOne({ _id: channel._id }, { $set: { is_archived: true, is_default: false } });
+}
+
+/** POST /default_streams: a public, active channel becomes a default one. */
+export async function addDefault(db: ChannelsDb, channel: ChannelDoc): Promise<void> {
+	if (channel.invite_only) throw badRequest("Private channels cannot be made default.");
+	if (channel.is_archived) throw invalidChannel();
+	await db.Channel.updateOne({ _id: channel._id }, { $set: { is_default: true } });
+}
+
+/** DELETE /default_streams. */
+export async function removeDefault(db: ChannelsDb, channel: ChannelDoc): Promise<void> {
+	if (!channel.is_default) throw badRequest("Channel is not a default channel.");
+	await db.Channel.updateOne({ _id: channel._id }, { $set: { is_default: false } });
 }

@@ -1,12 +1,14 @@
 // Per-user topic visibility (mute, unmute, follow): POST /user_topics and the older
-// PATCH /users/me/subscriptions/muted_topics, with the empty-topic naming rules.
+// PATCH /users/me/subscriptions/muted_topics, with the empty-topic naming rules; the automatic
+// follow and unmute the messages service asks for.
 import { topicForClient as showTopic, topicFromClient as readTopic } from "../../shared/topics";
 import { badRequest } from "../../shared/errors";
 import type { GroupGraph } from "../../shared/group-settings";
 import { clock } from "../../shared/clock";
 import { LIMITS } from "../../shared/version";
 import type { ChannelsDb } from "./db";
-import { userTopicKey } from "./models/user-topic";
+import { userTopicKey, VisibilityPolicy } from "./models/user-topic";
+import { subscriptionKey } from "./models/subscription";
 import { upsertRetrying } from "../../shared/db";
 import type { UserTopicChanged } from "../../shared/org-events";
 
@@ -40,3 +42,31 @@ export async function setVisibility(db: ChannelsDb, userId: number, channelId: n
 	return change;
 }
 
+/** The `user_topic` event's payload, with the organization's name for the empty topic. */
+export const topicChange = (graph: GroupGraph, change: UserTopicChanged): UserTopicChanged => ({ ...change, empty_topic_display_name: graph.emptyTopicDisplayName });
+
+/**
+ * Follows `followIds` and unmutes `unmuteIds` in a topic, as their settings asked. Zulip's rules:
+ * following replaces any other policy; unmuting applies only in a channel the user muted, to a
+ * topic neither followed nor unmuted. Returns the policies that changed.
+ */
+export async function autoVisibility(db: ChannelsDb, channelId: number, topic: string, followIds: number[], unmuteIds: number[]): Promise<UserTopicChanged[]> {
+	const follow = new Set(followIds);
+	const userIds = [...new Set([...follow, ...unmuteIds])];
+	const [topics, mutedSubs] = await Promise.all([
+		db.UserTopic.find({ _id: { $in: userIds.map((u) => userTopicKey(u, channelId, topic)) } }, { user_id: 1, visibility_policy: 1 }).lean(),
+		db.Subscription.find({ _id: { $in: unmuteIds.map((u) => subscriptionKey(u, channelId)) }, is_muted: true }, { user_id: 1 }).lean(),
+	]);
+	const current = new Map(topics.map((t) => [t.user_id, t.visibility_policy]));
+	const muted = new Set(mutedSubs.map((s) => s.user_id));
+	const changed: UserTopicChanged[] = [];
+	for (const userId of userIds) {
+		const now = current.get(userId) ?? VisibilityPolicy.NONE;
+		let next: number | undefined;
+		if (follow.has(userId)) next = VisibilityPolicy.FOLLOWED;
+		else if (muted.has(userId) && now !== VisibilityPolicy.FOLLOWED) next = VisibilityPolicy.UNMUTED;
+		if (next === undefined || next === now) continue;
+		changed.push(await setVisibility(db, userId, channelId, topic, next));
+	}
+	return changed;
+}

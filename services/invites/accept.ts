@@ -97,5 +97,5 @@ export async function accept(d: InvitesDeps, ctx: Ctx<any>, invite: InvitationDo
 
 /** A direct message from a system bot to one user, sent by the messages service as that bot. */
 function asBot(ctx: Ctx<any>, bot: Identity, userId: number, content: string, idempotencyKey: string) {
-	return ctx.call("messages.sendScheduled", { type: "private", to: [userId], content, read_by_sender: true, idempotency_key: idempotencyKey }, { meta: { user: bot } });
+	return call(ctx, "messages.sendScheduled", { type: "private", to: [userId], content, read_by_sender: true, idempotency_key: idempotencyKey }, { meta: { user: bot } });
 }

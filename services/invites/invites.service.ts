@@ -4,7 +4,7 @@
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
-import type { Meta } from "../../shared/actions";
+import { call, type Meta } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { GroupGraphCache } from "../../shared/group-settings";
 import type { InvitesChanged } from "../../shared/org-events";
@@ -42,7 +42,7 @@ export function invitesService(config: Config & { mongoUrl: string }): ServiceSc
 				MultiuseInvite: multiuseInviteModel(conn),
 				Quota: inviteQuotaModel(conn),
 				nextId: counters(conn),
-				graphs: new GroupGraphCache(() => this.broker.call("users.groupGraph", {})),
+				graphs: new GroupGraphCache(() => call(this.broker, "users.groupGraph", {})),
 				logger: this.logger,
 				announce: async (ctx: Context<unknown, Meta>, userIds: number[]) => {
 					const graph = await deps.graphs.get();

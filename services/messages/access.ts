@@ -3,7 +3,7 @@
 import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
 import type { MessageDoc } from "./models/message";
-import type { Resolvers } from "./fetch";
+import type { Resolvers } from "./resolvers";
 
 export const invalidMessages = () => badRequest("Invalid message(s)");
 

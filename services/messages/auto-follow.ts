@@ -3,9 +3,7 @@
 // when: 1 when the user participates (sends or reacts), 2 when they send, 3 when they start the
 // topic, 4 never. automatically_follow_topics_where_mentioned follows topics they are mentioned in.
 // The channels service owns the policies and applies what is asked (channels.autoTopicVisibility).
-import type { Identity } from "../../shared/actions";
-import { call } from "../../shared/actions";
-import type { Ctx } from "./actions/deps";
+import { call, type Ctx, type Identity } from "../../shared/actions";
 
 export const AUTO_SETTINGS = ["automatically_follow_topics_policy", "automatically_unmute_topics_in_muted_streams_policy", "automatically_follow_topics_where_mentioned"];
 

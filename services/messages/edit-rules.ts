@@ -8,7 +8,7 @@ import { isAdmin, isModerator } from "../../shared/roles";
 import type { MessagesDb } from "./db";
 import type { EditRecord, MessageDoc } from "./models/message";
 import { userMessageKey } from "./models/user-message";
-import { checkContent, checkTopic } from "./send";
+import { checkContent, checkTopic } from "./send-rules";
 import type { Rendered } from "../../shared/markdown/render";
 import { contentWords, topicWords } from "./search";
 import { topicForClient } from "../../shared/topics";

@@ -7,6 +7,7 @@ import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
 import { badNarrow, CONVERSATION_OPERATORS, namesConversation, type Term } from "./narrow";
 import { accessibleMessage } from "./access";
+import type { Resolvers } from "./resolvers";
 
 /** What the anchor "newest" stands for (Zulip's LARGER_THAN_MAX_MESSAGE_ID). */
 export const NEWEST = 10_000_000_000_000_000;
@@ -18,19 +19,6 @@ export const MAX_MESSAGES = 5000;
  */
 export function checkAnchorExclusion(numBefore: number, numAfter: number, includeAnchor: boolean | undefined): void {
 	if (numBefore > 0 && numAfter > 0 && includeAnchor === false) throw badRequest("The anchor can only be excluded at an end of the range");
-}
-
-/** Lookups in other services, provided by the service so this module stays free of the bus. */
-export interface Resolvers {
-	channelIds(names: string[]): Promise<Map<string, number>>;
-	userIds(refs: Array<number | string>): Promise<number[]>;
-	/** Channels the caller may read, with whether their whole history is open to subscribers. */
-	readable(channelIds: number[]): Promise<Array<{ channel_id: number; name: string; history_public_to_subscribers: boolean; subscribed: boolean }>>;
-	emptyTopicName(): Promise<string>;
-	/** Public channels whose history the caller may read (channels:public). */
-	publicChannelIds(): Promise<number[]>;
-	/** The caller's muted channels and per-topic visibility policies (1 muted, 2 unmuted, 3 followed). */
-	topicPolicies(): Promise<TopicPolicies>;
 }
 
 export interface FetchParams {

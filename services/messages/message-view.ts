@@ -3,7 +3,7 @@ import { topicForClient } from "../../shared/topics";
 import type { ApiUser } from "../../shared/actions";
 import type { MessageDoc } from "./models/message";
 import type { ReactionDoc } from "./models/reaction";
-import { reactionView } from "./reactions";
+import { reactionView } from "./reaction-rules";
 import { topicLinks } from "../../shared/markdown/topic-links";
 
 export interface ViewContext {

@@ -1,13 +1,11 @@
 // The messages service: sending, storing and fetching messages, with every recipient's flags.
 // This file wires the service (its database, the lookups in other services, rendering, message
 // objects); the actions are in actions/ and the rules in the modules beside this file.
-import { topicForClient } from "../../shared/topics";
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
-import { call, requireUser, type ApiUser, type Identity, type RegisterStateParams } from "../../shared/actions";
+import { call, requireUser, type ApiUser, type Ctx, type Identity } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
-import { p, params } from "../../shared/params";
 import { GroupGraphCache } from "../../shared/group-settings";
 import type { LinkifiersChanged } from "../../shared/org-events";
 import { linkifiersChanged, loadedLinkifiers } from "./linkifier-cache";
@@ -15,37 +13,37 @@ import type { MessagesDb } from "./db";
 import { messageModel, type MessageDoc } from "./models/message";
 import { userMessageModel } from "./models/user-message";
 import { recipientModel } from "./models/recipient";
-import { recipientsOf, storeMessage, type Sent } from "./send";
+import { recipientsOf, storeMessage, type Sent } from "./send-rules";
 import type { NoticeDeps } from "./move-notices";
 import { AutoFollow } from "./auto-follow";
-import { mentionCandidates, type MentionTargets } from "../../shared/markdown/mentions";
 import { mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
-import { channelLinkCandidates, type ChannelLinks } from "../../shared/markdown/zulip-markdown";
-import { deletedPayload, deleteMessages } from "./edit";
-import { unreadMessages } from "./unreads";
-import { recentConversations } from "./recent-conversations";
-import { alertedUsers, alertWordsOf, checkAlertWords, setAlertWords } from "./alert-words";
+import { channelLinks, mentionTargets } from "./render-targets";
+import { deletedPayload, deleteMessages } from "./edit-rules";
+import { alertedUsers } from "./alert-words";
 import { alertWordsModel } from "./models/alert-words";
-import type { AlertWordsChanged } from "../../shared/org-events";
-import type { Resolvers } from "./fetch";
+import type { Resolvers } from "./resolvers";
 import { apiFlags, messageView } from "./message-view";
 import { accessibleMessage as findAccessible } from "./access";
 import { reactionModel } from "./models/reaction";
 import { draftModel } from "./models/draft";
 import { savedSnippetModel } from "./models/saved-snippet";
-import { reactionsOf } from "./reactions";
-import type { Ctx, GetParams, ServiceDeps } from "./actions/deps";
+import { reactionsOf } from "./reaction-rules";
+import type { GetParams, ServiceDeps } from "./actions/deps";
 import { flagActions } from "./actions/flags";
 import { reactionActions } from "./actions/reactions";
-import { draftActions, draftsState } from "./actions/drafts";
-import { savedSnippetActions, savedSnippetsState } from "./actions/saved-snippets";
+import { draftActions } from "./actions/drafts";
+import { savedSnippetActions } from "./actions/saved-snippets";
 import { editActions } from "./actions/edit";
+import { MaxMessageIds } from "./max-message-ids";
+import { clock } from "../../shared/clock";
 import { sendActions } from "./actions/send";
 import { fetchActions } from "./actions/fetch";
 import { typingActions } from "./actions/typing";
 import { moderationSupportActions } from "./actions/moderation-support";
 import { botMessageActions } from "./actions/bot-messages";
+import { alertWordActions } from "./actions/alert-words";
+import { registerActions } from "./actions/register";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
@@ -58,6 +56,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		const last = await db.UserMessage.findOne({ user_id: userId }, { message_id: 1 }).sort({ message_id: -1 }).lean();
 		return last?.message_id ?? -1;
 	}
+	const maxIds = new MaxMessageIds(maxMessageIdOf, () => clock.nowMs());
 
 	const emptyTopicName = async () => (await graphs.get()).emptyTopicDisplayName;
 
@@ -74,44 +73,16 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		};
 	}
 
-
-	/** Everyone and every group the content mentions, in one call to the users service. */
-	async function mentionTargets(ctx: Ctx<any>, content: string): Promise<MentionTargets> {
-		const wanted = mentionCandidates(content);
-		const graph = await graphs.get();
-		const targets: MentionTargets = { usersById: new Map(), usersByName: new Map(), groupsByName: new Map() };
-		for (const name of wanted.groups) {
-			const g = graph.byName(name);
-			if (g && !g.deactivated && !name.startsWith("role:")) targets.groupsByName.set(name, { id: g.id, name: g.name });
-		}
-		if (wanted.names.length || wanted.ids.length) {
-			const { users } = await call(ctx, "users.mentionTargets", wanted);
-			for (const u of users) {
-				targets.usersById.set(u.id, u);
-				if (u.unique_name) targets.usersByName.set(u.full_name, u);
-			}
-		}
-		return targets;
-	}
-
 	/** A message the caller may see (received, or in a channel history open to them). */
 	const accessibleMessage = (ctx: Ctx<any>, actor: Identity, id: number): Promise<MessageDoc> => findAccessible(db, actor.user_id, id, resolvers(ctx).readable);
 
 	const permissionsIn = (ctx: Ctx<any>, channelId: number) =>
 		call(ctx, "channels.messagePermissions", { channel_id: channelId });
 
-	/** The channels a message links to (one call for all of them). */
-	async function channelLinks(ctx: Ctx<any>, content: string): Promise<ChannelLinks> {
-		const names = channelLinkCandidates(content);
-		if (!names.length) return new Map();
-		const { channels } = await call(ctx, "channels.linkTargets", { names });
-		return new Map(channels.map((c) => [c.name.toLowerCase(), c]));
-	}
-
 	/** Renders content and gives each recipient's mention flags: what sending and editing share. */
 	async function flagsForContent(ctx: Ctx<any>, actor: Identity, content: string, recipients: number[], channelId: number | null, topic: string) {
 		const graph = await graphs.get();
-		const [targets, links] = await Promise.all([mentionTargets(ctx, content), channelLinks(ctx, content)]);
+		const [targets, links] = await Promise.all([mentionTargets(ctx, graph, content), channelLinks(ctx, content)]);
 		const rendered = renderContent(content, targets, links, await loadedLinkifiers(ctx));
 		const [participants, alerted] = await Promise.all([
 			channelId !== null && rendered.mentions.topicWildcard
@@ -191,14 +162,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		};
 	}
 
-	/** The user's alert words now, answered and broadcast (the `alert_words` event). */
-	async function announceAlertWords(ctx: Ctx<any>, userId: number, words: string[]) {
-		await ctx.broadcast("messages.alertWordsChanged", { user_id: userId, alert_words: words } satisfies AlertWordsChanged);
-		return { alert_words: words };
-	}
-
 	const autoFollow = new AutoFollow();
-	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs, autoFollow, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, views, announceSent };
+	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs, autoFollow, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, views, announceSent, maxMessageIdOf, maxIds };
 
 	return {
 		name: "messages",
@@ -213,74 +178,21 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...typingActions(deps),
 			...moderationSupportActions(deps),
 			...botMessageActions(deps),
-
-			alertWords: {
-				params: params({}),
-				async handler(ctx: Ctx) {
-					return { alert_words: await alertWordsOf(db, requireUser(ctx).user_id) };
-				},
-			},
-
-			addAlertWords: {
-				params: params({ alert_words: p.stringList() }),
-				async handler(ctx: Ctx<{ alert_words: string[] }>) {
-					const actor = requireUser(ctx);
-					const current = await alertWordsOf(db, actor.user_id);
-					const added = checkAlertWords(ctx.params.alert_words).filter((w) => !current.some((c) => c.toLowerCase() === w.toLowerCase()));
-					return announceAlertWords(ctx, actor.user_id, await setAlertWords(db, actor.user_id, [...current, ...new Set(added)]));
-				},
-			},
-
-			removeAlertWords: {
-				params: params({ alert_words: p.stringList() }),
-				async handler(ctx: Ctx<{ alert_words: string[] }>) {
-					const actor = requireUser(ctx);
-					const drop = new Set(checkAlertWords(ctx.params.alert_words).map((w) => w.toLowerCase()));
-					const current = await alertWordsOf(db, actor.user_id);
-					return announceAlertWords(ctx, actor.user_id, await setAlertWords(db, actor.user_id, current.filter((w) => !drop.has(w.toLowerCase()))));
-				},
-			},
-
-			/** For GET /users/me: the newest message ID the caller has (-1 for none), down the unique row index. */
-			maxMessageId: {
-				visibility: "public",
-				params: params({}),
-				async handler(ctx: Ctx) {
-					const actor = requireUser(ctx);
-					return { max_message_id: await maxMessageIdOf(actor.user_id) };
-				},
-			},
-
-			registerState: {
-				visibility: "public",
-				async handler(ctx: Ctx<RegisterStateParams>) {
-					const actor = requireUser(ctx);
-					const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
-					const out: Record<string, unknown> = {};
-					if (wants("alert_words")) out.alert_words = await alertWordsOf(db, actor.user_id);
-					if (wants("drafts")) out.drafts = await draftsState(db, ctx, actor.user_id);
-					if (wants("saved_snippets")) out.saved_snippets = await savedSnippetsState(db, actor.user_id);
-					if (wants("starred_messages")) {
-						const starred = await db.UserMessage.find({ user_id: actor.user_id, flags: "starred" }, { message_id: 1 }).sort({ message_id: 1 }).lean();
-						out.starred_messages = starred.map((r) => r.message_id);
-					}
-					if (wants("recent_private_conversations")) out.recent_private_conversations = await recentConversations(db, actor.user_id);
-					// Keyword search drops no stop words (search.ts). scheduled_messages come from the scheduling service.
-					if (wants("stop_words")) out.stop_words = [];
-					if (wants("message")) {
-						out.max_message_id = await maxMessageIdOf(actor.user_id);
-					}
-					if (wants("message") && wants("update_message_flags")) {
-						const graph = await graphs.get();
-						const allowEmpty = !!ctx.params.client_capabilities.empty_topic_name;
-						out.unread_msgs = await unreadMessages(db, actor.user_id, (t) => topicForClient(t, allowEmpty, graph.emptyTopicDisplayName));
-					}
-					return out;
-				},
-			},
+			...alertWordActions(deps),
+			...registerActions(deps),
 		},
 
 		events: {
+			// What the per-user newest message IDs (maxIds) follow.
+			"message.sent"(ctx: Context<{ message_id: number; user_ids: number[] }>) {
+				maxIds.sent(ctx.params.message_id, ctx.params.user_ids);
+			},
+			"messages.deleted"(ctx: Context<{ user_ids: number[] }>) {
+				maxIds.forget(ctx.params.user_ids);
+			},
+			"messages.moved"() {
+				maxIds.forget();
+			},
 			"users.groupsChanged"() {
 				graphs?.invalidate();
 			},
@@ -309,7 +221,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				SavedSnippet: savedSnippetModel(conn),
 				nextId: counters(conn),
 			});
-			graphs = new GroupGraphCache(() => this.broker.call("users.groupGraph", {}));
+			graphs = new GroupGraphCache(() => call(this.broker, "users.groupGraph", {}));
 			await ensureIndexes(conn);
 		},
 

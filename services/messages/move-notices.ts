@@ -13,7 +13,7 @@ import { narrowUrl } from "../../shared/markdown/zulip-markdown";
 import { clock } from "../../shared/clock";
 import type { MessagesDb } from "./db";
 import type { MessageDoc } from "./models/message";
-import { resolveChange } from "./edit";
+import { resolveChange } from "./edit-rules";
 
 /** Where a topic is: a channel (ID and name) and a topic name. */
 export interface Place {

@@ -4,6 +4,7 @@
 import type { Connection } from "mongoose";
 import type { ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
+import { call } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { GroupGraphCache } from "../../shared/group-settings";
 import { reportModel } from "./models/report";
@@ -32,7 +33,7 @@ export function moderationService(config: Config & { mongoUrl: string }): Servic
 			Object.assign(deps, {
 				Report: reportModel(conn),
 				nextId: counters(conn),
-				graphs: new GroupGraphCache(() => this.broker.call("users.groupGraph", {})),
+				graphs: new GroupGraphCache(() => call(this.broker, "users.groupGraph", {})),
 			});
 			await ensureIndexes(conn);
 		},

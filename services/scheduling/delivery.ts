@@ -7,11 +7,11 @@
 // cannot be sent is marked failed and its sender told by Notification Bot (failure-notice.ts).
 import type { ServiceBroker } from "moleculer";
 import type { Model } from "mongoose";
-import type { ApiUser, Identity } from "../../shared/actions";
+import { call, type Identity } from "../../shared/actions";
 import { renderError } from "../../shared/errors";
 import { clock } from "../../shared/clock";
 import type { ScheduledMessageDoc } from "./models/scheduled-message";
-import { LATE_CUTOFF_SECONDS, scheduledView } from "./rules";
+import { LATE_CUTOFF_SECONDS, scheduledView } from "./scheduled-message-rules";
 import { failureNotice } from "./failure-notice";
 
 export interface DeliveryDeps {
@@ -41,7 +41,8 @@ class PermanentFailure extends Error {
 
 /** The sender as they are now: role and status may have changed since they scheduled it. */
 async function currentSender(deps: DeliveryDeps, m: ScheduledMessageDoc): Promise<Identity> {
-	const { users } = await deps.broker.call<{ users: ApiUser[] }, Record<string, unknown>>(
+	const { users } = await call(
+		deps.broker,
 		"users.getMany",
 		{ user_ids: [m.sender_id], client_gravatar: true, include_custom_profile_fields: false },
 		{ meta: { user: m.sender } },
@@ -55,7 +56,8 @@ async function currentSender(deps: DeliveryDeps, m: ScheduledMessageDoc): Promis
 /** Notification Bot's direct message about a failure, at most once per failed attempt. */
 async function notifyFailure(deps: DeliveryDeps, m: ScheduledMessageDoc, attempt: number): Promise<void> {
 	try {
-		await deps.broker.call(
+		await call(
+			deps.broker,
 			"messages.notifyUser",
 			{ user_id: m.sender_id, content: failureNotice(m), idempotency_key: `scheduled-failed:${m._id}:${attempt}` },
 			{ meta: { user: m.sender } },
@@ -76,7 +78,8 @@ async function deliver(deps: DeliveryDeps, m: ScheduledMessageDoc, replica: stri
 		const message = m.type === "stream" ? { type: "channel", to: m.to, topic: m.topic } : { type: "direct", to: m.to };
 		// Lateness (Zulip's cutoff) is judged by the messages service after it looks up the key, so
 		// a message an earlier attempt sent is recognised as sent however late this attempt is.
-		const sent = await deps.broker.call<{ id: number }, Record<string, unknown>>(
+		const sent = await call(
+			deps.broker,
 			"messages.sendScheduled",
 			{ ...message, content: m.content, read_by_sender: m.read_by_sender, idempotency_key: `scheduled:${m._id}`, deliver_by: m.scheduled_timestamp + LATE_CUTOFF_SECONDS },
 			{ meta: { user: sender } },

@@ -1,7 +1,7 @@
 // The scheduling service: scheduled messages (their own database, `<prefix>_scheduling`) and
 // their delivery. This file wires the service and its node-cron job (SCHEDULING_CRON), which sweeps
-// for due messages; the endpoints are in actions/, the rules in rules.ts and the exactly-once
-// delivery in delivery.ts.
+// for due messages; the endpoints are in actions/, the rules in scheduled-message-rules.ts and the
+// exactly-once delivery in delivery.ts.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
 import cron, { type ScheduledTask } from "node-cron";

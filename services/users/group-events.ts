@@ -3,7 +3,7 @@
 import type { GroupGraph } from "../../shared/group-settings";
 import type { GroupsChanged } from "../../shared/org-events";
 import type { UsersDb } from "./db";
-import { groupView, loadGroups } from "./user-groups";
+import { groupView, loadGroups } from "./user-group-rules";
 
 type View = Record<string, unknown>;
 

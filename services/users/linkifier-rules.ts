@@ -6,7 +6,7 @@ import { badRequest } from "../../shared/errors";
 import { groupNames, PatternError, translatePattern } from "../../shared/linkifier-pattern";
 import type { Linkifier } from "../../shared/org-events";
 import type { UsersDb } from "./db";
-import { templateVariables } from "./playgrounds";
+import { templateVariables } from "./playground-rules";
 
 /** Zulip's ValidationFailureError: the first message, and every message by field. */
 const invalid = (field: string, msg: string) => badRequest(msg, { errors: { [field]: [msg] } });

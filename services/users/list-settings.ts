@@ -1,8 +1,8 @@
 // POST /register's navigation_views (the user's own), realm_playgrounds and realm_linkifiers.
 import type { UsersDb } from "./db";
-import { listViews } from "./navigation-views";
-import { listPlaygrounds } from "./playgrounds";
-import { listLinkifiers } from "./linkifiers";
+import { listViews } from "./navigation-view-rules";
+import { listPlaygrounds } from "./playground-rules";
+import { listLinkifiers } from "./linkifier-rules";
 
 export async function listSettingsState(db: UsersDb, userId: number, wants: (type: string) => boolean) {
 	const out: Record<string, unknown> = {};

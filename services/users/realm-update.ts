@@ -12,7 +12,7 @@ import type { GroupsChanged, RealmChanged } from "../../shared/org-events";
 import { isOwner } from "../../shared/roles";
 import type { UsersDb } from "./db";
 import { REALM_GROUP_SETTING_DEFAULTS, realmSetting } from "./realm-settings";
-import { checkSettingValue } from "./user-groups";
+import { checkSettingValue } from "./user-group-rules";
 import { fullMemberIds, fullMembersChange } from "./system-groups";
 
 export const MAX_REALM_NAME_LENGTH = 40;

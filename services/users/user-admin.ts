@@ -1,6 +1,6 @@
 // PATCH /users/{user_id} and PATCH /users/{email}: an administrator changes another user's name,
 // role, email or custom profile data. Every change is checked before anything is written, and
-// all of them are written in one update.
+// all of them are written in one update. Who may deactivate a user, at the end.
 import { isDuplicateKey } from "../../shared/db";
 import { badRequest, insufficientPermission, ownerRequired } from "../../shared/errors";
 import type { Identity } from "../../shared/actions";
@@ -79,5 +79,15 @@ export async function applyUpdate(db: UsersDb, userId: number, set: Record<strin
 		// Two changes to the same address at once: the unique index lets one through.
 		if (isDuplicateKey(err)) throw badRequest(`Email '${String(set.delivery_email)}' already in use`);
 		throw err;
+	}
+}
+
+/** DELETE /users/{user_id}: an active human, and an owner only by an owner and never the last one. */
+export async function checkDeactivation(db: UsersDb, actor: Identity, target: UserDoc): Promise<void> {
+	if (!target.is_active || target.is_bot) throw badRequest("No such user");
+	if (isOwner(target.role)) {
+		if (!isOwner(actor.role)) throw ownerRequired();
+		const owners = await db.User.countDocuments({ realm_id: db.realm._id, role: Role.OWNER, is_active: true });
+		if (owners <= 1) throw badRequest("Cannot deactivate the only organization owner");
 	}
 }

@@ -247,3 +247,20 @@ export async function deactivateGroup(db: UsersDb, graph: GroupGraph, actor: Ide
 	if (usedBy) throw badRequest("Cannot deactivate user group in use.");
 	await db.UserGroup.updateOne({ _id: g._id }, { $set: { deactivated: true } });
 }
+
+/** A group's members, sorted: direct ones (still members by the graph) or all, through subgroups. */
+export function groupMembers(graph: GroupGraph, groupId: number, directOnly: boolean): number[] {
+	const direct = graph.get(groupId)!.members.filter((u) => graph.members(groupId).has(u));
+	const members = directOnly ? direct : [...graph.members(groupId)];
+	return members.sort((a, b) => a - b);
+}
+
+/** A group's subgroups, sorted: direct ones or all, through subgroups. */
+export function groupSubgroups(graph: GroupGraph, id: number, directOnly: boolean): number[] {
+	const all = [...graph.descendants(id)].filter((g) => g !== id);
+	return (directOnly ? graph.get(id)!.subgroups : all).sort((a, b) => a - b);
+}
+
+export function isGroupMember(graph: GroupGraph, g: number, u: number, directOnly: boolean): boolean {
+	return directOnly ? graph.get(g)!.members.includes(u) && graph.members(g).has(u) : graph.members(g).has(u);
+}

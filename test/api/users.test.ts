@@ -301,6 +301,25 @@ describe("GET /users/me max_message_id", () => {
 		expectSuccess(second);
 		expect((await as(fresh).get("/users/me")).body.max_message_id).toBe(second.body.id);
 	});
+
+	test("goes back when the newest message is deleted, and when a topic moves where the user may not follow", async () => {
+		const fresh = await app.createUser({ role: 400 });
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "max-id open" }]), principals: JSON.stringify([fresh.user_id]) }));
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "max-id closed" }]), invite_only: "true", history_public_to_subscribers: "false" }));
+		const [open, closed] = await Promise.all(["max-id open", "max-id closed"].map(async (stream) => (await owner.get("/get_stream_id", { stream })).body.stream_id as number));
+		const send = async (topic: string) => (await owner.post("/messages", { type: "stream", to: String(open), topic, content: "hello" })).body.id as number;
+		const first = await send("staying");
+		const second = await send("staying");
+		expect((await as(fresh).get("/users/me")).body.max_message_id).toBe(second);
+		expectSuccess(await owner.delete(`/messages/${second}`));
+		expect((await as(fresh).get("/users/me")).body.max_message_id).toBe(first);
+
+		// Into a private channel without shared history, those who cannot read it there lose their copies.
+		const moving = await send("moving");
+		expect((await as(fresh).get("/users/me")).body.max_message_id).toBe(moving);
+		expectSuccess(await owner.patch(`/messages/${moving}`, { stream_id: String(closed), propagate_mode: "change_all" }));
+		expect((await as(fresh).get("/users/me")).body.max_message_id).toBe(first);
+	});
 });
 
 describe("role:fullmembers", () => {

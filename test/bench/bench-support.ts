@@ -58,6 +58,8 @@ export type Api = (method: string, p: string, params?: Record<string, string>, o
 
 export interface BenchServer {
 	proc: Proc;
+	/** Every node of the cluster, the gateway's last. */
+	procs: Proc[];
 	base: string;
 	auth: { authorization: string };
 	api: Api;
@@ -124,7 +126,7 @@ export async function startBenchNodes(nodes: Array<Record<string, string>>, shar
 		// Ready when the owner's own request succeeds: the gateway, the bus and the users service.
 		await waitFor(async () => (await fetch(`${base}/users/me`, { headers: auth }).catch(() => null))?.status === 200 || Boolean(exited()), "the server", 60_000);
 		if (exited()) throw new Error(`a server node exited during start:\n${exited()!.output().slice(-4000)}`);
-		return { proc: procs.at(-1)!, base, auth, api: apiClient(base, auth), stop };
+		return { proc: procs.at(-1)!, procs, base, auth, api: apiClient(base, auth), stop };
 	} catch (err) {
 		await stop();
 		throw err;

@@ -1,17 +1,15 @@
 // `npm run bench`: load figures for the gateway, printed as a table.
 //
-// GET /users/me is measured in two topologies: all services in one process, and `api` and `users`
-// as two processes talking over a real nats-server. In the same run and topology, the baseline is
-// an unauthenticated route to an action on the users service that does nothing, so each figure
-// is also printed as a ratio to what the gateway and bus alone cost. Target: /users/me at no less
-// than 0.8 of the baseline's requests/s in both topologies.
-//
-// Then the messages figures (messages-bench.ts), each beside the raw store doing the same work,
+// First the gateway figures (gateway-bench.ts): a do-nothing action and GET /users/me, in one
+// process and over NATS, each as requests/s and CPU time per request beside bare Node HTTP
+// answering the same JSON in the same run. Then the messages figures (messages-bench.ts), each beside the raw store doing the same work,
 // and the store figures (store-bench.ts): the store issue's goals, each with its verdict, and
 // the events figures (events-bench.ts): one message fanned out to 1,000 long-polling clients, and
 // the scheduling figures (scheduling-bench.ts): 2,000 scheduled messages due at once, 1 and 3 replicas.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
+// BENCH_GATEWAY_ROUNDS (gateway figures, each the median of that many, default 3), BENCH_CPU_PROF
+// (a directory: the gateway figures' server nodes write CPU profiles there),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
 // without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
 // "flags" for the flag figures alone, "store", "events" or "scheduling"); the store figures' own
@@ -21,10 +19,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import autocannon from "autocannon";
 import { freePort, startEmbeddedStore } from "../../shared/store";
 import { startNats } from "../support/processes";
-import { commandLine, onInterrupt, printableUrl, startBenchNodes, startBenchServer } from "./bench-support";
+import { commandLine, onInterrupt, printableUrl, startBenchServer } from "./bench-support";
+import { GATEWAY_SETTINGS, gatewayFigures, gatewayTable, storePid, type GatewayFigure } from "./gateway-bench";
 import { messageFigures, pairTable, type Pair } from "./messages-bench";
 import { STORE_SETTINGS, storeFigures, storeTable, type StoreReport } from "./store-bench";
 import { EVENTS_SETTINGS, eventsFigures, eventsTable, type EventsFigure } from "./events-bench";
@@ -32,52 +30,9 @@ import { SCHEDULING_SETTINGS, schedulingFigures, schedulingTable, type Schedulin
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY;
 const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
-
-interface Figure {
-	topology: string;
-	endpoint: string;
-	rps: number;
-	p50: number;
-	p99: number;
-	errors: number;
-}
-
-async function measure(url: string, headers: Record<string, string>, seconds: number): Promise<Omit<Figure, "topology" | "endpoint">> {
-	const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
-	return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
-}
-
-async function runTopology(name: string, nodes: Array<Record<string, string>>, shared: Record<string, string>, port: number): Promise<Figure[]> {
-	const server = await startBenchNodes(nodes, shared, port);
-	try {
-		const { base } = server;
-		const auth = server.auth.authorization;
-
-		// Warm both paths (JIT, caches, connections) before measuring.
-		await measure(`${base}/bench/noop`, {}, 2);
-		await measure(`${base}/users/me`, { authorization: auth }, 2);
-		const baseline = await measure(`${base}/bench/noop`, {}, SECONDS);
-		const me = await measure(`${base}/users/me`, { authorization: auth }, SECONDS);
-		return [
-			{ topology: name, endpoint: "no-op action (baseline)", ...baseline },
-			{ topology: name, endpoint: "GET /users/me", ...me },
-		];
-	} finally {
-		await server.stop();
-	}
-}
-
-function table(figures: Figure[]): string {
-	const rows = [["topology", "endpoint", "req/s", "p50 ms", "p99 ms", "errors", "ratio to baseline"]];
-	const baselines = new Map(figures.filter((f) => f.endpoint.startsWith("no-op")).map((f) => [f.topology, f.rps]));
-	for (const f of figures) {
-		rows.push([f.topology, f.endpoint, f.rps.toFixed(0), String(f.p50), String(f.p99), String(f.errors), (f.rps / baselines.get(f.topology)!).toFixed(2)]);
-	}
-	const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-	return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ")).join("\n");
-}
 
 async function main() {
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-bench-"));
@@ -89,7 +44,7 @@ async function main() {
 		fs.rmSync(work, { recursive: true, force: true });
 	};
 	const forget = onInterrupt(cleanUp);
-	const figures: Figure[] = [];
+	let figures: GatewayFigure[] = [];
 	let pairs: Pair[] = [];
 	let storeReport: StoreReport | undefined;
 	let eventsReport: EventsFigure[] = [];
@@ -105,16 +60,8 @@ async function main() {
 			EXTERNAL_URL: "http://bench.test",
 		};
 
-		if (runs("gateway") || runs("events") || runs("scheduling")) nats = await startNats();
-		if (runs("gateway")) {
-			const port1 = await freePort();
-			const one = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "one"), PORT: String(port1) };
-			figures.push(...(await runTopology("one process", [{}], one, port1)));
-
-			const port2 = await freePort();
-			const two = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "nats"), PORT: String(port2), TRANSPORTER: nats!.url };
-			figures.push(...(await runTopology("api + users over NATS", [{ SERVICES: "users" }, { SERVICES: "api" }], two, port2)));
-		}
+		if (runs("events") || runs("scheduling")) nats = await startNats();
+		if (runs("gateway")) figures = await gatewayFigures(common, work, { seconds: SECONDS, connections: CONNECTIONS, rounds: ROUNDS, storePid: store ? storePid(path.join(work, "store")) : undefined });
 		if (runs("messages")) {
 			const port3 = await freePort();
 			const prefix = `b${randomBytes(4).toString("hex")}`;
@@ -159,9 +106,8 @@ async function main() {
 		await cleanUp();
 	}
 	if (figures.length) {
-		process.stdout.write(`\n${CONNECTIONS} connections, ${SECONDS} s per figure, ${os.cpus().length} cores\n\n${table(figures)}\n`);
-		const failing = figures.filter((f) => f.endpoint === "GET /users/me" && f.rps / figures.find((b) => b.topology === f.topology)!.rps < 0.8);
-		process.stdout.write(failing.length ? `\nBelow the 0.8 target: ${failing.map((f) => f.topology).join(", ")}\n` : "\nBoth topologies meet the 0.8 target.\n");
+		const command = commandLine([...GATEWAY_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
+		process.stdout.write(`\n${gatewayTable(figures, { command, cores: os.cpus().length, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS })}\n`);
 	}
 	if (pairs.length) process.stdout.write(`\n${pairTable(pairs)}\n`);
 	if (storeReport) {

@@ -1,6 +1,6 @@
 // The page-at-a-time join behind keyword search in a user's own history: the lead (the search
 // index) is read past page after page until enough of its IDs are kept (the user's rows).
-import { joined, type Window } from "../../services/messages/fetch";
+import { joined, type Window } from "../../services/messages/fetch-rules";
 
 /** A lead over IDs 1..100 that records each bound it was asked for. */
 function lead(bounds: object[]): Window {

@@ -1,8 +1,7 @@
 // What the invites service asks of the channels service: whether an inviter may name these
 // channels in an invitation (Zulip's access_streams_for_invite), and subscribing the account an
 // accepted invitation created to the invitation's channels and, when asked, the defaults.
-import type { Context } from "moleculer";
-import { requireUser, type Meta } from "../../../shared/actions";
+import { requireUser, type Ctx } from "../../../shared/actions";
 import { upsertRetrying } from "../../../shared/db";
 import { badRequest } from "../../../shared/errors";
 import type { SubscriptionsChanged } from "../../../shared/org-events";
@@ -13,8 +12,6 @@ import { canAddSubscribers, hasContentAccess } from "../access";
 import { COLORS } from "../channel-view";
 import { subscriptionsAdded } from "../channel-events";
 import { NEW_SUBSCRIPTION } from "../subscribe";
-
-type Ctx<P> = Context<P, Meta>;
 
 export function inviteChannelActions(db: ChannelsDb) {
 	return {

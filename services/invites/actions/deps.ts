@@ -1,13 +1,12 @@
 // What the invites service's action groups share.
-import type { Context } from "moleculer";
 import type { Model } from "mongoose";
-import type { Meta } from "../../../shared/actions";
+import type { Ctx } from "../../../shared/actions";
 import type { Config } from "../../../shared/config";
 import type { GroupGraphCache } from "../../../shared/group-settings";
 import type { InvitationDoc, MultiuseInviteDoc } from "../models/invitation";
 import type { InviteQuotaDoc } from "../models/invite-quota";
 
-export type Ctx<P = Record<string, never>> = Context<P, Meta>;
+export type { Ctx } from "../../../shared/actions";
 
 export interface InvitesDeps {
 	Invitation: Model<InvitationDoc>;

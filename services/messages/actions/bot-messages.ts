@@ -5,7 +5,7 @@
 import { call } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
 import { isDuplicateKey } from "../../../shared/db";
-import { recipientsOf, storeMessage } from "../send";
+import { recipientsOf, storeMessage } from "../send-rules";
 import type { Ctx, ServiceDeps } from "./deps";
 
 export function botMessageActions({ db, flagsForContent, announceSent, noticeDeps }: ServiceDeps) {

@@ -1,17 +1,18 @@
 // What the messages service's action groups share: the database handles, the lookups in other
 // services, and the organization snapshot.
-import type { Context } from "moleculer";
 import type { GroupGraphCache } from "../../../shared/group-settings";
 import type { MessagesDb } from "../db";
-import type { FetchParams, Resolvers } from "../fetch";
-import type { Sent } from "../send";
+import type { FetchParams } from "../fetch-rules";
+import type { Resolvers } from "../resolvers";
+import type { Sent } from "../send-rules";
 import type { AutoFollow } from "../auto-follow";
-import type { ChannelPermissions, Identity, Meta } from "../../../shared/actions";
+import type { ChannelPermissions, Ctx, Identity } from "../../../shared/actions";
 import type { Rendered } from "../../../shared/markdown/render";
 import type { MessageDoc } from "../models/message";
 import type { NoticeDeps } from "../move-notices";
+import type { MaxMessageIds } from "../max-message-ids";
 
-export type Ctx<P = Record<string, never>> = Context<P, Meta>;
+export type { Ctx } from "../../../shared/actions";
 
 export interface ServiceDeps {
 	db: MessagesDb;
@@ -38,6 +39,10 @@ export interface ServiceDeps {
 	 * event queue and the client's local ID (POST /messages' queue_id and local_id).
 	 */
 	announceSent(ctx: Ctx<any>, sent: Sent, echo?: { sender_queue_id: string; local_id: string }): Promise<void>;
+	/** The newest message ID a user has a row for (-1 for none), read from the store. */
+	maxMessageIdOf(userId: number): Promise<number>;
+	/** The same, kept per replica for GET /users/me (max-message-ids.ts). */
+	maxIds: MaxMessageIds;
 }
 
 /** GET /messages and GET /messages/{id}: what shapes the message objects. */

@@ -5,7 +5,7 @@
 import { call, requireUser, type Identity } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
-import { checkDraft, draftMissing, draftRecipients, draftShape, draftsDisabled, draftView, type DraftInput, type DraftTargets } from "../drafts";
+import { checkDraft, draftMissing, draftRecipients, draftShape, draftsDisabled, draftView, type DraftInput, type DraftTargets } from "../draft-rules";
 import type { Ctx, ServiceDeps } from "./deps";
 
 async function draftsEnabled(ctx: Ctx<any>): Promise<boolean> {

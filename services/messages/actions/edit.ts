@@ -1,13 +1,13 @@
 // PATCH and DELETE /messages/{message_id} and GET /messages/{message_id}/history: editing
 // content, moving messages between topics and channels (with Notification Bot's notices), deleting,
-// and the edit history. The rules live in ../edit.ts, ../move-notices.ts and ../history.ts.
+// and the edit history. The rules live in ../edit-rules.ts, ../move-notices.ts and ../history.ts.
 import { call, requireUser, type Identity } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { topicForClient } from "../../../shared/topics";
 import { recipientId } from "../db";
 import { clock } from "../../../shared/clock";
-import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deletedPayload, deleteMessages, holdersOf, moveRecord, type MoveTarget, type PropagateMode } from "../edit";
+import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deletedPayload, deleteMessages, holdersOf, moveRecord, type MoveTarget, type PropagateMode } from "../edit-rules";
 import type { Rendered } from "../../../shared/markdown/render";
 import { topicLinks } from "../../../shared/markdown/topic-links";
 import { apiFlags } from "../message-view";

@@ -1,11 +1,11 @@
 // GET /messages and GET /messages/{message_id}: anchors, windows, narrows, and search
-// highlighting; GET /users/me/{stream_id}/topics. The rules live in ../fetch.ts, ../narrow.ts,
+// highlighting; GET /users/me/{stream_id}/topics. The rules live in ../fetch-rules.ts, ../narrow.ts,
 // ../search.ts and ../topics.ts.
 import { apiError, badRequest } from "../../../shared/errors";
 import { requireUser } from "../../../shared/actions";
 import { escapeHtml } from "../../../shared/html";
 import { p, params } from "../../../shared/params";
-import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch";
+import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch-rules";
 import { parseNarrow } from "../narrow";
 import { highlight, highlightTopic, stemmer } from "../search";
 import { channelTopics } from "../topics";

@@ -5,8 +5,8 @@ import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { topicFromClient } from "../../../shared/topics";
 import { checkAccess } from "../access";
-import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch";
-import { checkFlag, markRead, updateFlags, type FlagOp } from "../flags";
+import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch-rules";
+import { checkFlag, markRead, updateFlags, type FlagOp } from "../flag-rules";
 import { parseNarrow } from "../narrow";
 import type { Ctx, ServiceDeps } from "./deps";
 

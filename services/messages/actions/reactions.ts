@@ -5,8 +5,8 @@ import { requireUser, type Identity } from "../../../shared/actions";
 import { isDuplicateKey } from "../../../shared/db";
 import { p, params } from "../../../shared/params";
 import { checkAccess } from "../access";
-import { addHistoricalRows } from "../flags";
-import { checkEmoji, invalidEmojiCode, isKnownCode, reactionExists, reactionMissing, REACTION_TYPES, requestedEmoji, type EmojiRequest } from "../reactions";
+import { addHistoricalRows } from "../flag-rules";
+import { checkEmoji, invalidEmojiCode, isKnownCode, reactionExists, reactionMissing, REACTION_TYPES, requestedEmoji, type EmojiRequest } from "../reaction-rules";
 import type { Ctx, ServiceDeps } from "./deps";
 
 type ReactionParams = EmojiRequest & { message_id: number };

@@ -1,12 +1,12 @@
 // POST /messages: sending to a channel topic or a direct conversation, then the automatic follow
-// or unmute of the topic. The rules live in ../send.ts and ../auto-follow.ts.
+// or unmute of the topic. The rules live in ../send-rules.ts and ../auto-follow.ts.
 import { call, requireUser, type CheckedMessage, type ChannelTarget, type Identity, type Principal } from "../../../shared/actions";
 import { createHash } from "node:crypto";
 import { p, params } from "../../../shared/params";
 import { isDuplicateKey } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
-import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams, type Sent } from "../send";
+import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams, type Sent } from "../send-rules";
 import type { Ctx, ServiceDeps } from "./deps";
 
 

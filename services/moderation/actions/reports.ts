@@ -3,9 +3,8 @@
 // organization's moderation request channel, the reporter's access to the message; then this
 // service's hourly quota. The report is stored (taking its quota slot), Notification Bot posts it
 // into the channel, and the stored report records that message.
-import type { Context } from "moleculer";
 import type { Model } from "mongoose";
-import { call, requireUser, type Meta } from "../../../shared/actions";
+import { call, requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import type { GroupGraphCache } from "../../../shared/group-settings";
 import { p, params } from "../../../shared/params";
@@ -13,8 +12,6 @@ import { clock } from "../../../shared/clock";
 import { REPORT_TYPES, type ReportDoc, type ReportType } from "../models/report";
 import { insertWithinQuota } from "../report-quota";
 import { MAX_DESCRIPTION_LENGTH, reportContent, reportTopic, type Person } from "../report-notice";
-
-type Ctx<P> = Context<P, Meta>;
 
 export interface ModerationDeps {
 	Report: Model<ReportDoc>;

@@ -2,15 +2,12 @@
 // The message itself (target, permission to post, topic, content) is checked by the messages
 // service's own rules (messages.checkSend), as the sender, as if sent now. Every change is
 // announced as scheduling.changed (op add, update or remove, Zulip's scheduled_messages events).
-import type { Context } from "moleculer";
 import type { Model } from "mongoose";
-import { call, requireUser, type Meta, type RegisterStateParams } from "../../../shared/actions";
+import { call, requireUser, type Ctx, type RegisterStateParams } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import type { ScheduledMessageDoc } from "../models/scheduled-message";
-import { alreadySent, bySchedule, canonicalType, channelIdOf, checkDeliveryTime, defaultReadBySender, LISTED, scheduledMissing, scheduledView, userIdsOf, wouldBe } from "../rules";
-
-type Ctx<P = Record<string, never>> = Context<P, Meta>;
+import { alreadySent, bySchedule, canonicalType, channelIdOf, checkDeliveryTime, defaultReadBySender, LISTED, scheduledMissing, scheduledView, userIdsOf, wouldBe } from "../scheduled-message-rules";
 
 export interface SchedulingDeps {
 	ScheduledMessage: Model<ScheduledMessageDoc>;

@@ -1,8 +1,7 @@
 // What the invites service asks of the users service: the accounts and seats behind addresses it
 // is asked to invite, whether the inviter may add people to the groups named, the account an
 // accepted invitation creates (with its groups), and Welcome Bot.
-import type { Context } from "moleculer";
-import { requireUser, type Identity, type InviteContext, type InvitedUser, type Meta } from "../../../shared/actions";
+import { requireUser, type Ctx, type Identity, type InviteContext, type InvitedUser } from "../../../shared/actions";
 import { badRequest, insufficientPermission } from "../../../shared/errors";
 import type { GroupGraphCache } from "../../../shared/group-settings";
 import { p, params } from "../../../shared/params";
@@ -11,10 +10,8 @@ import type { UsersDb } from "../db";
 import type { UserDoc } from "../models/user";
 import { createUser } from "../accounts";
 import { realmSetting } from "../realm-settings";
-import { canManage, groupSettings } from "../user-groups";
+import { canManage, groupSettings } from "../user-group-rules";
 import { systemBot, WELCOME_BOT_EMAIL } from "../system-bots";
-
-type Ctx<P> = Context<P, Meta>;
 
 export interface InvitationDeps {
 	db: UsersDb;

@@ -1,16 +1,14 @@
 // GET /realm/linkifiers (anyone), POST /realm/filters, PATCH and DELETE /realm/filters/{filter_id},
 // PATCH /realm/linkifiers (reorder; administrators). Each change broadcasts the list in order:
 // Zulip's `realm_linkifiers` event, and the messages service's rendering cache.
-import type { Context } from "moleculer";
-import { requireUser, type Meta } from "../../../shared/actions";
+import { requireUser, type Ctx } from "../../../shared/actions";
 import { adminRequired } from "../../../shared/errors";
 import type { LinkifiersChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
 import { isAdmin } from "../../../shared/roles";
 import type { UsersDb } from "../db";
-import { addLinkifier, listLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from "../linkifiers";
+import { addLinkifier, listLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from "../linkifier-rules";
 
-type Ctx<P> = Context<P, Meta>;
 type Fields = { pattern: string; url_template: string };
 
 export function linkifierActions(db: UsersDb) {

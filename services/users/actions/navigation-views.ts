@@ -1,13 +1,10 @@
 // GET, POST, PATCH and DELETE /navigation_views: the caller's own views, each change announced
 // to the caller's queues (users.navigationViewChanged).
-import type { Context } from "moleculer";
-import { requireUser, type Meta } from "../../../shared/actions";
+import { requireUser, type Ctx } from "../../../shared/actions";
 import type { NavigationViewChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
 import type { UsersDb } from "../db";
-import { addView, listViews, removeView, stripped, updateView } from "../navigation-views";
-
-type Ctx<P> = Context<P, Meta>;
+import { addView, listViews, removeView, stripped, updateView } from "../navigation-view-rules";
 
 export function navigationViewActions(db: UsersDb) {
 	const announce = (ctx: Ctx<unknown>, user_id: number, event: Record<string, unknown>) =>

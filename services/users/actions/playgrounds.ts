@@ -1,15 +1,12 @@
 // POST and DELETE /realm/playgrounds (administrators), each change announced with the whole list
 // (Zulip's `realm_playgrounds` event) to every active user.
-import type { Context } from "moleculer";
-import { requireUser, type Meta } from "../../../shared/actions";
+import { requireUser, type Ctx } from "../../../shared/actions";
 import { adminRequired } from "../../../shared/errors";
 import type { PlaygroundsChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
 import { isAdmin } from "../../../shared/roles";
 import type { UsersDb } from "../db";
-import { addPlayground, listPlaygrounds, removePlayground } from "../playgrounds";
-
-type Ctx<P> = Context<P, Meta>;
+import { addPlayground, listPlaygrounds, removePlayground } from "../playground-rules";
 
 export function playgroundActions(db: UsersDb) {
 	const requireAdmin = (ctx: Ctx<unknown>) => {

@@ -1,7 +1,6 @@
 // PATCH /realm (administrators; some settings owners only) and the management CLI's
 // `realm-setting`, both through realm-update.ts: one write, one announcement.
-import type { Context } from "moleculer";
-import { call, requireUser, type Meta } from "../../../shared/actions";
+import { call, requireUser, type Ctx } from "../../../shared/actions";
 import { adminRequired, badRequest } from "../../../shared/errors";
 import type { GroupGraphCache } from "../../../shared/group-settings";
 import { p, params } from "../../../shared/params";
@@ -19,8 +18,6 @@ import {
 	TIME_LIMIT_SETTINGS,
 	type RealmPatch,
 } from "../realm-update";
-
-type Ctx<P> = Context<P, Meta>;
 
 const timeLimit = () => p.either([p.int(), p.string()], { optional: true });
 

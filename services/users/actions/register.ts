@@ -1,0 +1,34 @@
+// The users service's part of POST /register: the organization, the users and bots, the
+// caller's settings, custom profile fields, user groups, and the lists of settings-changes.
+import { requireUser, type RegisterStateParams } from "../../../shared/actions";
+import { systemBots } from "../system-bots";
+import { legacyPolicies } from "../realm-settings";
+import { registerState } from "../register-state";
+import { listFields } from "../profile-field-store";
+import { listSettingsState } from "../list-settings";
+import type { Ctx, ServiceDeps } from "./deps";
+
+export function registerActions({ db, graphs, config, findUser, groupsView }: ServiceDeps) {
+	return {
+		registerState: {
+			visibility: "public",
+			async handler(ctx: Ctx<RegisterStateParams>) {
+				const self = requireUser(ctx);
+				const [user, all, bots, fields] = await Promise.all([findUser(self.user_id), db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), systemBots(db.User), listFields(db)]);
+				const state = registerState({ realm: db.realm, user, all, systemBots: bots, fields, server: config, params: ctx.params });
+				// Who may invite follows the organization's can_invite_users_group.
+				if ("can_invite_others_to_realm" in state) state.can_invite_others_to_realm = (await graphs.get()).realmAllows("can_invite_users_group", self.user_id);
+				const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
+				if (wants("realm_user_groups")) state.realm_user_groups = await groupsView(false);
+				Object.assign(state, await listSettingsState(db, self.user_id, wants));
+				if (wants("realm")) {
+					// Organization-level permissions, as group-setting values.
+					const graph = await graphs.get();
+					for (const [key, value] of Object.entries(graph.realm)) state[`realm_${key}`] = value;
+					Object.assign(state, legacyPolicies(graph));
+				}
+				return state;
+			},
+		},
+	};
+}

@@ -1,0 +1,57 @@
+// PATCH /settings (personal settings), confirming a change of email address, and, for other
+// services, some personal settings of the caller or of several users. The rules live in
+// ../settings-update.ts, ../user-settings.ts and ../email-change.ts.
+import { requireUser } from "../../../shared/actions";
+import { p, params } from "../../../shared/params";
+import type { SettingsChanged } from "../../../shared/org-events";
+import { LANGUAGES } from "../languages";
+import { SETTINGS_PARAMS, updateSettings } from "../settings-update";
+import { confirmEmailChange } from "../email-change";
+import type { Ctx, ServiceDeps } from "./deps";
+
+export function settingsActions({ db, settingsNamed, findUser, changed }: ServiceDeps) {
+	return {
+		updateSettings: {
+			params: params(SETTINGS_PARAMS),
+			async handler(ctx: Ctx<Record<string, unknown>>) {
+				const actor = requireUser(ctx);
+				const result = await updateSettings(db, actor, await findUser(actor.user_id), ctx.params);
+				const { changes } = result;
+				if (Object.keys(changes).length) {
+					const language = typeof changes.default_language === "string" ? LANGUAGES.find((l) => l.code === changes.default_language) : undefined;
+					await ctx.broadcast("users.settingsChanged", { user_id: actor.user_id, changes, ...(language ? { language_name: language.name } : {}) } satisfies SettingsChanged);
+					await changed(ctx, [actor.user_id], changes);
+				}
+				return result.unchanged.length ? { ignored_parameters_unsupported: result.unchanged } : {};
+			},
+		},
+
+		confirmEmailChange: {
+			params: params({ confirmation_key: p.string({ max: 64 }) }),
+			async handler(ctx: Ctx<{ confirmation_key: string }>) {
+				const { user_id, email } = await confirmEmailChange(db, ctx.params.confirmation_key);
+				await changed(ctx, [user_id], { delivery_email: email });
+				return { email };
+			},
+		},
+
+		/** The caller's values of some personal settings (defaults filled in), for other services. */
+		mySettings: {
+			visibility: "public",
+			params: params({ names: p.stringList() }),
+			async handler(ctx: Ctx<{ names: string[] }>) {
+				return { values: settingsNamed(await findUser(requireUser(ctx).user_id), ctx.params.names) };
+			},
+		},
+
+		/** Some personal settings of several users (defaults filled in), by user ID, for other services. */
+		settingsOf: {
+			visibility: "public",
+			params: params({ user_ids: p.intList(), names: p.stringList() }),
+			async handler(ctx: Ctx<{ user_ids: number[]; names: string[] }>) {
+				const users = await db.User.find({ _id: { $in: ctx.params.user_ids }, realm_id: db.realm._id }).lean();
+				return { values: Object.fromEntries(users.map((u) => [String(u._id), settingsNamed(u, ctx.params.names)])) };
+			},
+		},
+	};
+}

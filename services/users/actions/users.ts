@@ -1,0 +1,195 @@
+// GET /users, GET /users/{user_id}, GET /users/{email}, GET /users/me, POST /users, PATCH
+// /users/{user_id} and /users/{email}, and deactivating and reactivating users (administrators).
+// Each change is announced as users.changed; a role change or a (de)activation also asks the
+// channels service for its stream and peer events. The rules live in ../user-admin.ts and
+// ../accounts.ts.
+import { Errors } from "moleculer";
+import { call, requireUser, type ApiUser } from "../../../shared/actions";
+import { badRequest } from "../../../shared/errors";
+import { p, params } from "../../../shared/params";
+import { ROLES } from "../../../shared/roles";
+import type { UserDoc } from "../models/user";
+import { createUser } from "../accounts";
+import { SYSTEM_REALM_ID } from "../system-bots";
+import { realmSetting } from "../realm-settings";
+import { applyUpdate, checkDeactivation, updateUser, type UserChanges } from "../user-admin";
+import { PROFILE_KEYS } from "../profile-cache";
+import type { ViewParams } from "../user-lookup";
+import { toApiUser } from "../user-view";
+import { requireAdmin, type Ctx, type ServiceDeps } from "./deps";
+
+const viewParams = {
+	client_gravatar: p.bool({ optional: true, default: true }),
+	include_custom_profile_fields: p.bool({ optional: true, default: false }),
+};
+
+const userChangeParams = {
+	full_name: p.string({ optional: true }),
+	role: p.oneOf(ROLES, { optional: true }),
+	profile_data: p.list(p.object({ id: p.int(), value: { type: "any", nullable: true } }), { optional: true }),
+	new_email: p.string({ optional: true }),
+};
+
+export function userActions({ db, view, findUser, userByEmail, changed, systemGroupsChanged }: ServiceDeps) {
+	/** The messages service's answer; -1 on a node of a cluster that runs no messages service. */
+	async function maxMessageId(ctx: Ctx): Promise<number> {
+		// A node of a cluster without the messages service: -1 at once, with no error built and logged per request.
+		if (!ctx.broker.registry.actions.isAvailable("messages.maxMessageId")) return -1;
+		try {
+			return (await call(ctx, "messages.maxMessageId", {})).max_message_id;
+		} catch (err) {
+			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return -1;
+			throw err;
+		}
+	}
+
+	async function adminUpdate(ctx: Ctx<UserChanges>, target: UserDoc) {
+		const actor = requireAdmin(ctx);
+		const { full_name, role, new_email, profile_data } = ctx.params;
+		// What the user could see before a role change, for the channels service to compare after it.
+		const seen = role !== undefined && role !== target.role ? await visibleChannels(ctx, target) : undefined;
+		const changes = await updateUser(db, actor, target, { full_name, role, new_email, profile_data });
+		if (Object.keys(changes).length) await changed(ctx, [target._id], changes);
+		if (changes.role !== undefined) {
+			await systemGroupsChanged(ctx, target._id, target.role);
+			if (seen) await tellChannels(ctx, () => call(ctx, "channels.userRoleChanged", { user_id: target._id, role: changes.role as number, channel_ids: seen }));
+		}
+		return {};
+	}
+
+	/**
+	 * After a change is written, the channels service announces its stream and peer events. The
+	 * change stands if that fails (logged): clients catch up when they register again.
+	 */
+	async function tellChannels(ctx: Ctx<any>, run: () => Promise<unknown>) {
+		try {
+			await run();
+		} catch (err) {
+			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return;
+			ctx.service?.logger.error({ err }, "the channels service could not announce a user's change");
+		}
+	}
+
+	/** The channels a user may know about; undefined on a node of a cluster that runs no channels service. */
+	async function visibleChannels(ctx: Ctx<any>, user: UserDoc): Promise<number[] | undefined> {
+		try {
+			return (await call(ctx, "channels.visibleChannels", { user_id: user._id, role: user.role })).channel_ids;
+		} catch (err) {
+			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return undefined;
+			throw err;
+		}
+	}
+
+	return {
+		me: {
+			params: params({}),
+			async handler(ctx: Ctx) {
+				const [profile, max_message_id] = await Promise.all([call(ctx, "users.myProfile", {}), maxMessageId(ctx)]);
+				// Deprecated in Zulip, but still sent: the newest message ID the user has.
+				return { ...profile, max_message_id };
+			},
+		},
+
+		/** GET /users/me without max_message_id, cached per user (cleaned on users.changed). */
+		myProfile: {
+			params: params({}),
+			cache: { keys: PROFILE_KEYS },
+			async handler(ctx: Ctx) {
+				const self = requireUser(ctx);
+				const user = await findUser(self.user_id);
+				const opts = await view({ client_gravatar: false, include_custom_profile_fields: true });
+				return toApiUser(user, self, opts);
+			},
+		},
+
+		list: {
+			params: params(viewParams),
+			async handler(ctx: Ctx<ViewParams>) {
+				const self = requireUser(ctx);
+				const [users, opts] = await Promise.all([db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), view(ctx.params)]);
+				return { members: users.map((u) => toApiUser(u, self, opts)) };
+			},
+		},
+
+		getMany: {
+			visibility: "public",
+			params: params({ user_ids: p.intList(), ...viewParams }),
+			async handler(ctx: Ctx<ViewParams & { user_ids: number[] }>): Promise<{ users: ApiUser[] }> {
+				// System bots are included: they send messages too.
+				const realms = [db.realm._id, SYSTEM_REALM_ID];
+				const [users, opts] = await Promise.all([db.User.find({ _id: { $in: ctx.params.user_ids }, realm_id: { $in: realms } }).lean(), view(ctx.params)]);
+				return { users: users.map((u) => toApiUser(u, ctx.meta.user ?? null, opts)) };
+			},
+		},
+
+		get: {
+			params: params({ user_id: p.int(), ...viewParams }),
+			async handler(ctx: Ctx<ViewParams & { user_id: number }>) {
+				const self = requireUser(ctx);
+				// System bots can be looked up by ID too (they send messages), as in Zulip.
+				const user = (await db.User.findOne({ _id: ctx.params.user_id, realm_id: SYSTEM_REALM_ID }).lean()) ?? (await findUser(ctx.params.user_id));
+				return { user: toApiUser(user, self, await view(ctx.params)) };
+			},
+		},
+
+		getByEmail: {
+			params: params({ email: p.string(), ...viewParams }),
+			async handler(ctx: Ctx<ViewParams & { email: string }>) {
+				const self = requireUser(ctx);
+				return { user: toApiUser(await userByEmail(self, ctx.params.email), self, await view(ctx.params)) };
+			},
+		},
+
+		create: {
+			params: params({ email: p.string(), password: p.string(), full_name: p.string() }),
+			async handler(ctx: Ctx<{ email: string; password: string; full_name: string }>) {
+				requireAdmin(ctx);
+				const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params, require_unique_names: realmSetting(db.realm, "realm_require_unique_names") });
+				await changed(ctx, [user._id], undefined, true);
+				return { user_id: user._id };
+			},
+		},
+
+		update: {
+			params: params({ user_id: p.int(), ...userChangeParams }),
+			async handler(ctx: Ctx<UserChanges & { user_id: number }>) {
+				requireAdmin(ctx);
+				return adminUpdate(ctx, await findUser(ctx.params.user_id));
+			},
+		},
+
+		updateByEmail: {
+			params: params({ email: p.string(), ...userChangeParams }),
+			async handler(ctx: Ctx<UserChanges & { email: string }>) {
+				const actor = requireAdmin(ctx);
+				return adminUpdate(ctx, await userByEmail(actor, ctx.params.email));
+			},
+		},
+
+		deactivate: {
+			params: params({ user_id: p.int(), deactivation_notification_comment: p.string({ optional: true, max: 2000 }) }),
+			async handler(ctx: Ctx<{ user_id: number }>) {
+				const actor = requireAdmin(ctx);
+				const target = await findUser(ctx.params.user_id);
+				await checkDeactivation(db, actor, target);
+				await applyUpdate(db, target._id, { is_active: false });
+				await changed(ctx, [target._id], { is_active: false });
+				await tellChannels(ctx, () => call(ctx, "channels.userActivityChanged", { user_id: target._id, is_active: false }));
+				return {};
+			},
+		},
+
+		reactivate: {
+			params: params({ user_id: p.int() }),
+			async handler(ctx: Ctx<{ user_id: number }>) {
+				requireAdmin(ctx);
+				const target = await findUser(ctx.params.user_id);
+				if (target.is_active) throw badRequest("User is already active");
+				await applyUpdate(db, target._id, { is_active: true });
+				await changed(ctx, [target._id], { is_active: true });
+				await tellChannels(ctx, () => call(ctx, "channels.userActivityChanged", { user_id: target._id, is_active: true }));
+				return {};
+			},
+		},
+	};
+}

@@ -1,0 +1,38 @@
+// GET /server_settings: what a client needs to know before it logs in (Zulip's fields; password
+// and email authentication only).
+import { renderMarkdown } from "../../shared/markdown/render";
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../../shared/version";
+import type { RealmDoc } from "./models/realm";
+
+export function serverSettings(realm: RealmDoc) {
+		return {
+		authentication_methods: {
+			password: true,
+			dev: false,
+			email: true,
+			ldap: false,
+			remoteuser: false,
+			github: false,
+			azuread: false,
+			gitlab: false,
+			apple: false,
+			google: false,
+			saml: false,
+			"openid connect": false,
+		},
+		external_authentication_methods: [],
+		zulip_feature_level: ZULIP_FEATURE_LEVEL,
+		zulip_version: ZULIP_VERSION,
+		zulip_merge_base: ZULIP_MERGE_BASE,
+		push_notifications_enabled: false,
+		is_incompatible: false,
+		email_auth_enabled: true,
+		require_email_format_usernames: true,
+		realm_uri: realm.url,
+		realm_url: realm.url,
+		realm_name: realm.name,
+		realm_icon: `${realm.url}/static/images/logo/org_avatar.png`,
+		realm_description: renderMarkdown(realm.description),
+		realm_web_public_access_enabled: false,
+	};
+}
