@@ -5,7 +5,7 @@
 // following changes at once; a catastrophic pattern is refused.
 import { startTestApp, type TestApp, type Account, type Cast } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage } from "../support/http";
-import { diffSnapshots, snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 
 let app: TestApp;
 let cast: Cast;
@@ -24,12 +24,6 @@ afterAll(async () => {
 	await snap.close();
 	await app.stop();
 });
-
-async function unchanged(run: () => Promise<void>) {
-	const before = await snap.take();
-	await run();
-	expect(diffSnapshots(before, await snap.take())).toEqual([]);
-}
 
 async function list(a: Account = cast.guest) {
 	const res = await as(a).get("/realm/linkifiers");
@@ -111,7 +105,7 @@ test("message content and topic_links use the linkifiers, following changes at o
 
 test("bad input and roles below administrator change nothing", async () => {
 	const existing = (await list())[0];
-	await unchanged(async () => {
+	await snap.unchanged(async () => {
 		for (const who of [cast.moderator, cast.member, cast.guest]) {
 			expectError(await as(who).post("/realm/filters", { pattern: "X-(?P<id>\\d+)", url_template: "https://x/{id}" }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
 			expectError(await as(who).patch(`/realm/filters/${existing.id}`, { pattern: "X-(?P<id>\\d+)", url_template: "https://x/{id}" }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");

@@ -52,12 +52,6 @@ async function reports() {
 }
 
 /** Runs a refused request and checks that no database changed. */
-async function refusedWithoutChange(request: () => Promise<any>, status: number, code: string, msg: string | RegExp) {
-	const before = await snaps.take();
-	expectError(await request(), status, code, msg);
-	expect(diffSnapshots(before, await snaps.take())).toEqual([]);
-}
-
 const mention = (name: string, id: number) => `@_**${name}|${id}**`;
 
 beforeAll(async () => {
@@ -84,7 +78,7 @@ afterAll(async () => {
 describe("before a moderation request channel is set", () => {
 	test("reporting is refused, and realm_moderation_request_channel_id is -1", async () => {
 		const id = await sendMessage(as(bob), { type: "stream", to: general, topic: "t", content: "hello" });
-		await refusedWithoutChange(() => as(alice).post(`/messages/${id}/report`, { report_type: "spam" }), 400, "BAD_REQUEST", "Message reporting is not enabled in this organization.");
+		await snaps.refused(() => as(alice).post(`/messages/${id}/report`, { report_type: "spam" }), 400, "BAD_REQUEST", "Message reporting is not enabled in this organization.");
 		const reg = await as(alice).post("/register", { fetch_event_types: JSON.stringify(["realm"]) });
 		expect(reg.body.realm_moderation_request_channel_id).toBe(-1);
 	});
@@ -160,16 +154,16 @@ describe("reports", () => {
 		const id = await sendMessage(as(bob), { type: "stream", to: general, topic: "t", content: "y" });
 		const hidden = await sendMessage(as(bob), { type: "stream", to: secret, topic: "t", content: "private" });
 		const report = (mid: unknown, params: Record<string, unknown>) => () => as(alice).post(`/messages/${mid}/report`, params);
-		await refusedWithoutChange(report(id, {}), 400, "REQUEST_VARIABLE_MISSING", "Missing 'report_type' argument");
-		await refusedWithoutChange(report(id, { report_type: "rude" }), 400, "BAD_REQUEST", "Invalid report_type");
-		await refusedWithoutChange(report(id, { report_type: "other" }), 400, "BAD_REQUEST", "An explanation is required.");
-		await refusedWithoutChange(report(id, { report_type: "other", description: "" }), 400, "BAD_REQUEST", "An explanation is required.");
-		await refusedWithoutChange(report(id, { report_type: "spam", description: "x".repeat(1001) }), 400, "BAD_REQUEST", "description is too long (limit: 1000 characters)");
-		await refusedWithoutChange(report(id + 100_000, { report_type: "spam" }), 400, "BAD_REQUEST", "Invalid message(s)");
-		await refusedWithoutChange(report(hidden, { report_type: "spam" }), 400, "BAD_REQUEST", "Invalid message(s)");
+		await snaps.refused(report(id, {}), 400, "REQUEST_VARIABLE_MISSING", "Missing 'report_type' argument");
+		await snaps.refused(report(id, { report_type: "rude" }), 400, "BAD_REQUEST", "Invalid report_type");
+		await snaps.refused(report(id, { report_type: "other" }), 400, "BAD_REQUEST", "An explanation is required.");
+		await snaps.refused(report(id, { report_type: "other", description: "" }), 400, "BAD_REQUEST", "An explanation is required.");
+		await snaps.refused(report(id, { report_type: "spam", description: "x".repeat(1001) }), 400, "BAD_REQUEST", "description is too long (limit: 1000 characters)");
+		await snaps.refused(report(id + 100_000, { report_type: "spam" }), 400, "BAD_REQUEST", "Invalid message(s)");
+		await snaps.refused(report(hidden, { report_type: "spam" }), 400, "BAD_REQUEST", "Invalid message(s)");
 		// A path that is not a message ID matches no route, as in Zulip.
-		await refusedWithoutChange(report("abc", { report_type: "spam" }), 404, "NOT_FOUND", /./);
-		await refusedWithoutChange(() => client(app.baseUrl).post(`/messages/${id}/report`, { report_type: "spam" }), 401, "UNAUTHORIZED", /./);
+		await snaps.refused(report("abc", { report_type: "spam" }), 404, "NOT_FOUND", /./);
+		await snaps.refused(() => client(app.baseUrl).post(`/messages/${id}/report`, { report_type: "spam" }), 401, "UNAUTHORIZED", /./);
 		// 1000 characters is allowed.
 		expectSuccess(await as(alice).post(`/messages/${id}/report`, { report_type: "spam", description: "x".repeat(1000) }));
 	});
@@ -205,7 +199,7 @@ describe("reports", () => {
 	test("an archived moderation request channel turns reporting off", async () => {
 		const id = await sendMessage(as(bob), { type: "stream", to: general, topic: "t", content: "w" });
 		expectSuccess(await owner.delete(`/streams/${modChannel}`));
-		await refusedWithoutChange(() => as(alice).post(`/messages/${id}/report`, { report_type: "spam" }), 400, "BAD_REQUEST", "Message reporting is not enabled in this organization.");
+		await snaps.refused(() => as(alice).post(`/messages/${id}/report`, { report_type: "spam" }), 400, "BAD_REQUEST", "Message reporting is not enabled in this organization.");
 	});
 });
 

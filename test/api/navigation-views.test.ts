@@ -3,7 +3,7 @@
 // the navigation_view events to the user's own queue.
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess } from "../support/http";
-import { diffSnapshots, snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 
 let app: TestApp;
 let alice: Account;
@@ -28,12 +28,6 @@ async function views(a: Account) {
 	const res = await as(a).get("/navigation_views");
 	expectSuccess(res);
 	return res.body.navigation_views;
-}
-
-async function unchanged(run: () => Promise<void>) {
-	const before = await snap.take();
-	await run();
-	expect(diffSnapshots(before, await snap.take())).toEqual([]);
 }
 
 test("built-in and custom views: add, update, remove, register and events", async () => {
@@ -87,7 +81,7 @@ test("bad input to POST /navigation_views changes nothing", async () => {
 		[{ fragment: "custom/a", is_pinned: false, name: "Other" }, "Navigation view already exists."],
 		[{ fragment: "custom/b", is_pinned: false, name: "Mine" }, "Navigation view already exists."],
 	];
-	await unchanged(async () => {
+	await snap.unchanged(async () => {
 		expectError(await as(bob).post("/navigation_views", { is_pinned: true }), 400, "REQUEST_VARIABLE_MISSING", "Missing 'fragment' argument");
 		expectError(await as(bob).post("/navigation_views", { fragment: "recent" }), 400, "REQUEST_VARIABLE_MISSING", "Missing 'is_pinned' argument");
 		for (const [params, msg] of cases) expectError(await as(bob).post("/navigation_views", params), 400, "BAD_REQUEST", msg);
@@ -97,7 +91,7 @@ test("bad input to POST /navigation_views changes nothing", async () => {
 test("bad input to PATCH and DELETE /navigation_views/{fragment} changes nothing", async () => {
 	expectSuccess(await as(bob).post("/navigation_views", { fragment: "feed", is_pinned: true }));
 	expectSuccess(await as(bob).post("/navigation_views", { fragment: "custom/c", is_pinned: true, name: "Third" }));
-	await unchanged(async () => {
+	await snap.unchanged(async () => {
 		expectError(await as(bob).patch(path("feed"), { name: "Feed" }), 400, "BAD_REQUEST", "Built-in views cannot have a custom name.");
 		expectError(await as(bob).patch(path("custom/c"), { name: "Mine" }), 400, "BAD_REQUEST", "Navigation view already exists.");
 		expectError(await as(bob).patch(path("custom/c"), { name: "Third" }), 400, "BAD_REQUEST", "Navigation view already exists.");

@@ -4,7 +4,7 @@
 // the realm_playgrounds event to every user.
 import { startTestApp, type TestApp, type Account, type Cast } from "../support/app";
 import { client, expectError, expectSuccess } from "../support/http";
-import { diffSnapshots, snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 
 let app: TestApp;
 let cast: Cast;
@@ -21,12 +21,6 @@ afterAll(async () => {
 	await snap.close();
 	await app.stop();
 });
-
-async function unchanged(run: () => Promise<void>) {
-	const before = await snap.take();
-	await run();
-	expect(diffSnapshots(before, await snap.take())).toEqual([]);
-}
 
 const registered = async (a: Account) => {
 	const res = await as(a).post("/register", { event_types: JSON.stringify(["realm_playgrounds"]) });
@@ -62,7 +56,7 @@ test("administrators add and remove playgrounds; register and events follow", as
 
 test("bad input and roles below administrator change nothing", async () => {
 	const existing = (await registered(cast.admin)).realm_playgrounds[0];
-	await unchanged(async () => {
+	await snap.unchanged(async () => {
 		for (const who of [cast.moderator, cast.member, cast.guest]) {
 			expectError(await as(who).post("/realm/playgrounds", { ...good, name: "New" }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
 			expectError(await as(who).delete(`/realm/playgrounds/${existing.id}`), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");

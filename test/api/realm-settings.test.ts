@@ -3,8 +3,8 @@
 // and the change taking effect in the other services at once (edit time limits, the topics
 // policy, organization-level group settings). The management CLI's path is the same.
 import { startTestApp, type TestApp, type Account, type Cast } from "../support/app";
-import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
-import { snapshotter, diffSnapshots, type Snapshotter } from "../support/db-snapshot";
+import { client, expectSuccess, sendMessage, type Client } from "../support/http";
+import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { clock } from "../../shared/clock";
 
 let app: TestApp;
@@ -20,12 +20,6 @@ async function realmState(c: Client = owner) {
 	const res = await c.post("/register", { fetch_event_types: JSON.stringify(["realm"]) });
 	expectSuccess(res);
 	return res.body as Record<string, any>;
-}
-
-async function refusedWithoutChange(request: () => Promise<any>, status: number, code: string, msg: string | RegExp) {
-	const before = await snaps.take();
-	expectError(await request(), status, code, msg);
-	expect(diffSnapshots(before, await snaps.take())).toEqual([]);
 }
 
 const patchAs = (c: Client, params: Record<string, unknown>) => () => c.patch("/realm", params);
@@ -52,13 +46,13 @@ afterAll(async () => {
 describe("permissions", () => {
 	test("members, moderators and guests are refused; nothing changes", async () => {
 		for (const u of [cast.member, cast.moderator, cast.guest]) {
-			await refusedWithoutChange(patchAs(as(u), { name: "Mine" }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+			await snaps.refused(patchAs(as(u), { name: "Mine" }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
 		}
-		await refusedWithoutChange(() => client(app.baseUrl).patch("/realm", { name: "Mine" }), 401, "UNAUTHORIZED", /./);
+		await snaps.refused(() => client(app.baseUrl).patch("/realm", { name: "Mine" }), 401, "UNAUTHORIZED", /./);
 	});
 
 	test("a non-administrator hears about the permission before any parameter error, as in Zulip", async () => {
-		await refusedWithoutChange(patchAs(as(cast.member), { waiting_period_threshold: "soon" }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+		await snaps.refused(patchAs(as(cast.member), { waiting_period_threshold: "soon" }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
 		const playground = await as(cast.member).post("/realm/playgrounds", { name: 5 });
 		expect([playground.status, playground.body.code]).toEqual([400, "UNAUTHORIZED_PRINCIPAL"]);
 		const linkifier = await as(cast.member).patch("/realm/filters/999999", { url_template: 7 });
@@ -67,12 +61,12 @@ describe("permissions", () => {
 
 	test("owner-only settings refuse administrators", async () => {
 		const admin = as(cast.admin);
-		await refusedWithoutChange(patchAs(admin, { waiting_period_threshold: 3 }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+		await snaps.refused(patchAs(admin, { waiting_period_threshold: 3 }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
 		for (const name of ["can_create_groups", "can_invite_users_group", "can_manage_all_groups", "create_multiuse_invite_group"]) {
-			await refusedWithoutChange(patchAs(admin, { [name]: JSON.stringify({ new: groups["role:administrators"] }) }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+			await snaps.refused(patchAs(admin, { [name]: JSON.stringify({ new: groups["role:administrators"] }) }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
 		}
 		// Together with settings an administrator may change, nothing is written either.
-		await refusedWithoutChange(patchAs(admin, { name: "X", waiting_period_threshold: 3 }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+		await snaps.refused(patchAs(admin, { name: "X", waiting_period_threshold: 3 }), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
 	});
 });
 
@@ -97,15 +91,15 @@ describe("values", () => {
 	});
 
 	test("name and description lengths", async () => {
-		await refusedWithoutChange(patchAs(owner, { name: "n".repeat(41) }), 400, "BAD_REQUEST", "name is too long (limit: 40 characters)");
-		await refusedWithoutChange(patchAs(owner, { description: "d".repeat(1001) }), 400, "BAD_REQUEST", "description is too long (limit: 1000 characters)");
+		await snaps.refused(patchAs(owner, { name: "n".repeat(41) }), 400, "BAD_REQUEST", "name is too long (limit: 40 characters)");
+		await snaps.refused(patchAs(owner, { description: "d".repeat(1001) }), 400, "BAD_REQUEST", "description is too long (limit: 1000 characters)");
 		expectSuccess(await owner.patch("/realm", { name: "n".repeat(40), description: "d".repeat(1000) }));
 	});
 
 	test("time limits: seconds or unlimited; anything else is Zulip's Bad value", async () => {
 		for (const name of ["message_content_edit_limit_seconds", "message_content_delete_limit_seconds", "move_messages_within_stream_limit_seconds", "move_messages_between_streams_limit_seconds"]) {
-			for (const bad of [0, -5, "forever"]) await refusedWithoutChange(patchAs(owner, { [name]: bad }), 400, "BAD_REQUEST", `Bad value for '${name}': ${bad}`);
-			await refusedWithoutChange(patchAs(owner, { [name]: JSON.stringify([1]) }), 400, "BAD_REQUEST", /./);
+			for (const bad of [0, -5, "forever"]) await snaps.refused(patchAs(owner, { [name]: bad }), 400, "BAD_REQUEST", `Bad value for '${name}': ${bad}`);
+			await snaps.refused(patchAs(owner, { [name]: JSON.stringify([1]) }), 400, "BAD_REQUEST", /./);
 			const res = await owner.patch("/realm", { [name]: "unlimited" });
 			expectSuccess(res);
 			expect(res.body[name]).toBeNull();
@@ -116,12 +110,12 @@ describe("values", () => {
 	});
 
 	test("booleans and choices", async () => {
-		await refusedWithoutChange(patchAs(owner, { allow_message_editing: "maybe" }), 400, "BAD_REQUEST", "allow_message_editing is not a boolean");
-		await refusedWithoutChange(patchAs(owner, { enable_spectator_access: 3 }), 400, "BAD_REQUEST", "enable_spectator_access is not a boolean");
-		await refusedWithoutChange(patchAs(owner, { message_edit_history_visibility_policy: "some" }), 400, "BAD_REQUEST", "Invalid message_edit_history_visibility_policy");
-		await refusedWithoutChange(patchAs(owner, { topics_policy: "empty_topic_only" }), 400, "BAD_REQUEST", "Invalid topics_policy");
-		await refusedWithoutChange(patchAs(owner, { waiting_period_threshold: -1 }), 400, "BAD_REQUEST", /waiting_period_threshold/);
-		await refusedWithoutChange(patchAs(owner, { waiting_period_threshold: "soon" }), 400, "BAD_REQUEST", "waiting_period_threshold is not an integer");
+		await snaps.refused(patchAs(owner, { allow_message_editing: "maybe" }), 400, "BAD_REQUEST", "allow_message_editing is not a boolean");
+		await snaps.refused(patchAs(owner, { enable_spectator_access: 3 }), 400, "BAD_REQUEST", "enable_spectator_access is not a boolean");
+		await snaps.refused(patchAs(owner, { message_edit_history_visibility_policy: "some" }), 400, "BAD_REQUEST", "Invalid message_edit_history_visibility_policy");
+		await snaps.refused(patchAs(owner, { topics_policy: "empty_topic_only" }), 400, "BAD_REQUEST", "Invalid topics_policy");
+		await snaps.refused(patchAs(owner, { waiting_period_threshold: -1 }), 400, "BAD_REQUEST", /waiting_period_threshold/);
+		await snaps.refused(patchAs(owner, { waiting_period_threshold: "soon" }), 400, "BAD_REQUEST", "waiting_period_threshold is not an integer");
 		expectSuccess(await owner.patch("/realm", { allow_message_editing: false, enable_spectator_access: true, message_edit_history_visibility_policy: "moves", waiting_period_threshold: 7 }));
 		expect(await realmState()).toMatchObject({
 			realm_allow_message_editing: false,
@@ -133,9 +127,9 @@ describe("values", () => {
 	});
 
 	test("moderation_request_channel_id: a private channel, or -1", async () => {
-		await refusedWithoutChange(patchAs(owner, { moderation_request_channel_id: 99_999 }), 400, "BAD_REQUEST", "Invalid channel ID");
-		await refusedWithoutChange(patchAs(owner, { moderation_request_channel_id: general }), 400, "BAD_REQUEST", "Moderation request channel must be private.");
-		await refusedWithoutChange(patchAs(owner, { moderation_request_channel_id: "x" }), 400, "BAD_REQUEST", "moderation_request_channel_id is not an integer");
+		await snaps.refused(patchAs(owner, { moderation_request_channel_id: 99_999 }), 400, "BAD_REQUEST", "Invalid channel ID");
+		await snaps.refused(patchAs(owner, { moderation_request_channel_id: general }), 400, "BAD_REQUEST", "Moderation request channel must be private.");
+		await snaps.refused(patchAs(owner, { moderation_request_channel_id: "x" }), 400, "BAD_REQUEST", "moderation_request_channel_id is not an integer");
 		const queue = await as(cast.member).post("/register", { event_types: JSON.stringify(["realm"]) });
 		expectSuccess(await as(cast.admin).patch("/realm", { moderation_request_channel_id: privateChannel }));
 		expect((await realmState()).realm_moderation_request_channel_id).toBe(privateChannel);
@@ -150,7 +144,7 @@ describe("values", () => {
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "old-mods" }], invite_only: true }));
 		const archived = (await owner.get("/get_stream_id", { stream: "old-mods" })).body.stream_id;
 		expectSuccess(await owner.delete(`/streams/${archived}`));
-		await refusedWithoutChange(patchAs(owner, { moderation_request_channel_id: archived }), 400, "BAD_REQUEST", "Invalid channel ID");
+		await snaps.refused(patchAs(owner, { moderation_request_channel_id: archived }), 400, "BAD_REQUEST", "Invalid channel ID");
 	});
 });
 
@@ -159,23 +153,23 @@ describe("group settings", () => {
 
 	test("{new, old} values; Zulip's limits on which groups a setting may name", async () => {
 		const members = groups["role:members"];
-		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify(groups["role:moderators"]) }), 400, "BAD_REQUEST", `Invalid ${setting}`);
-		await refusedWithoutChange(patchAs(owner, { [setting]: "{" }), 400, "BAD_REQUEST", /not valid JSON/);
-		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: 99_999 }) }), 400, "BAD_REQUEST", "Invalid user group ID: 99999");
-		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: { direct_members: [99_999], direct_subgroups: [] } }) }), 400, "BAD_REQUEST", "Invalid user ID: 99999");
-		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: "admins" }) }), 400, "BAD_REQUEST", `Invalid ${setting}`);
-		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: groups["role:moderators"], old: groups["role:owners"] }) }), 400, "BAD_REQUEST", `'old' value for ${setting} does not match expected value.`);
-		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: groups["role:everyone"] }) }), 400, "BAD_REQUEST", `'${setting}' setting cannot be set to 'role:everyone' group.`);
-		await refusedWithoutChange(patchAs(owner, { [setting]: JSON.stringify({ new: groups["role:internet"] }) }), 400, "BAD_REQUEST", `'${setting}' setting cannot be set to 'role:internet' group.`);
-		await refusedWithoutChange(patchAs(owner, { can_manage_all_groups: JSON.stringify({ new: groups["role:nobody"] }) }), 400, "BAD_REQUEST", "'can_manage_all_groups' setting cannot be set to 'role:nobody' group.");
-		await refusedWithoutChange(patchAs(owner, { create_multiuse_invite_group: JSON.stringify({ new: groups["role:everyone"] }) }), 400, "BAD_REQUEST", "'create_multiuse_invite_group' setting cannot be set to 'role:everyone' group.");
-		await refusedWithoutChange(
+		await snaps.refused(patchAs(owner, { [setting]: JSON.stringify(groups["role:moderators"]) }), 400, "BAD_REQUEST", `Invalid ${setting}`);
+		await snaps.refused(patchAs(owner, { [setting]: "{" }), 400, "BAD_REQUEST", /not valid JSON/);
+		await snaps.refused(patchAs(owner, { [setting]: JSON.stringify({ new: 99_999 }) }), 400, "BAD_REQUEST", "Invalid user group ID: 99999");
+		await snaps.refused(patchAs(owner, { [setting]: JSON.stringify({ new: { direct_members: [99_999], direct_subgroups: [] } }) }), 400, "BAD_REQUEST", "Invalid user ID: 99999");
+		await snaps.refused(patchAs(owner, { [setting]: JSON.stringify({ new: "admins" }) }), 400, "BAD_REQUEST", `Invalid ${setting}`);
+		await snaps.refused(patchAs(owner, { [setting]: JSON.stringify({ new: groups["role:moderators"], old: groups["role:owners"] }) }), 400, "BAD_REQUEST", `'old' value for ${setting} does not match expected value.`);
+		await snaps.refused(patchAs(owner, { [setting]: JSON.stringify({ new: groups["role:everyone"] }) }), 400, "BAD_REQUEST", `'${setting}' setting cannot be set to 'role:everyone' group.`);
+		await snaps.refused(patchAs(owner, { [setting]: JSON.stringify({ new: groups["role:internet"] }) }), 400, "BAD_REQUEST", `'${setting}' setting cannot be set to 'role:internet' group.`);
+		await snaps.refused(patchAs(owner, { can_manage_all_groups: JSON.stringify({ new: groups["role:nobody"] }) }), 400, "BAD_REQUEST", "'can_manage_all_groups' setting cannot be set to 'role:nobody' group.");
+		await snaps.refused(patchAs(owner, { create_multiuse_invite_group: JSON.stringify({ new: groups["role:everyone"] }) }), 400, "BAD_REQUEST", "'create_multiuse_invite_group' setting cannot be set to 'role:everyone' group.");
+		await snaps.refused(
 			patchAs(owner, { can_create_web_public_channel_group: JSON.stringify({ new: groups["role:members"] }) }),
 			400,
 			"BAD_REQUEST",
 			"'can_create_web_public_channel_group' setting cannot be set to 'role:members' group.",
 		);
-		await refusedWithoutChange(
+		await snaps.refused(
 			patchAs(owner, { can_create_web_public_channel_group: JSON.stringify({ new: { direct_members: [cast.admin.user_id], direct_subgroups: [] } }) }),
 			400,
 			"BAD_REQUEST",
@@ -193,12 +187,12 @@ describe("group settings", () => {
 	});
 
 	test("the channels service applies the change at once", async () => {
-		await refusedWithoutChange(() => as(cast.admin).post("/users/me/subscriptions", { subscriptions: [{ name: "new-public" }] }), 400, "BAD_REQUEST", "Insufficient permission");
+		await snaps.refused(() => as(cast.admin).post("/users/me/subscriptions", { subscriptions: [{ name: "new-public" }] }), 400, "BAD_REQUEST", "Insufficient permission");
 		const anonymous = { direct_members: [cast.member.user_id], direct_subgroups: [groups["role:administrators"]] };
 		expectSuccess(await owner.patch("/realm", { [setting]: JSON.stringify({ new: anonymous }) }));
 		expect((await realmState())[`realm_${setting}`]).toEqual(anonymous);
 		expectSuccess(await as(cast.member).post("/users/me/subscriptions", { subscriptions: [{ name: "new-public" }] }));
-		await refusedWithoutChange(() => as(cast.member2).post("/users/me/subscriptions", { subscriptions: [{ name: "other-public" }] }), 400, "BAD_REQUEST", "Insufficient permission");
+		await snaps.refused(() => as(cast.member2).post("/users/me/subscriptions", { subscriptions: [{ name: "other-public" }] }), 400, "BAD_REQUEST", "Insufficient permission");
 		// `old` as an anonymous group, members in another order.
 		const reordered = { direct_members: [cast.member.user_id], direct_subgroups: [groups["role:administrators"]] };
 		expectSuccess(await owner.patch("/realm", { [setting]: JSON.stringify({ new: groups["role:members"], old: reordered }) }));
@@ -215,7 +209,7 @@ describe("other services see each change at once", () => {
 		expectSuccess(await owner.patch("/realm", { message_content_edit_limit_seconds: 60 }));
 		const id = await sendMessage(as(cast.member), { type: "stream", to: general, topic: "t", content: "first" });
 		clock.advance(120_000);
-		await refusedWithoutChange(() => as(cast.member).patch(`/messages/${id}`, { content: "second" }), 400, "BAD_REQUEST", "The time limit for editing this message has passed");
+		await snaps.refused(() => as(cast.member).patch(`/messages/${id}`, { content: "second" }), 400, "BAD_REQUEST", "The time limit for editing this message has passed");
 		expectSuccess(await as(cast.admin).patch("/realm", { message_content_edit_limit_seconds: "unlimited" }));
 		expectSuccess(await as(cast.member).patch(`/messages/${id}`, { content: "second" }));
 	});
@@ -223,7 +217,7 @@ describe("other services see each change at once", () => {
 	test("topics_policy applies to channels that inherit it", async () => {
 		expectSuccess(await owner.patch("/realm", { topics_policy: "disable_empty_topic" }));
 		expect(await realmState()).toMatchObject({ realm_topics_policy: "disable_empty_topic", realm_mandatory_topics: true });
-		await refusedWithoutChange(
+		await snaps.refused(
 			() => as(cast.member).post("/messages", { type: "stream", to: general, topic: "", content: "hi" }),
 			400,
 			"BAD_REQUEST",

@@ -2,10 +2,15 @@
 // that a refused request changed nothing.
 import mongoose from "mongoose";
 import type { TestApp } from "./app";
+import { expectError } from "./http";
 
 export interface Snapshotter {
 	/** Every document of every collection (but `counters`: an ID spent by a refused request is no state). */
 	take(): Promise<Map<string, string>>;
+	/** Runs `run` (which checks its own answers) and fails if any database changed meanwhile. */
+	unchanged(run: () => Promise<unknown>): Promise<void>;
+	/** The request is refused with this error and changes nothing. */
+	refused(request: () => Promise<any>, status: number, code: string, msg: string | RegExp): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -14,7 +19,7 @@ const SERVICES = ["users", "channels", "messages", "moderation", "invites"];
 export async function snapshotter(app: TestApp): Promise<Snapshotter> {
 	const conn = await mongoose.createConnection(process.env.TEST_MONGO_URL!).asPromise();
 	const prefix = app.node.config.dbPrefix;
-	return {
+	const snapshotter: Snapshotter = {
 		async take() {
 			const out = new Map<string, string>();
 			for (const service of SERVICES) {
@@ -27,8 +32,17 @@ export async function snapshotter(app: TestApp): Promise<Snapshotter> {
 			}
 			return out;
 		},
+		async unchanged(run) {
+			const before = await snapshotter.take();
+			await run();
+			expect(diffSnapshots(before, await snapshotter.take())).toEqual([]);
+		},
+		refused(request, status, code, msg) {
+			return snapshotter.unchanged(async () => expectError(await request(), status, code, msg));
+		},
 		close: () => conn.close(),
 	};
+	return snapshotter;
 }
 
 /** The collections whose content differs, with both versions cut short for a failure message. */
