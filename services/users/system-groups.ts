@@ -1,6 +1,6 @@
 // The system groups every organization has, and their members, derived from users' roles.
-import { isDuplicateKey } from "../../shared/db";
 import type { UsersDb } from "./db";
+import { insertGroup } from "./group-insert";
 import type { UserDoc } from "./models/user";
 import type { UserGroupDoc } from "./models/user-group";
 import { realmSetting } from "./realm-settings";
@@ -47,24 +47,7 @@ export async function ensureSystemGroups(db: UsersDb): Promise<void> {
 	const existing = new Map((await db.UserGroup.find({ realm_id: db.realm._id, is_system_group: true }).lean()).map((g) => [g.name, g]));
 	for (const name of SYSTEM_GROUPS) {
 		if (existing.has(name)) continue;
-		const id = await db.nextId("user_group");
-		try {
-			await db.UserGroup.create({
-				_id: id,
-				realm_id: db.realm._id,
-				name,
-				description: DESCRIPTIONS[name],
-				is_system_group: true,
-				members: [],
-				direct_subgroup_ids: [],
-				deactivated: false,
-				creator_id: null,
-				date_created: clock.now(),
-				settings: {},
-			});
-		} catch (err) {
-			if (!isDuplicateKey(err)) throw err;
-		}
+		await insertGroup(db, { name, description: DESCRIPTIONS[name], is_system_group: true, members: [], direct_subgroup_ids: [], creator_id: null, settings: {} });
 	}
 	// Subgroup links are fixed once every group has its ID.
 	const all = new Map((await db.UserGroup.find({ realm_id: db.realm._id, is_system_group: true }).lean()).map((g) => [g.name, g._id]));

@@ -4,8 +4,8 @@ import { isDuplicateKey } from "../../shared/db";
 import type { Identity } from "../../shared/actions";
 import { badRequest, insufficientPermission } from "../../shared/errors";
 import { GroupGraph, isGroupSettingValue, unwrapSettingChange, type GroupGraphData, type GroupSettingValue } from "../../shared/group-settings";
-import { clock } from "../../shared/clock";
 import type { UsersDb } from "./db";
+import { insertGroup } from "./group-insert";
 import { GROUP_SETTINGS, type GroupSettingName, type UserGroupDoc } from "./models/user-group";
 import { withSystemMembers } from "./system-groups";
 import { REALM_GROUP_SETTING_DEFAULTS, realmSetting } from "./realm-settings";
@@ -158,25 +158,16 @@ export async function createGroup(db: UsersDb, graph: GroupGraph, actor: Identit
 	checkSubgroups(graph, subgroups);
 	const settings: Partial<Record<GroupSettingName, GroupSettingValue>> = {};
 	for (const key of GROUP_SETTINGS) if (input.settings[key] !== undefined) settings[key] = await checkSettingValue(db, graph, key, input.settings[key]);
-	const id = await db.nextId("user_group");
-	try {
-		await db.UserGroup.create({
-			_id: id,
-			realm_id: db.realm._id,
-			name,
-			description: input.description,
-			is_system_group: false,
-			members,
-			direct_subgroup_ids: subgroups,
-			deactivated: false,
-			creator_id: actor.user_id,
-			date_created: clock.now(),
-			settings,
-		});
-	} catch (err) {
-		if (isDuplicateKey(err)) throw badRequest(`User group '${name}' already exists.`);
-		throw err;
-	}
+	const id = await insertGroup(db, {
+		name,
+		description: input.description,
+		is_system_group: false,
+		members,
+		direct_subgroup_ids: subgroups,
+		creator_id: actor.user_id,
+		settings,
+	});
+	if (id === null) throw badRequest(`User group '${name}' already exists.`);
 	return id;
 }
 
