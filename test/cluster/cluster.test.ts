@@ -1,56 +1,25 @@
 // The services split across processes over a real NATS server: `api` and `users` as separate
 // nodes, then two `users` replicas, one of which stops while requests keep coming.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { randomBytes } from "node:crypto";
-import { freePort } from "../../shared/store";
 import { client, expectSuccess, type Client } from "../support/http";
-import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+import { waitFor, type Proc } from "../support/processes";
+import { startCluster, type Cluster } from "../support/cluster";
 
 jest.setTimeout(120_000);
 
-let nats: Awaited<ReturnType<typeof startNats>>;
-let api: Proc;
+let cluster: Cluster;
 let usersA: Proc;
-let usersB: Proc | undefined;
-let channels: Proc;
 let baseUrl: string;
 let owner: Client;
-let dataDir: string;
-let env: Record<string, string>;
-
-function readOwnerKey(): { email: string; api_key: string } {
-	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
-	return { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] };
-}
 
 beforeAll(async () => {
-	nats = await startNats();
-	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-cluster-"));
-	const port = await freePort();
-	baseUrl = `http://127.0.0.1:${port}/api/v1`;
-	env = {
-		TRANSPORTER: nats.url,
-		MONGO_URL: process.env.TEST_MONGO_URL!,
-		DB_PREFIX: `c${randomBytes(4).toString("hex")}`,
-		DATA_DIR: dataDir,
-		EXTERNAL_URL: "http://cluster.test",
-		OWNER_EMAIL: "owner@cluster.test",
-		RATE_LIMIT: "0",
-	};
-	usersA = startServerNode({ ...env, SERVICES: "users" });
-	channels = startServerNode({ ...env, SERVICES: "channels" });
-	api = startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" });
-	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
-	await waitFor(async () => (await fetch(`${baseUrl}/server_settings`).catch(() => null))?.status === 200, "the gateway to reach the users node");
-	owner = client(baseUrl, readOwnerKey());
+	cluster = await startCluster({ name: "cluster", nodes: ["users", "channels"] });
+	usersA = cluster.nodes[0];
+	baseUrl = cluster.gateways[0];
+	owner = cluster.owner;
 });
 
 afterAll(async () => {
-	await Promise.all([api?.stop(), usersA?.stop(), usersB?.stop(), channels?.stop()]);
-	await nats?.proc.stop();
-	fs.rmSync(dataDir, { recursive: true, force: true });
+	await cluster?.stop();
 });
 
 test("a request crosses the bus from the api node to the users node", async () => {
@@ -92,7 +61,7 @@ test("channels, on a node of its own, checks permissions against groups the user
 });
 
 test("with two users replicas, stopping one loses no request", async () => {
-	usersB = startServerNode({ ...env, SERVICES: "users" });
+	await cluster.startNode("users");
 	// Both replicas are registered once requests keep succeeding for a while after B's start.
 	await new Promise((r) => setTimeout(r, 4000));
 

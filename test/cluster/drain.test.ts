@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { freePort } from "../../shared/store";
 import { client, expectSuccess, type Client } from "../support/http";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
+import { ownerKey } from "../support/cluster";
 
 jest.setTimeout(180_000);
 
@@ -20,8 +21,7 @@ let node: Proc | undefined;
 async function start(): Promise<Client> {
 	node = startServerNode(env);
 	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the node to create the owner", 120_000);
-	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
-	const owner = client(baseUrl, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
+	const owner = client(baseUrl, ownerKey(dataDir));
 	await waitFor(async () => (await owner.get("/users/me").catch(() => null))?.status === 200, "the gateway", 120_000);
 	return owner;
 }

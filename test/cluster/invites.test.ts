@@ -3,51 +3,32 @@
 // Requests racing for the day's invitation budget, balanced between the replicas, never exceed it
 // together; an emailed link opened through the gateway creates the account on the other nodes.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
-import { freePort } from "../../shared/store";
 import { client, expectSuccess, type Client } from "../support/http";
-import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+import { startCluster, type Cluster } from "../support/cluster";
 
 jest.setTimeout(180_000);
 
-let nats: Awaited<ReturnType<typeof startNats>>;
-let main: Proc;
-let replicas: Proc[] = [];
+let cluster: Cluster;
 let baseUrl: string;
 let owner: Client;
-let dataDir: string;
 
-const emailDir = () => path.join(dataDir, "emails");
+const emailDir = () => path.join(cluster.dataDir, "emails");
 
 beforeAll(async () => {
-	nats = await startNats();
-	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-invites-"));
-	const port = await freePort();
-	baseUrl = `http://127.0.0.1:${port}/api/v1`;
-	const env = {
-		TRANSPORTER: nats.url,
-		MONGO_URL: process.env.TEST_MONGO_URL!,
-		DB_PREFIX: `i${randomBytes(4).toString("hex")}`,
-		DATA_DIR: dataDir,
-		EXTERNAL_URL: "http://cluster.test",
-		OWNER_EMAIL: "owner@cluster.test",
-		RATE_LIMIT: "0",
-		INVITES_DAILY_LIMIT: "4",
-	};
-	main = startServerNode({ ...env, SERVICES: "api,users,channels,messages,events", PORT: String(port), HOST: "127.0.0.1" });
-	replicas = [startServerNode({ ...env, SERVICES: "invites" }), startServerNode({ ...env, SERVICES: "invites" })];
-	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users service to create the owner");
-	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
-	owner = client(baseUrl, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
-	await waitFor(async () => (await owner.get("/invites").catch(() => null))?.status === 200, "the invites replicas");
+	cluster = await startCluster({
+		name: "invites",
+		nodes: ["api,users,channels,messages,events", "invites", "invites"],
+		gateways: 0,
+		env: { INVITES_DAILY_LIMIT: "4" },
+		ready: async (c) => (await c.get("/invites")).status === 200,
+	});
+	baseUrl = cluster.gateways[0];
+	owner = cluster.owner;
 });
 
 afterAll(async () => {
-	await Promise.all([main?.stop(), ...replicas.map((r) => r.stop())]);
-	await nats?.proc.stop();
-	fs.rmSync(dataDir, { recursive: true, force: true });
+	await cluster?.stop();
 });
 
 test("two replicas share the daily limit; a link opened through the gateway makes the account", async () => {
@@ -57,7 +38,7 @@ test("two replicas share the daily limit; a link opened through the gateway make
 	const mails = fs.readdirSync(emailDir()).map((f) => fs.readFileSync(path.join(emailDir(), f), "utf8"));
 	expect(mails).toHaveLength(4);
 
-	const link = /(http:\/\/cluster\.test\/\S+)/.exec(mails[0])![1];
+	const link = /(http:\/\/invites\.test\/\S+)/.exec(mails[0])![1];
 	const to = /^To: (.*)$/m.exec(mails[0])![1].trim();
 	const url = `${baseUrl.replace(/\/api\/v1$/, "")}${new URL(link).pathname}`;
 	const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ full_name: "Cluster Person", password: "secret-123" }) });

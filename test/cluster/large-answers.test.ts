@@ -2,19 +2,13 @@
 // channels and messages nodes, each its own process over a real nats-server. GET /messages with
 // num_before=5000 (Zulip's largest) over a channel of long messages must answer in full, as it
 // does in one process, and so must a request whose parameters alone exceed 1 MB.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { randomBytes } from "node:crypto";
-import { freePort } from "../../shared/store";
-import { client, expectSuccess, type Client } from "../support/http";
-import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+import { expectSuccess, type Client } from "../support/http";
+import { waitFor } from "../support/processes";
+import { ownerReadsMessages, startCluster, type Cluster } from "../support/cluster";
 
 jest.setTimeout(180_000);
 
-let nats: Awaited<ReturnType<typeof startNats>>;
-const nodes: Proc[] = [];
-let dataDir: string;
+let cluster: Cluster;
 let owner: Client;
 const ids: number[] = [];
 /** Messages sent, each 9,000 characters: about 2.7 MB of content in all, with the HTML twice that. */
@@ -22,25 +16,12 @@ const COUNT = 300;
 const contentOf = (i: number) => `${i} ${"λόγος and <html> & \"quotes\" ".repeat(300)}`.slice(0, 8999).trimEnd();
 
 beforeAll(async () => {
-	nats = await startNats();
-	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-large-"));
-	const port = await freePort();
-	const env = {
-		TRANSPORTER: nats.url,
-		MONGO_URL: process.env.TEST_MONGO_URL!,
-		DB_PREFIX: `l${randomBytes(4).toString("hex")}`,
-		DATA_DIR: dataDir,
-		EXTERNAL_URL: "http://large.test",
-		OWNER_EMAIL: "owner@large.test",
-		RATE_LIMIT: "0",
-	};
-	nodes.push(startServerNode({ ...env, SERVICES: "users" }));
-	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
-	for (const services of ["channels", "messages"]) nodes.push(startServerNode({ ...env, SERVICES: services }));
-	nodes.push(startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" }));
-	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
-	owner = client(`http://127.0.0.1:${port}/api/v1`, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
-	await waitFor(async () => (await owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0 }).catch(() => null))?.status === 200, "the gateway to reach every service", 120_000);
+	cluster = await startCluster({
+		name: "large",
+		nodes: ["users", "channels", "messages"],
+		ready: ownerReadsMessages,
+	});
+	owner = cluster.owner;
 	await waitFor(async () => (await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "long" }] })).status === 200, "the channels node", 60_000);
 	for (let i = 0; i < COUNT; i++) {
 		const r = await owner.post("/messages", { type: "stream", to: "long", topic: "t", content: contentOf(i) });
@@ -50,9 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-	await Promise.all(nodes.map((n) => n.stop()));
-	await nats?.proc.stop();
-	fs.rmSync(dataDir, { recursive: true, force: true });
+	await cluster?.stop();
 });
 
 test("GET /messages with num_before=5000 answers every message, several MB, across the bus", async () => {

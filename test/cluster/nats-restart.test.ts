@@ -5,53 +5,34 @@
 // calls that failed took to fail (503 at once, not a wait for the 30 s request timeout), that
 // every send answered 200 is there afterwards, and that the messages node's /readyz is unready
 // while its NATS connection is lost.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { freePort } from "../../shared/store";
-import { client, expectSuccess, type Client } from "../support/http";
-import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+import { expectSuccess, type Client } from "../support/http";
+import { startNats, waitFor } from "../support/processes";
+import { ownerReadsMessages, startCluster, type Cluster, type NatsServer } from "../support/cluster";
 
 jest.setTimeout(180_000);
 
-let nats: Awaited<ReturnType<typeof startNats>>;
-const nodes: Proc[] = [];
-let dataDir: string;
+let cluster: Cluster;
+/** The nats-server started again in place of the cluster's, stopped after the cluster. */
+let restarted: NatsServer | undefined;
 let owner: Client;
-/** The messages node's health endpoint (HEALTH_PORT). */
+/** The messages node's health endpoint. */
 let readyz: string;
 
 beforeAll(async () => {
-	nats = await startNats();
-	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-nats-restart-"));
-	const port = await freePort();
-	const env = {
-		TRANSPORTER: nats.url,
-		MONGO_URL: process.env.TEST_MONGO_URL!,
-		DB_PREFIX: `n${randomBytes(4).toString("hex")}`,
-		DATA_DIR: dataDir,
-		EXTERNAL_URL: "http://nats-restart.test",
-		OWNER_EMAIL: "owner@nats-restart.test",
-		RATE_LIMIT: "0",
-	};
-	nodes.push(startServerNode({ ...env, SERVICES: "users" }));
-	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
-	const healthPort = await freePort();
-	readyz = `http://127.0.0.1:${healthPort}/readyz`;
-	nodes.push(startServerNode({ ...env, SERVICES: "channels" }));
-	nodes.push(startServerNode({ ...env, SERVICES: "messages", HEALTH_PORT: String(healthPort), HOST: "127.0.0.1" }));
-	nodes.push(startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" }));
-	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
-	owner = client(`http://127.0.0.1:${port}/api/v1`, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
-	await waitFor(async () => (await owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0 }).catch(() => null))?.status === 200, "the gateway to reach every service", 120_000);
+	cluster = await startCluster({
+		name: "nats-restart",
+		nodes: ["users", "channels", "messages"],
+		ready: ownerReadsMessages,
+	});
+	owner = cluster.owner;
+	readyz = cluster.nodes[2].readyz;
 	await waitFor(async () => (await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "load" }] })).status === 200, "the channels node", 60_000);
 });
 
 afterAll(async () => {
-	await Promise.all(nodes.map((n) => n.stop()));
-	await nats?.proc.stop();
-	fs.rmSync(dataDir, { recursive: true, force: true });
+	await cluster?.stop();
+	await restarted?.proc.stop();
 });
 
 interface Call {
@@ -91,10 +72,10 @@ test("nats-server restarted under load: every node back within 5 s, failures fas
 
 	await new Promise((r) => setTimeout(r, 2000));
 	const killedAt = Date.now();
-	await nats.proc.stop("SIGKILL");
+	await cluster.nats!.proc.stop("SIGKILL");
 	await new Promise((r) => setTimeout(r, 1000));
 	const restartAt = Date.now();
-	nats = await startNats(nats.port);
+	restarted = await startNats(cluster.nats!.port);
 	const backAt = Date.now();
 	// Load carries on for 10 s after nats-server is back.
 	await new Promise((r) => setTimeout(r, 10_000));

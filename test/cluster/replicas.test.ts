@@ -4,57 +4,34 @@
 // what they should not. Then event queues on two `events` replicas behind two gateways: a queue
 // made through one gateway is read through the other, and stopping an events replica breaks only
 // its own queues.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { freePort } from "../../shared/store";
 import { client, expectSuccess, type Client } from "../support/http";
-import { startNats, startServerNode, waitFor, type Proc } from "../support/processes";
+import { waitFor } from "../support/processes";
+import { ownerReadsMessages, startCluster, type Cluster } from "../support/cluster";
 
 jest.setTimeout(180_000);
 
-let nats: Awaited<ReturnType<typeof startNats>>;
-const nodes: Proc[] = [];
+let cluster: Cluster;
 let baseUrl: string;
 let baseUrl2: string;
-let dataDir: string;
 let owner: Client;
 
 beforeAll(async () => {
-	nats = await startNats();
-	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-replicas-"));
-	const [port, port2] = [await freePort(), await freePort()];
-	baseUrl = `http://127.0.0.1:${port}/api/v1`;
-	baseUrl2 = `http://127.0.0.1:${port2}/api/v1`;
-	const env = {
-		TRANSPORTER: nats.url,
-		MONGO_URL: process.env.TEST_MONGO_URL!,
-		DB_PREFIX: `r${randomBytes(4).toString("hex")}`,
-		DATA_DIR: dataDir,
-		EXTERNAL_URL: "http://replicas.test",
-		OWNER_EMAIL: "owner@replicas.test",
-		RATE_LIMIT: "0",
-	};
-	// One users node first: it creates the organization and its owner.
-	nodes.push(startServerNode({ ...env, SERVICES: "users" }));
-	await waitFor(async () => fs.existsSync(path.join(dataDir, "zuliprc")), "the users node to create the owner");
-	for (const services of ["users", "channels", "channels", "messages", "messages", "messages"]) nodes.push(startServerNode({ ...env, SERVICES: services }));
-	nodes.push(startServerNode({ ...env, SERVICES: "events" }), startServerNode({ ...env, SERVICES: "events" }));
-	nodes.push(startServerNode({ ...env, SERVICES: "api", PORT: String(port), HOST: "127.0.0.1" }));
-	nodes.push(startServerNode({ ...env, SERVICES: "api", PORT: String(port2), HOST: "127.0.0.1" }));
-	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
-	owner = client(baseUrl, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
-	await waitFor(async () => (await owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0 }).catch(() => null))?.status === 200, "the gateway to reach every service", 120_000);
-	await waitFor(async () => (await fetch(`${baseUrl2}/server_settings`).catch(() => null))?.status === 200, "the second gateway", 120_000);
+	// The first users node creates the organization and its owner; two gateways.
+	cluster = await startCluster({
+		name: "replicas",
+		nodes: ["users", "users", "channels", "channels", "messages", "messages", "messages", "events", "events"],
+		gateways: 2,
+		ready: ownerReadsMessages,
+	});
+	[baseUrl, baseUrl2] = cluster.gateways;
+	owner = cluster.owner;
 	// Every replica announces itself on the bus within a heartbeat or two.
 	await new Promise((r) => setTimeout(r, 5000));
 });
 
 afterAll(async () => {
-	await Promise.all(nodes.map((n) => n.stop()));
-	await nats?.proc.stop();
-	fs.rmSync(dataDir, { recursive: true, force: true });
+	await cluster?.stop();
 });
 
 const keys = new Map<string, { email: string; api_key: string }>();
@@ -206,7 +183,7 @@ test("event queues on two events replicas, read through either gateway; a stoppe
 		const r = await daveOther.get("/events", { queue_id: q, last_event_id: 0, dont_block: true });
 		after.push({ owner: owners[i] === replicas[0] ? "dead" : "alive", code: r.body.code ?? r.body.result });
 	}
-	if (after.some((x) => x.code === "INTERNAL_SERVER_ERROR")) console.log(nodes.map((n) => n.output()).join("\n----\n").slice(-5000));
+	if (after.some((x) => x.code === "INTERNAL_SERVER_ERROR")) console.log(cluster.nodes.map((n) => n.output()).join("\n----\n").slice(-5000));
 	expect(after).toEqual(owners.map((o) => ({ owner: o === replicas[0] ? "dead" : "alive", code: o === replicas[0] ? "BAD_EVENT_QUEUE_ID" : "success" })));
 	// A client that registers again gets a queue on the replica that is left.
 	const again = await dave.c.post("/register", { event_types: JSON.stringify(["message"]) });

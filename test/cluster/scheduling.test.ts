@@ -3,11 +3,8 @@
 // killed with SIGKILL while it holds claims. Every message must be sent exactly once (the sent
 // messages counted by their delivery key, and as the API shows them), none lost: the dead
 // replica's claims are taken back after the claim timeout by the others.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { expectSuccess } from "../support/http";
-import { startNats, waitFor } from "../support/processes";
+import { waitFor } from "../support/processes";
 import { scheduleBurst, startSchedulingCluster, type SchedulingCluster } from "../support/scheduling-cluster";
 
 jest.setTimeout(240_000);
@@ -16,20 +13,14 @@ const COUNT = 500;
 const CLAIM_TIMEOUT_SECONDS = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let nats: Awaited<ReturnType<typeof startNats>>;
 let cluster: SchedulingCluster;
-let dataDir: string;
 
 beforeAll(async () => {
-	nats = await startNats();
-	dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-scheduling-"));
-	cluster = await startSchedulingCluster({ natsUrl: nats.url, mongoUrl: process.env.TEST_MONGO_URL!, replicas: 3, dataDir, claimTimeoutSeconds: CLAIM_TIMEOUT_SECONDS });
+	cluster = await startSchedulingCluster({ replicas: 3, claimTimeoutSeconds: CLAIM_TIMEOUT_SECONDS });
 });
 
 afterAll(async () => {
 	await cluster?.stop();
-	await nats?.proc.stop();
-	fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** The process ID in a claimant's name (`<node name>-<host>-<pid>/<random>`). */

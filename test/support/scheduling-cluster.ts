@@ -2,17 +2,15 @@
 // messages, and N `scheduling` replicas as their own processes over a real nats-server, each
 // sweeping every second; a burst of scheduled messages due at the same second; and the store read
 // through the driver to see how each was delivered.
-import fs from "node:fs";
-import path from "node:path";
 import { randomBytes } from "node:crypto";
 import mongoose from "mongoose";
-import { freePort } from "../../shared/store";
-import { client, type Response } from "./http";
-import { startServerNode, waitFor, type Proc } from "./processes";
+import { type Response } from "./http";
+import { startCluster, type Cluster } from "./cluster";
+import type { Proc } from "./processes";
 
 export interface SchedulingCluster {
 	base: string;
-	owner: ReturnType<typeof client>;
+	owner: Cluster["owner"];
 	main: Proc;
 	replicas: Proc[];
 	/** The scheduling database's scheduled messages, and the messages database's messages. */
@@ -21,13 +19,14 @@ export interface SchedulingCluster {
 	stop(): Promise<void>;
 }
 
-export interface ClusterOptions {
-	natsUrl: string;
-	mongoUrl: string;
+export interface SchedulingClusterOptions {
 	replicas: number;
-	/** A directory of its own (the owner's zuliprc is written there). */
-	dataDir: string;
 	claimTimeoutSeconds?: number;
+	/** By default the cluster's own nats-server, the test run's store and a temporary directory. */
+	natsUrl?: string;
+	mongoUrl?: string;
+	/** A directory of its own (the owner's zuliprc is written there). */
+	dataDir?: string;
 }
 
 /** Throws unless the answer is Zulip's success (the bench runs without jest's expect). */
@@ -36,66 +35,37 @@ function ok(res: Response, what: string): Response {
 	return res;
 }
 
-/** Waits for a node's /readyz (connected to the bus and its database). */
-async function ready(proc: Proc, port: number, what: string): Promise<void> {
-	await waitFor(async () => {
-		if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`${what} exited:\n${proc.output().slice(-4000)}`);
-		return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200;
-	}, what, 120_000);
-}
-
-export async function startSchedulingCluster(o: ClusterOptions): Promise<SchedulingCluster> {
-	const prefix = `s${randomBytes(4).toString("hex")}`;
-	const port = await freePort();
-	const env = {
-		TRANSPORTER: o.natsUrl,
-		MONGO_URL: o.mongoUrl,
-		DB_PREFIX: prefix,
-		DATA_DIR: o.dataDir,
-		EXTERNAL_URL: "http://scheduling.test",
-		OWNER_EMAIL: "owner@scheduling.test",
-		RATE_LIMIT: "0",
-		SCHEDULING_CRON: "* * * * * *",
-		SCHEDULING_CLAIM_TIMEOUT_SECONDS: String(o.claimTimeoutSeconds ?? 60),
-	};
-	fs.mkdirSync(o.dataDir, { recursive: true });
-	const procs: Proc[] = [];
-	const conn = mongoose.createConnection(o.mongoUrl);
-	const stop = async () => {
-		await Promise.all(procs.map((p) => p.stop()));
-		await conn.close();
-	};
+export async function startSchedulingCluster(o: SchedulingClusterOptions): Promise<SchedulingCluster> {
+	const cluster = await startCluster({
+		name: "scheduling",
+		nodes: ["api,users,channels,messages", ...Array.from({ length: o.replicas }, () => "scheduling")],
+		gateways: 0,
+		env: { SCHEDULING_CRON: "* * * * * *", SCHEDULING_CLAIM_TIMEOUT_SECONDS: String(o.claimTimeoutSeconds ?? 60) },
+		ready: async (owner) => (await owner.get("/scheduled_messages")).status === 200,
+		natsUrl: o.natsUrl,
+		mongoUrl: o.mongoUrl,
+		dataDir: o.dataDir,
+	});
+	const conn = mongoose.createConnection(cluster.env.MONGO_URL);
 	try {
-		const mainHealth = await freePort();
-		const main = startServerNode({ ...env, SERVICES: "api,users,channels,messages", PORT: String(port), HOST: "127.0.0.1", HEALTH_PORT: String(mainHealth) });
-		procs.push(main);
-		await ready(main, mainHealth, "the main node");
-		const replicas: Proc[] = [];
-		const health: number[] = [];
-		for (let i = 0; i < o.replicas; i++) {
-			health.push(await freePort());
-			replicas.push(startServerNode({ ...env, SERVICES: "scheduling", HEALTH_PORT: String(health[i]) }));
-		}
-		procs.push(...replicas);
-		await Promise.all(replicas.map((r, i) => ready(r, health[i], `scheduling replica ${i + 1}`)));
-		const rc = fs.readFileSync(path.join(o.dataDir, "zuliprc"), "utf8");
-		const base = `http://127.0.0.1:${port}/api/v1`;
-		const owner = client(base, { email: /email=(.*)/.exec(rc)![1], api_key: /key=(.*)/.exec(rc)![1] });
-		await waitFor(async () => (await owner.get("/scheduled_messages").catch(() => null))?.status === 200, "the gateway to reach the scheduling service", 60_000);
 		await conn.asPromise();
-		return {
-			base,
-			owner,
-			main,
-			replicas,
-			scheduled: conn.useDb(`${prefix}_scheduling`).collection("scheduled_messages"),
-			messages: conn.useDb(`${prefix}_messages`).collection("messages"),
-			stop,
-		};
 	} catch (err) {
-		await stop();
+		await cluster.stop();
 		throw err;
 	}
+	const prefix = cluster.env.DB_PREFIX;
+	return {
+		base: cluster.gateways[0],
+		owner: cluster.owner,
+		main: cluster.nodes[0],
+		replicas: cluster.nodes.slice(1),
+		scheduled: conn.useDb(`${prefix}_scheduling`).collection("scheduled_messages"),
+		messages: conn.useDb(`${prefix}_messages`).collection("messages"),
+		async stop() {
+			await cluster.stop();
+			await conn.close();
+		},
+	};
 }
 
 /**
