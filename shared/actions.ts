@@ -17,6 +17,8 @@ export interface Identity {
 
 export interface Meta {
 	user?: Identity;
+	/** The client's name, from its User-Agent (services/api/client-name.ts). */
+	client?: string;
 }
 
 /** An action's context: its parameters `P`, and the caller in `meta.user`. */

@@ -19,6 +19,8 @@ import { escapeHtml } from "../../shared/html";
 import { createHttpServer } from "./http-server";
 import { signupPage } from "./signup-page";
 import { observeHttp } from "./http-metrics";
+import { MULTIPART_TYPE, multipartFields } from "./multipart";
+import { clientName } from "./client-name";
 
 const PREFIX = "/api/v1";
 
@@ -156,14 +158,19 @@ export function apiService(config: Config): ServiceSchema {
 			checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
 			if (route.admin && !(user && isAdmin(user.role))) throw adminRequired();
 
-			const body = req.body && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? (req.body as Record<string, unknown>) : {};
+			const body = Buffer.isBuffer(req.body)
+				? await multipartFields(req.body, req.headers["content-type"] ?? "")
+				: req.body && typeof req.body === "object"
+					? (req.body as Record<string, unknown>)
+					: {};
 			const raw = { ...queryParams(url), ...body, ...pathParams };
 			const owned = route.owner ? ownerEndpoint(this.broker, route.action, raw[route.owner]) : undefined;
 			const endpoint = owned || this.broker.findNextActionEndpoint(route.action);
 			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
 			const { params, ignored } = convertParams(endpoint.action.params as ParamSchema | undefined, raw);
 
-			const call = (target: any) => req.$ctx.call(target, params, { meta: { user } }) as Promise<Record<string, unknown> | undefined>;
+			const meta = { user, client: clientName(req.headers["user-agent"]) };
+			const call = (target: any) => req.$ctx.call(target, params, { meta }) as Promise<Record<string, unknown> | undefined>;
 			// An owner that died a moment ago is still listed: any replica then answers for its resource.
 			const data = await (owned
 				? call(endpoint).catch((err: unknown) => {
@@ -252,6 +259,8 @@ export function apiService(config: Config): ServiceSchema {
 					bodyParsers: {
 						json: { strict: false, limit: config.bodyLimit },
 						urlencoded: { extended: false, limit: config.bodyLimit, parameterLimit: 10_000 },
+						// Read here as a whole and parsed by the pipeline (multipart.ts).
+						raw: { type: MULTIPART_TYPE, limit: config.bodyLimit },
 					},
 					aliases: {
 						"GET /": dispatch,

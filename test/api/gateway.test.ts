@@ -6,6 +6,7 @@ import { client, expectError, expectSuccess, type Client } from "../support/http
 
 let app: TestApp;
 let owner: Client;
+const basicAuth = (a: { email: string; api_key: string }) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString("base64")}`;
 
 beforeAll(async () => {
 	app = await startTestApp({ bodyLimit: 2048 });
@@ -93,6 +94,38 @@ describe("parameters", () => {
 		});
 		expect(res.status).toBe(400);
 		expect(await res.json()).toMatchObject({ result: "error", code: "BAD_REQUEST" });
+	});
+
+	test("multipart/form-data bodies arrive as form-encoded ones do: text fields, the last of a repeated name", async () => {
+		const form = new FormData();
+		form.append("email", "first@chat.test");
+		form.append("email", "multipart@chat.test");
+		form.append("password", "password1");
+		form.append("full_name", "Multi Part");
+		// A file where none is taken is dropped, as Zulip ignores it.
+		form.append("attachment", new Blob(["data"]), "a.txt");
+		const res = await fetch(`${app.baseUrl}/users`, { method: "POST", headers: { Authorization: basicAuth(app.owner) }, body: form });
+		const body = (await res.json()) as { user_id: number };
+		expect(body).toEqual({ result: "success", msg: "", user_id: expect.any(Number) });
+		expect((await owner.get(`/users/${body.user_id}`)).body.user).toMatchObject({ email: "multipart@chat.test", full_name: "Multi Part" });
+	});
+
+	test("a malformed multipart body is a 400 and creates nothing", async () => {
+		const before = (await owner.get("/users")).body.members.length;
+		for (const contentType of ["multipart/form-data; boundary=xyz", "multipart/form-data"]) {
+			const res = await fetch(`${app.baseUrl}/users`, { method: "POST", headers: { Authorization: basicAuth(app.owner), "Content-Type": contentType }, body: "email=x@chat.test&password=password1&full_name=X" });
+			expect(res.status).toBe(400);
+			expect(await res.json()).toEqual({ result: "error", msg: "Malformed multipart/form-data body", code: "BAD_REQUEST" });
+		}
+		expect((await owner.get("/users")).body.members.length).toBe(before);
+	});
+
+	test("messages record the client the User-Agent names, as Zulip parses it", async () => {
+		const headers = { "User-Agent": "ZulipTerminal/0.7.0 Linux-6.1 (Debian GNU/Linux; 12)" };
+		const res = await owner.post("/messages", { type: "direct", to: JSON.stringify([app.owner.user_id]), content: "which client?" }, { headers });
+		expectSuccess(res);
+		const read = await owner.get(`/messages/${res.body.id}`);
+		expect(read.body.message.client).toBe("ZulipTerminal");
 	});
 
 	test("a body over the size limit is refused with 413 and nothing is created", async () => {

