@@ -84,6 +84,9 @@ export const RETRIED_ACTIONS = new Set([
 	"users.mentionTargets",
 	"users.settingsOf",
 	"users.mySettings",
+	"users.userPresence",
+	"users.realmPresence",
+	"users.realmEmoji",
 	"users.noop",
 	"channels.listSubscriptions",
 	"channels.list",
@@ -113,6 +116,8 @@ export const RETRIED_ACTIONS = new Set([
 	"messages.registerState",
 	"messages.checkSend",
 	"messages.reportTarget",
+	// Renders and stores nothing.
+	"messages.render",
 	"scheduling.list",
 	"scheduling.registerState",
 	"invites.list",

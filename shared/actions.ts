@@ -59,6 +59,8 @@ export interface RegisterStateParams {
 	client_gravatar: boolean;
 	include_subscribers: boolean | "partial";
 	slim_presence: boolean;
+	/** How many days of presence (any integer); absent: Zulip's two weeks. */
+	presence_history_limit_days?: number;
 	user_avatar_url_field_optional: boolean;
 	client_capabilities: Record<string, boolean>;
 }

@@ -86,6 +86,8 @@ export interface Config {
 	schedulingCron: string;
 	/** A delivery claimed this long ago and not finished (its replica died) is claimed again. */
 	schedulingClaimTimeoutSeconds: number;
+	/** When each users replica announces members past the waiting period in role:fullmembers (node-cron); "off" turns it off. */
+	fullMembersCron: string;
 	/** Server setting INVITATION_LINK_VALIDITY_MINUTES: how long an invitation lasts when the inviter does not say. */
 	invitationLinkValidityMinutes: number;
 	/** Invitations an organization may send per UTC day (Zulip's max_invites); 0 turns the limit off. */
@@ -132,6 +134,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		eventQueueMaxEvents: positive("EVENT_QUEUE_MAX_EVENTS", 10_000),
 		schedulingCron: str("SCHEDULING_CRON", "*/5 * * * * *"),
 		schedulingClaimTimeoutSeconds: int("SCHEDULING_CLAIM_TIMEOUT_SECONDS", 60),
+		fullMembersCron: str("FULL_MEMBERS_CRON", "0 0 1 * * *"),
 		invitationLinkValidityMinutes: int("INVITATION_LINK_VALIDITY_MINUTES", 14_400),
 		invitesDailyLimit: int("INVITES_DAILY_LIMIT", 100),
 		seatLimit: int("SEAT_LIMIT", 0),

@@ -14,7 +14,7 @@ export interface ChannelsCreated {
 	streams?: StreamAudience[];
 }
 
-/** `channels.archived`: each archived channel (as it was), to those who could see it. */
+/** `channels.archived`: each archived channel (as it is now), to those who could see it. */
 export interface ChannelsArchived {
 	channel_ids: number[];
 	streams?: StreamAudience[];
@@ -50,9 +50,15 @@ export interface ChannelUpdated {
 	old_name?: string;
 	/** Who may know about the channel after the change. */
 	audience?: number[];
-	/** Who could not see it before (they get `stream` create) and who no longer can (delete). */
+	/**
+	 * Who could not see it before (they get `stream` create) and who no longer can (delete), for
+	 * queues without the archived_channels capability, to which an archived channel does not exist.
+	 */
 	gained?: number[];
 	lost?: number[];
+	/** The same for queues with archived_channels, which see archived channels too. */
+	gained_with_archived?: number[];
+	lost_with_archived?: number[];
 	/** The channel as it was, for the delete events of those who lost it. */
 	before?: Record<string, unknown>;
 }
@@ -202,4 +208,19 @@ export interface LinkifiersChanged {
 	realm_id: number;
 	user_ids: number[];
 	realm_linkifiers: Linkifier[];
+}
+
+/**
+ * `users.presenceChanged`: a user came online (or switched presence_enabled), to every active
+ * user; queues get Zulip's legacy `presence` event, or its modern form with simplified_presence_events.
+ */
+export interface PresenceChanged {
+	user_id: number;
+	/** The user's API email. */
+	email: string;
+	server_timestamp: number;
+	/** The legacy form, by client name (always "website"). */
+	presence: Record<string, { client: string; status: string; timestamp: number; pushable: boolean }>;
+	modern: { active_timestamp: number; idle_timestamp: number };
+	user_ids: number[];
 }

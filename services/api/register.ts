@@ -26,7 +26,7 @@ export const registerAction = {
 		client_gravatar: p.bool({ optional: true }),
 		include_subscribers: p.either([p.bool(), p.oneOf(["partial"])], { optional: true }),
 		slim_presence: p.bool({ optional: true }),
-		presence_history_limit_days: p.int({ optional: true, min: 0 }),
+		presence_history_limit_days: p.int({ optional: true }),
 		event_types: p.stringList({ optional: true }),
 		all_public_streams: p.bool({ optional: true }),
 		client_capabilities: { type: "record", key: "string", value: "boolean", optional: true },
@@ -40,6 +40,7 @@ export const registerAction = {
 			client_gravatar: q.client_gravatar ?? true,
 			include_subscribers: q.include_subscribers ?? false,
 			slim_presence: q.slim_presence ?? false,
+			presence_history_limit_days: q.presence_history_limit_days,
 			user_avatar_url_field_optional: q.client_capabilities?.user_avatar_url_field_optional ?? false,
 			client_capabilities: q.client_capabilities ?? {},
 		};

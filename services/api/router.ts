@@ -1,7 +1,8 @@
 // Matches a request's method and path (below /api/v1) against the route table, built once into a
 // tree of path segments: a literal segment is one map lookup, a `{name}` segment a branch of its
-// own (digits only for a name ending in `_id`). Where several routes match the same path, the
-// table's order decides, as routes.ts says.
+// own (digits only for a name ending in `_id`), and a last `{name...}` takes the rest of the path,
+// slashes included (Django's `<path:name>`). Where several routes match the same path, the table's
+// order decides, as routes.ts says.
 import type { Route } from "./routes";
 
 /** A route ending at a node, with the names of its parameters in path order. */
@@ -17,6 +18,8 @@ interface Node {
 	digits?: Node;
 	/** `{name}`: any non-empty segment. */
 	any?: Node;
+	/** `{name...}`: one or more segments to the end of the path. */
+	rest?: Node;
 	leaves: Leaf[];
 }
 
@@ -43,7 +46,7 @@ export class Router {
 			let at = this.root;
 			const names: string[] = [];
 			for (const segment of route.path.split("/").slice(1)) {
-				const param = /^\{(\w+)\}$/.exec(segment);
+				const param = /^\{(\w+)(\.\.\.)?\}$/.exec(segment);
 				if (!param) {
 					let next = at.literal.get(segment);
 					if (!next) at.literal.set(segment, (next = node()));
@@ -51,7 +54,8 @@ export class Router {
 					continue;
 				}
 				names.push(param[1]);
-				at = param[1].endsWith("_id") ? (at.digits ??= node()) : (at.any ??= node());
+				if (param[2]) at = at.rest ??= node();
+				else at = param[1].endsWith("_id") ? (at.digits ??= node()) : (at.any ??= node());
 			}
 			at.leaves.push({ order, route, names });
 		});
@@ -95,6 +99,11 @@ function collect(at: Node, segments: string[], i: number, values: string[], out:
 	if (!segment) return;
 	if (at.any) descend(at.any, segments, i, values, out);
 	if (at.digits && DIGITS.test(segment)) descend(at.digits, segments, i, values, out);
+	if (at.rest) {
+		values.push(segments.slice(i).join("/"));
+		for (const leaf of at.rest.leaves) out.push({ leaf, values: values.slice() });
+		values.pop();
+	}
 }
 
 function descend(branch: Node, segments: string[], i: number, values: string[], out: Candidate[]): void {

@@ -36,6 +36,9 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/users/{email}", action: "users.updateByEmail" },
 	{ method: "DELETE", path: "/users/{user_id}", action: "users.deactivate" },
 	{ method: "POST", path: "/users/{user_id}/reactivate", action: "users.reactivate" },
+	{ method: "POST", path: "/users/me/presence", action: "users.updatePresence" },
+	{ method: "GET", path: "/users/{user_id_or_email}/presence", action: "users.userPresence" },
+	{ method: "GET", path: "/realm/presence", action: "users.realmPresence" },
 	{ method: "PATCH", path: "/users/me/profile_data", action: "users.updateMyProfileData" },
 	{ method: "DELETE", path: "/users/me/profile_data", action: "users.deleteMyProfileData" },
 
@@ -77,6 +80,7 @@ export const routes: Route[] = [
 
 	{ method: "POST", path: "/messages", action: "messages.send" },
 	{ method: "GET", path: "/messages", action: "messages.list" },
+	{ method: "POST", path: "/messages/render", action: "messages.render" },
 	{ method: "GET", path: "/messages/{message_id}", action: "messages.get" },
 	{ method: "PATCH", path: "/messages/{message_id}", action: "messages.update" },
 	{ method: "DELETE", path: "/messages/{message_id}", action: "messages.delete" },
@@ -116,6 +120,7 @@ export const routes: Route[] = [
 	{ method: "DELETE", path: "/users/me/alert_words", action: "messages.removeAlertWords" },
 
 	{ method: "PATCH", path: "/realm", action: "users.updateRealm", admin: true },
+	{ method: "GET", path: "/realm/emoji", action: "users.realmEmoji" },
 	{ method: "POST", path: "/realm/playgrounds", action: "users.addPlayground", admin: true },
 	{ method: "DELETE", path: "/realm/playgrounds/{playground_id}", action: "users.removePlayground", admin: true },
 	{ method: "GET", path: "/realm/linkifiers", action: "users.listLinkifiers" },
@@ -125,8 +130,8 @@ export const routes: Route[] = [
 	{ method: "DELETE", path: "/realm/filters/{filter_id}", action: "users.removeLinkifier", admin: true },
 	{ method: "GET", path: "/navigation_views", action: "users.listNavigationViews" },
 	{ method: "POST", path: "/navigation_views", action: "users.addNavigationView" },
-	{ method: "PATCH", path: "/navigation_views/{fragment}", action: "users.updateNavigationView" },
-	{ method: "DELETE", path: "/navigation_views/{fragment}", action: "users.removeNavigationView" },
+	{ method: "PATCH", path: "/navigation_views/{fragment...}", action: "users.updateNavigationView" },
+	{ method: "DELETE", path: "/navigation_views/{fragment...}", action: "users.removeNavigationView" },
 	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
 	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField", admin: true },
 	{ method: "PATCH", path: "/realm/profile_fields", action: "users.reorderProfileFields", admin: true },

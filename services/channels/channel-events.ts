@@ -88,9 +88,15 @@ export async function channelArchived(db: ChannelsDb, graph: GroupGraph, channel
 export async function channelUpdated(db: ChannelsDb, graph: GroupGraph, before: ChannelDoc, changes: Record<string, unknown>): Promise<ChannelUpdated> {
 	const after = (await db.Channel.findById(before._id).lean()) ?? before;
 	const subscribers = (await subscribersOf(db, graph, [before._id])).get(before._id) ?? [];
-	const was = new Set(before.is_archived ? [] : metadataAudience(graph, before, subscribers));
+	const audienceBefore = metadataAudience(graph, before, subscribers);
 	const audience = metadataAudience(graph, after, subscribers);
-	const now = new Set(after.is_archived ? [] : audience);
+	const diff = (a: number[], b: number[]) => {
+		const out = new Set(b);
+		return a.filter((u) => !out.has(u));
+	};
+	// Without the archived_channels capability, an archived channel is seen by no one.
+	const was = before.is_archived ? [] : audienceBefore;
+	const now = after.is_archived ? [] : audience;
 	return {
 		channel_id: before._id,
 		changes,
@@ -98,8 +104,10 @@ export async function channelUpdated(db: ChannelsDb, graph: GroupGraph, before: 
 		before: channelView(graph, before),
 		old_name: before.name,
 		audience,
-		gained: [...now].filter((u) => !was.has(u)),
-		lost: [...was].filter((u) => !now.has(u)),
+		gained: diff(now, was),
+		lost: diff(was, now),
+		gained_with_archived: diff(audience, audienceBefore),
+		lost_with_archived: diff(audienceBefore, audience),
 	};
 }
 

@@ -14,6 +14,7 @@ import { orgChangeHandlers } from "./org-changes";
 import { realmChangeHandlers } from "./realm-changes";
 import { inviteChangeHandlers } from "./invite-changes";
 import { settingsChangeHandlers } from "./settings-changes";
+import { presenceChangeHandlers } from "./presence-changes";
 import { QueueRegistry } from "./queues";
 import { eventQueueActions } from "./actions/event-queues";
 
@@ -60,6 +61,7 @@ export function eventsService(config: Config): ServiceSchema {
 			...realmChangeHandlers(() => queues, deliver),
 			...inviteChangeHandlers(() => queues, deliver),
 			...settingsChangeHandlers(() => queues, deliver),
+			...presenceChangeHandlers(() => queues, deliver),
 		},
 	};
 }

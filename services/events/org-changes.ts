@@ -25,10 +25,16 @@ const PRIVACY = ["invite_only", "is_web_public", "history_public_to_subscribers"
 
 export function orgChangeHandlers(registry: () => QueueRegistry, deliver: Deliver) {
 	const to = (userIds: Iterable<number>) => registry().of(new Set(userIds));
-	const streamCreate = (s: StreamAudience) => deliver(to(s.user_ids), "stream", () => ({ op: "create", streams: [s.stream] }));
+	// Queues registered with the archived_channels capability know archived channels; the others
+	// are told of an archived channel as of a deleted one (Zulip's for_archiving, for_unarchiving).
+	const knowingArchived = (userIds: Iterable<number>) => [...to(userIds)].filter((q) => q.options.archived_channels);
+	const notKnowingArchived = (userIds: Iterable<number>) => [...to(userIds)].filter((q) => !q.options.archived_channels);
+	const streamCreate = (s: StreamAudience, targets: Iterable<Queue> = to(s.user_ids)) => deliver(targets, "stream", () => ({ op: "create", streams: [s.stream] }));
 	// Zulip's delete event lists the channels as objects and (feature level 343) by ID.
-	const streamDelete = (stream: Record<string, unknown>, userIds: number[]) =>
-		deliver(to(userIds), "stream", () => ({ op: "delete", streams: [stream], stream_ids: [stream.stream_id] }));
+	const streamDelete = (stream: Record<string, unknown>, userIds: number[], targets: Iterable<Queue> = to(userIds)) =>
+		deliver(targets, "stream", () => ({ op: "delete", streams: [stream], stream_ids: [stream.stream_id] }));
+	const archivedUpdate = (stream: Record<string, unknown>, targets: Iterable<Queue>, value: boolean) =>
+		deliver(targets, "stream", () => ({ op: "update", stream_id: stream.stream_id, name: stream.name, property: "is_archived", value }));
 
 	return {
 		"channels.created"(ctx: Context<ChannelsCreated>) {
@@ -60,7 +66,12 @@ export function orgChangeHandlers(registry: () => QueueRegistry, deliver: Delive
 		},
 
 		"channels.archived"(ctx: Context<ChannelsArchived>) {
-			for (const s of ctx.params.streams ?? []) streamDelete(s.stream, s.user_ids);
+			// Zulip's do_deactivate_stream: is_archived to everyone who may see the channel, then delete
+			// to the queues that do not know archived channels.
+			for (const s of ctx.params.streams ?? []) {
+				archivedUpdate(s.stream, to(s.user_ids), true);
+				streamDelete(s.stream, s.user_ids, notKnowingArchived(s.user_ids));
+			}
 		},
 
 		"channels.updated"(ctx: Context<ChannelUpdated>) {
@@ -68,12 +79,25 @@ export function orgChangeHandlers(registry: () => QueueRegistry, deliver: Delive
 			if (!p.stream || !p.audience) return;
 			const stream = p.stream;
 			const before = p.before ?? {};
-			if (p.lost?.length) streamDelete(before, p.lost);
-			if (p.gained?.length) streamCreate({ stream, user_ids: p.gained });
 			const gained = new Set(p.gained ?? []);
-			const seeing = p.audience.filter((u) => !gained.has(u));
+			const gainedKnowing = new Set(p.gained_with_archived ?? []);
+			const lostKnowing = p.lost_with_archived ?? [];
+			// Unarchived (Zulip's do_unarchive_stream): is_archived to everyone who could see the channel,
+			// then create to the queues that did not know it.
+			if (p.changes.is_archived === false) {
+				archivedUpdate(stream, to([...p.audience.filter((u) => !gainedKnowing.has(u)), ...lostKnowing]), false);
+			}
+			if (p.lost?.length) streamDelete(before, p.lost, notKnowingArchived(p.lost));
+			if (lostKnowing.length) streamDelete(before, lostKnowing, knowingArchived(lostKnowing));
+			if (p.gained?.length) streamCreate({ stream, user_ids: p.gained }, notKnowingArchived(p.gained));
+			if (gainedKnowing.size) streamCreate({ stream, user_ids: [...gainedKnowing] }, knowingArchived(gainedKnowing));
+			// Queues not knowing archived channels hear nothing of an archived one.
+			const seeing = [
+				...(stream.is_archived ? [] : notKnowingArchived(p.audience.filter((u) => !gained.has(u)))),
+				...knowingArchived(p.audience.filter((u) => !gainedKnowing.has(u))),
+			];
 			const update = (fields: Record<string, unknown>) =>
-				deliver(to(seeing), "stream", () => ({ op: "update", stream_id: p.channel_id, name: stream.name, ...fields }));
+				deliver(seeing, "stream", () => ({ op: "update", stream_id: p.channel_id, name: stream.name, ...fields }));
 			const c = p.changes;
 			if (c.name !== undefined) update({ property: "name", value: c.name, name: p.old_name });
 			if (c.description !== undefined) update({ property: "description", value: c.description, rendered_description: stream.rendered_description });

@@ -19,6 +19,10 @@ export interface QueueOptions {
 	stream_typing_notifications?: boolean;
 	/** user_group update with deactivated (else op remove when a group is deactivated). */
 	include_deactivated_groups?: boolean;
+	/** Archived channels stay known: no stream delete on archiving, no create on unarchiving. */
+	archived_channels?: boolean;
+	/** presence events in the modern form (`presences` by user ID). */
+	simplified_presence_events?: boolean;
 }
 
 export interface QueuedEvent {
@@ -32,6 +36,8 @@ export class Queue {
 	readonly options: QueueOptions;
 	private events: QueuedEvent[] = [];
 	private lastId = -1;
+	/** The newest event the client acknowledged, and so dropped (Zulip's newest_pruned_id). */
+	private newestPrunedId = -1;
 	lastAccess = Date.now();
 	/** The GET /events waiting for an event, if any. */
 	private waiter: (() => void) | undefined;
@@ -66,11 +72,27 @@ export class Queue {
 		this.wake();
 	}
 
-	/** Drops the events the client has seen (IDs up to lastEventId) and returns the rest. */
-	take(lastEventId: number): QueuedEvent[] {
+	/**
+	 * Drops the events the client has seen (IDs up to lastEventId), as Zulip's fetch_events:
+	 * an ID older than one already dropped, or one the queue never had, is refused (after the
+	 * drop, as in Zulip).
+	 */
+	acknowledge(lastEventId: number): "pruned" | "unknown" | undefined {
 		this.lastAccess = Date.now();
-		this.events = this.events.filter((e) => e.id > lastEventId);
-		return this.events;
+		if (lastEventId < this.newestPrunedId) return "pruned";
+		const keep = this.events.findIndex((e) => e.id > lastEventId);
+		const dropped = keep < 0 ? this.events.length : keep;
+		if (dropped) {
+			this.newestPrunedId = this.events[dropped - 1].id;
+			this.events = this.events.slice(dropped);
+		}
+		return this.newestPrunedId === lastEventId ? undefined : "unknown";
+	}
+
+	/** The events after lastEventId. */
+	after(lastEventId: number): QueuedEvent[] {
+		this.lastAccess = Date.now();
+		return this.events.filter((e) => e.id > lastEventId);
 	}
 
 	/** Resolves when an event arrives, after `ms`, or when a newer request or the node's stop ends it. */

@@ -40,6 +40,7 @@ import { clock } from "../../shared/clock";
 import { sendActions } from "./actions/send";
 import { fetchActions } from "./actions/fetch";
 import { typingActions } from "./actions/typing";
+import { renderActions } from "./actions/render";
 import { moderationSupportActions } from "./actions/moderation-support";
 import { botMessageActions } from "./actions/bot-messages";
 import { alertWordActions } from "./actions/alert-words";
@@ -176,6 +177,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...fetchActions(deps),
 			...editActions(deps),
 			...typingActions(deps),
+			...renderActions(deps),
 			...moderationSupportActions(deps),
 			...botMessageActions(deps),
 			...alertWordActions(deps),

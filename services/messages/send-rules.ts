@@ -71,8 +71,13 @@ export function directRefs(to: unknown): Array<number | string> {
 export function checkContent(raw: string): string {
 	const content = raw.replace(/\s+$/, "");
 	if (!content.trim()) throw badRequest("Message must not be empty");
-	if (content.length > LIMITS.max_message_length) throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
+	checkContentLength(content);
 	return content;
+}
+
+/** A message's content (without trailing white space) is at most Zulip's longest. */
+export function checkContentLength(content: string): void {
+	if (content.length > LIMITS.max_message_length) throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
 }
 
 /**

@@ -9,6 +9,7 @@ import type { UserGroupDoc } from "./models/user-group";
 import type { NavigationViewDoc } from "./models/navigation-view";
 import type { PlaygroundDoc } from "./models/playground";
 import type { LinkifierDoc } from "./models/linkifier";
+import type { PresenceDoc } from "./models/presence";
 
 export interface UsersDb {
 	config: Config;
@@ -20,6 +21,7 @@ export interface UsersDb {
 	NavigationView: Model<NavigationViewDoc>;
 	Playground: Model<PlaygroundDoc>;
 	Linkifier: Model<LinkifierDoc>;
+	Presence: Model<PresenceDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;

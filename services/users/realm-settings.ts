@@ -3,6 +3,7 @@ import type { RealmDoc } from "./models/realm";
 import type { Config } from "../../shared/config";
 import type { GroupGraph } from "../../shared/group-settings";
 import { LIMITS } from "../../shared/version";
+import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "./presence-rules";
 
 /** The server settings (from the environment) that the register state reports. */
 export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams">;
@@ -92,8 +93,8 @@ export function realmHost(realm: RealmDoc): string {
 export function serverState(server: ServerSettings): Record<string, unknown> {
 	return {
 		...LIMITS,
-		server_presence_ping_interval_seconds: 60,
-		server_presence_offline_threshold_seconds: 140,
+		server_presence_ping_interval_seconds: PRESENCE_PING_INTERVAL_SECS,
+		server_presence_offline_threshold_seconds: OFFLINE_THRESHOLD_SECS,
 		server_typing_started_expiry_period_milliseconds: 15000,
 		server_typing_stopped_wait_period_milliseconds: 5000,
 		server_typing_started_wait_period_milliseconds: 10000,

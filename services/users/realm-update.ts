@@ -14,6 +14,7 @@ import type { UsersDb } from "./db";
 import { REALM_GROUP_SETTING_DEFAULTS, realmSetting } from "./realm-settings";
 import { checkSettingValue } from "./user-group-rules";
 import { fullMemberIds, fullMembersChange } from "./system-groups";
+import { resetPending } from "./full-member-promotion";
 
 export const MAX_REALM_NAME_LENGTH = 40;
 export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
@@ -159,7 +160,7 @@ export async function planRealmUpdate(
 export async function applyRealmChanges(db: UsersDb, ctx: Context<unknown>, plan: RealmChanges, invalidate: () => void): Promise<void> {
 	if (!Object.keys(plan.fields).length) return;
 	// A new waiting period moves members in or out of role:fullmembers (Zulip's update_users_in_full_members_system_group).
-	const fullBefore = plan.changes.waiting_period_threshold !== undefined ? await fullMemberIds(db) : undefined;
+	const fullBefore = plan.changes.waiting_period_threshold !== undefined ? await fullMemberIds(db, true) : undefined;
 	const res = await db.Realm.updateOne({ _id: db.realm._id, ...plan.expect }, { $set: plan.fields });
 	if (res.matchedCount === 0) {
 		const name = Object.keys(plan.expect)[0]?.replace(/^settings\.realm_/, "") ?? "setting";
@@ -171,5 +172,6 @@ export async function applyRealmChanges(db: UsersDb, ctx: Context<unknown>, plan
 	const user_ids = active.map((u) => u._id);
 	await ctx.broadcast("users.realmChanged", { realm_id: db.realm._id, changes: plan.changes, user_ids } satisfies RealmChanged);
 	const events = fullBefore ? await fullMembersChange(db, fullBefore, await fullMemberIds(db)) : [];
+	if (fullBefore) await resetPending(db);
 	await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id, ...(events.length ? { events, user_ids } : {}) } satisfies GroupsChanged);
 }

@@ -1,10 +1,10 @@
 // The users service's part of POST /register: realm settings, users, the user's own settings.
 import type { RegisterState, RegisterStateParams } from "../../shared/actions";
-import { clock } from "../../shared/clock";
 import { isAdmin, isGuest, isModerator, isOwner } from "../../shared/roles";
 import type { RealmDoc } from "./models/realm";
 import type { UserDoc } from "./models/user";
 import type { ProfileFieldDoc } from "./models/profile-field";
+import { customEmoji } from "./custom-emoji";
 import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPES, fieldView } from "./profile-fields";
 import { realmHost, realmState, type ServerSettings } from "./realm-settings";
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTINGS, userSettings } from "./user-settings";
@@ -137,14 +137,12 @@ export function registerState(input: {
 
 	// State the users service owns but whose features come later: present, and empty.
 	const empty: Record<string, () => unknown> = {
-		realm_emoji: () => ({ realm_emoji: {} }),
+		realm_emoji: () => ({ realm_emoji: customEmoji() }),
 		realm_domains: () => ({ realm_domains: [] }),
 		realm_filters: () => ({ realm_filters: [] }),
 		realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
 		realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
 		muted_users: () => ({ muted_users: [] }),
-		// Presence is not tracked yet: no user has any. server_timestamp in seconds, as Zulip's.
-		presence: () => ({ presences: {}, presence_last_update_id: -1, server_timestamp: clock.nowMs() / 1000 }),
 		onboarding_steps: () => ({ onboarding_steps: [] }),
 		user_status: () => ({ user_status: {} }),
 		video_calls: () => ({ has_zoom_token: false }),

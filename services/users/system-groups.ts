@@ -75,7 +75,7 @@ function roleGroup(role: number): SystemGroupName | undefined {
 }
 
 /** Whether a user belongs to role:fullmembers directly: a member past the waiting period. */
-function isFullMember(user: Pick<UserDoc, "role" | "date_joined">, waitingDays: number, nowMs: number): boolean {
+export function isFullMember(user: Pick<UserDoc, "role" | "date_joined">, waitingDays: number, nowMs: number): boolean {
 	// In milliseconds on both sides: whole seconds against a millisecond join time would keep a
 	// new member out of role:fullmembers for up to a second with no waiting period.
 	return user.role === Role.MEMBER && nowMs - user.date_joined.getTime() >= waitingDays * 86_400_000;
@@ -88,9 +88,9 @@ function directSystemGroups(user: Pick<UserDoc, "role" | "date_joined">, waiting
 	return isFullMember(user, waitingDays, nowMs) ? ["role:fullmembers", group] : [group];
 }
 
-const waitingDaysOf = (db: UsersDb) => Number(realmSetting(db.realm, "realm_waiting_period_threshold") ?? 0);
+export const waitingDaysOf = (realm: UsersDb["realm"]) => Number(realmSetting(realm, "realm_waiting_period_threshold") ?? 0);
 
-async function systemGroupIds(db: UsersDb): Promise<Map<string, number>> {
+export async function systemGroupIds(db: UsersDb): Promise<Map<string, number>> {
 	return new Map((await db.UserGroup.find({ realm_id: db.realm._id, is_system_group: true }, { _id: 1, name: 1 }).lean()).map((g) => [g.name, g._id]));
 }
 
@@ -101,9 +101,9 @@ export type MembersEvent = { op: "add_members" | "remove_members"; group_id: num
  * old role's group, into the new one's, then in or out of role:fullmembers (do_change_user_role;
  * do_create_user when `oldRole` is undefined, a new user).
  */
-export async function systemGroupMoves(db: UsersDb, user: Pick<UserDoc, "_id" | "role" | "date_joined">, oldRole?: number): Promise<MembersEvent[]> {
+export async function systemGroupMoves(db: UsersDb, user: Pick<UserDoc, "_id" | "role" | "date_joined" | "full_member_pending">, oldRole?: number): Promise<MembersEvent[]> {
 	const ids = await systemGroupIds(db);
-	const waitingDays = waitingDaysOf(db);
+	const waitingDays = waitingDaysOf(db.realm);
 	const nowMs = clock.nowMs();
 	const events: MembersEvent[] = [];
 	const move = (op: MembersEvent["op"], name: SystemGroupName | undefined) => {
@@ -115,19 +115,23 @@ export async function systemGroupMoves(db: UsersDb, user: Pick<UserDoc, "_id" | 
 		move("remove_members", was);
 		move("add_members", now);
 	}
-	const wasFull = oldRole !== undefined && isFullMember({ ...user, role: oldRole }, waitingDays, nowMs);
+	// A member past the waiting period whose promotion was not announced yet was not one for clients.
+	const wasFull = oldRole !== undefined && isFullMember({ ...user, role: oldRole }, waitingDays, nowMs) && !user.full_member_pending;
 	const isFull = isFullMember(user, waitingDays, nowMs);
 	if (wasFull && !isFull) move("remove_members", "role:fullmembers");
 	if (!wasFull && isFull) move("add_members", "role:fullmembers");
 	return events;
 }
 
-/** The active users who are direct members of role:fullmembers now. */
-export async function fullMemberIds(db: UsersDb): Promise<Set<number>> {
-	const members = await db.User.find({ realm_id: db.realm._id, is_active: true, role: Role.MEMBER }, { _id: 1, role: 1, date_joined: 1 }).lean();
-	const waitingDays = waitingDaysOf(db);
+/**
+ * The active users who are direct members of role:fullmembers now; with `announced`, only those
+ * clients were told of (not the members whose promotion by time is still to be announced).
+ */
+export async function fullMemberIds(db: UsersDb, announced = false): Promise<Set<number>> {
+	const members = await db.User.find({ realm_id: db.realm._id, is_active: true, role: Role.MEMBER }, { _id: 1, role: 1, date_joined: 1, full_member_pending: 1 }).lean();
+	const waitingDays = waitingDaysOf(db.realm);
 	const nowMs = clock.nowMs();
-	return new Set(members.filter((u) => isFullMember(u, waitingDays, nowMs)).map((u) => u._id));
+	return new Set(members.filter((u) => isFullMember(u, waitingDays, nowMs) && !(announced && u.full_member_pending)).map((u) => u._id));
 }
 
 /** role:fullmembers' changes between two snapshots, as Zulip sends them: removals first. */
@@ -144,7 +148,7 @@ export async function fullMembersChange(db: UsersDb, before: Set<number>, after:
 
 /** Fills in the members of system groups from the users' roles. */
 export function withSystemMembers(groups: UserGroupDoc[], users: Pick<UserDoc, "_id" | "role" | "date_joined" | "is_active">[], db: UsersDb): UserGroupDoc[] {
-	const waitingDays = waitingDaysOf(db);
+	const waitingDays = waitingDaysOf(db.realm);
 	const nowMs = clock.nowMs();
 	const members = new Map<string, number[]>();
 	for (const u of users) {

@@ -12,6 +12,7 @@ import { listFields } from "./profile-field-store";
 import { fieldView } from "./profile-fields";
 import { realmBotView } from "./register-state";
 import { systemGroupMoves } from "./system-groups";
+import { markPending } from "./full-member-promotion";
 import { apiEmail, canSeeDeliveryEmail, toApiUser, type ViewOptions } from "./user-view";
 import type { ViewParams } from "./user-lookup";
 
@@ -30,9 +31,11 @@ export function userChanges(db: UsersDb, graphs: GroupGraphCache, host: () => st
 
 	/** After a user's creation (no `oldRole`) or role change: the user_group events of its system groups. */
 	async function systemGroupsChanged(ctx: Ctx<any>, userId: number, oldRole?: number) {
-		const user = await db.User.findOne({ _id: userId, realm_id: db.realm._id }, { _id: 1, role: 1, date_joined: 1 }).lean();
+		const user = await db.User.findOne({ _id: userId, realm_id: db.realm._id }, { _id: 1, role: 1, date_joined: 1, full_member_pending: 1 }).lean();
 		if (!user) return;
 		const events = await systemGroupMoves(db, user, oldRole);
+		// Announced now as it is; a member short of the waiting period waits for the promotion.
+		await markPending(db, user);
 		if (events.length) await groupEvents(ctx, events);
 	}
 

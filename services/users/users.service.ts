@@ -3,6 +3,7 @@
 // database, the organization and its start-up records, the events it follows); the actions are
 // in actions/ and the rules in the modules beside this file.
 import type { Connection } from "mongoose";
+import cron, { type ScheduledTask } from "node-cron";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
@@ -16,9 +17,11 @@ import { userGroupModel } from "./models/user-group";
 import { linkifierModel } from "./models/linkifier";
 import { navigationViewModel } from "./models/navigation-view";
 import { playgroundModel } from "./models/playground";
+import { presenceModel } from "./models/presence";
 import { ensureOwner, ensureRealm } from "./bootstrap";
 import { ensureSystemBots } from "./system-bots";
 import { ensureSystemGroups } from "./system-groups";
+import { backfillPending, promoteFullMembers } from "./full-member-promotion";
 import { graphData } from "./user-group-rules";
 import { userLookup } from "./user-lookup";
 import { userChanges } from "./user-changes";
@@ -38,6 +41,9 @@ import { invitationActions } from "./actions/invitations";
 import { navigationViewActions } from "./actions/navigation-views";
 import { playgroundActions } from "./actions/playgrounds";
 import { linkifierActions } from "./actions/linkifiers";
+import { presenceActions } from "./actions/presence";
+import { realmEmojiActions } from "./actions/realm-emoji";
+import { fullMemberActions } from "./actions/full-members";
 
 const REALM_POLL_MS = 5_000;
 
@@ -46,6 +52,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 	const db = {} as UsersDb;
 	const graphs = new GroupGraphCache(() => graphData(db));
 	let realmPoll: NodeJS.Timeout | undefined;
+	let promotionJob: ScheduledTask | undefined;
+	let promoting: Promise<unknown> | undefined;
 
 	/** Re-reads the organization; if it changed, tells every node. */
 	async function reloadRealm(broker: { broadcast(event: string, payload: unknown): Promise<void> | void }) {
@@ -79,6 +87,9 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			...navigationViewActions(db),
 			...playgroundActions(db),
 			...linkifierActions(db),
+			...presenceActions(deps),
+			...realmEmojiActions(),
+			...fullMemberActions(db),
 			...invitationActions({ db, graphs, identity: deps.identity, groupBefore: deps.groupBefore, created: (ctx, id) => deps.changed(ctx, [id], undefined, true), groupChanged: deps.groupsChanged }),
 		},
 
@@ -100,6 +111,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 		},
 
 		async started(this: any) {
+			const promotionOff = config.fullMembersCron === "off";
+			if (!promotionOff && !cron.validate(config.fullMembersCron)) throw new Error(`FULL_MEMBERS_CRON is not a cron expression: "${config.fullMembersCron}"`);
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "users");
 			Object.assign(db, {
 				config,
@@ -111,6 +124,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				NavigationView: navigationViewModel(conn),
 				Playground: playgroundModel(conn),
 				Linkifier: linkifierModel(conn),
+				Presence: presenceModel(conn),
 				nextId: counters(conn),
 			});
 			await ensureIndexes(conn);
@@ -118,15 +132,34 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			await ensureSystemGroups(db);
 			await ensureOwner(db.User, db.nextId, db.realm, config, this.logger);
 			await ensureSystemBots(db.User, db.nextId);
+			await backfillPending(db);
 			// Settings changed by another process (the management CLI) are picked up within seconds.
 			realmPoll = setInterval(() => {
 				void reloadRealm(this.broker);
 			}, REALM_POLL_MS);
 			realmPoll.unref();
+			// Members past the waiting period join role:fullmembers (Zulip's daily promote_new_full_members).
+			const log = this.logger;
+			const promote = () => {
+				if (promoting) return;
+				promoting = promoteFullMembers(db, (event, payload) => this.broker.broadcast(event, payload))
+					.catch((err: unknown) => log.error({ err }, "promotion to full members failed"))
+					.finally(() => (promoting = undefined));
+			};
+			if (!promotionOff) {
+				promotionJob = cron.schedule(config.fullMembersCron, promote, {
+					name: `full members ${this.broker.nodeID}`,
+					unref: true,
+					suppressMissedWarning: true,
+					logger: { info: (m) => log.debug(m), debug: (m) => log.debug(m), warn: (m) => log.warn(m), error: (m, err) => log.error({ err }, String(m)) },
+				});
+			}
 		},
 
 		async stopped() {
 			if (realmPoll) clearInterval(realmPoll);
+			await promotionJob?.destroy();
+			await promoting;
 			await conn?.close();
 		},
 	} as ServiceSchema;

@@ -238,11 +238,11 @@ describe("custom_profile_fields, realm, default_streams", () => {
 		expect(mine.findIndex((e) => e.type === "stream" && e.op === "create")).toBeLessThan(mine.findIndex((e) => e.type === "default_streams"));
 		expect(defaults(await read(admin))).toEqual([[welcome], [news, welcome]]);
 
-		// Archiving a default channel takes it out of the defaults: the new list, then the channel's deletion.
+		// Archiving a default channel takes it out of the defaults: the new list, then the channel's archiving.
 		expectSuccess(await as(admin).delete(`/streams/${news}`));
 		for (const u of [admin, alice]) {
 			const events = await read(u);
-			expect(events.map((e) => `${e.type}/${e.op ?? ""}`)).toEqual(["default_streams/", "stream/delete"]);
+			expect(events.map((e) => `${e.type}/${e.op ?? ""}`)).toEqual(["default_streams/", "stream/update", "stream/delete"]);
 			expect(events[0]).toEqual({ type: "default_streams", default_streams: (await as(alice).get("/default_streams")).body.default_streams });
 			expect(defaults(events)).toEqual([[welcome]]);
 		}

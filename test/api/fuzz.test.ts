@@ -202,10 +202,10 @@ interface Plan {
 }
 
 function pathArb(route: Route): fc.Arbitrary<string> {
-	const parts = route.path.split(/(\{\w+\})/);
+	const parts = route.path.split(/(\{\w+(?:\.\.\.)?\})/);
 	return fc.tuple(
 		...parts.map((part) => {
-			const m = /^\{(\w+)\}$/.exec(part);
+			const m = /^\{(\w+)(?:\.\.\.)?\}$/.exec(part);
 			if (!m) return fc.constant(part);
 			if (m[1] === "email") return fc.constantFrom(encodeURIComponent(victimEmail), "nobody%40chat.test", "%F0%9F%99%82", "a".repeat(300));
 			return fc.constantFrom(...(ids[m[1]] ?? [1]).map(String), "0", "999999", "99999999999999999999");
@@ -218,7 +218,7 @@ function planArb(): fc.Arbitrary<Plan> {
 	return fc.constantFrom(...routes).chain((route) => {
 		const endpoint = app.node.broker.registry.getActionEndpoints(route.action)?.endpoints[0];
 		const schema = (endpoint?.action.params ?? {}) as Record<string, Rule | Rule[] | string | boolean>;
-		const declared = Object.keys(schema).filter((k) => !k.startsWith("$$") && !/\{/.test(k) && !route.path.includes(`{${k}}`));
+		const declared = Object.keys(schema).filter((k) => !k.startsWith("$$") && !/\{/.test(k) && !route.path.includes(`{${k}}`) && !route.path.includes(`{${k}...}`));
 		const names = declared.length ? declared : ["anything"];
 		return fc.record({
 			route: fc.constant(route),

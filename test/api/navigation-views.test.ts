@@ -69,6 +69,15 @@ test("built-in and custom views: add, update, remove, register and events", asyn
 	]);
 });
 
+test("a fragment's slashes may be written as they are in the path, as Zulip's <path:fragment> takes them", async () => {
+	const carol = await app.createUser({ full_name: "Carol" });
+	expectSuccess(await as(carol).post("/navigation_views", { fragment: "narrow/channel/9-dev/topic/plans", is_pinned: true, name: "Plans" }));
+	expectSuccess(await as(carol).patch("/navigation_views/narrow/channel/9-dev/topic/plans", { name: "Our plans" }));
+	expect(await views(carol)).toEqual([{ fragment: "narrow/channel/9-dev/topic/plans", is_pinned: true, name: "Our plans" }]);
+	expectSuccess(await as(carol).delete("/navigation_views/narrow/channel/9-dev/topic/plans"));
+	expect(await views(carol)).toEqual([]);
+});
+
 test("bad input to POST /navigation_views changes nothing", async () => {
 	expectSuccess(await as(bob).post("/navigation_views", { fragment: "custom/a", is_pinned: true, name: "Mine" }));
 	const cases: Array<[Record<string, unknown>, string]> = [

@@ -1,7 +1,8 @@
 // zulip-terminal (PyPI `zulip-term`, installed by test/support/prerequisites.sh), the terminal
 // client, run as a person runs it: in a terminal of 120x40, from a zuliprc. It must reach its
-// main view (the channel and its messages drawn), draw a message another user sends meanwhile
-// (its event queue), send a reply typed into it, and quit cleanly on Ctrl+C.
+// main view (the channel and its messages drawn, and in its user list those online), draw a
+// message another user sends meanwhile (its event queue), send a reply typed into it, and quit
+// cleanly on Ctrl+C.
 import fs from "node:fs";
 import path from "node:path";
 import { startTestApp, type TestApp } from "../support/app";
@@ -25,6 +26,10 @@ test("zulip-terminal starts, shows a channel's messages, draws a new one, sends 
 	const me = await app.createUser({ full_name: "Terminal User" });
 	const friend = await app.createUser({ full_name: "Friend" });
 	const [m, f] = [client(app.baseUrl, me), client(app.baseUrl, friend)];
+	// The user list shows who has reported presence (POST /users/me/presence), not the others.
+	const online = await app.createUser({ full_name: "Online Olive" });
+	await app.createUser({ full_name: "Offline Oscar" });
+	expectSuccess(await client(app.baseUrl, online).post("/users/me/presence", { status: "active" }));
 	expectSuccess(await m.post("/users/me/subscriptions", { subscriptions: [{ name: "terminal-test" }], principals: [me.user_id, friend.user_id] }));
 	await sendMessage(m, { type: "stream", to: "terminal-test", topic: "greetings", content: "first words from me" });
 	await sendMessage(f, { type: "stream", to: "terminal-test", topic: "greetings", content: "a **greeting** from a friend" });
@@ -38,6 +43,8 @@ test("zulip-terminal starts, shows a channel's messages, draws a new one, sends 
 
 	// The main view: the title bar with the user, the channel in the left panel, its messages.
 	await term.waitFor((t) => t.includes(`Terminal User (${me.email})`) && t.includes("# terminal-test") && t.includes("first words from me") && t.includes("a greeting from a friend"), { timeoutMs: 60_000 });
+	await term.waitFor("Online Olive");
+	expect(term.text()).not.toContain("Offline Oscar");
 
 	// A message sent now reaches it through its event queue.
 	await sendMessage(f, { type: "stream", to: "terminal-test", topic: "greetings", content: "live through the event queue" });

@@ -2,7 +2,8 @@
 // test/support/prerequisites.sh) used from start to use, the way a bot or a terminal client
 // does: a zuliprc, register, channels and their topics, the first unread messages (as
 // zulip-terminal asks for them), reactions by Zulip's emoji names, sending, editing and reading
-// back. Every call goes through the package's own methods.
+// back; then presence, a rendering and the custom emoji. Every call goes through the package's
+// own methods.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -82,3 +83,41 @@ test("the Python zulip package, from a zuliprc to reading back an edited message
 	expect(out.read.messages).toEqual([out.dm.id]);
 	expect(out.again.recent_private_conversations).toEqual([{ user_ids: [friend.user_id], max_message_id: out.dm.id }]);
 }, 120_000);
+
+const PRESENCE_SCRIPT = `
+import json, sys, zulip
+me = zulip.Client(config_file=sys.argv[1], client="ZulipTerminal/0.7.0")
+friend = zulip.Client(config_file=sys.argv[2], client="ZulipPython")
+out = {}
+out["mine"] = me.update_presence({"status": "active", "new_user_input": True})
+out["friend"] = friend.update_presence({"status": "idle", "ping_only": False, "new_user_input": False, "last_update_id": -1})
+out["realm"] = friend.get_realm_presence()
+out["user"] = friend.get_user_presence(me.email)
+out["rendered"] = me.render_message({"content": "**bold** hi @**Presence Friend**"})
+out["emoji"] = me.get_realm_emoji()
+print(json.dumps(out))
+`;
+
+test("the Python zulip package's presence, render and custom emoji calls", async () => {
+	const origin = new URL(app.baseUrl).origin;
+	const me = await app.createUser({ full_name: "Present User" });
+	const friend = await app.createUser({ full_name: "Presence Friend" });
+	const rc = (a: { email: string; api_key: string }, name: string) => {
+		const file = path.join(app.dataDir, name);
+		fs.writeFileSync(file, `[api]\nemail=${a.email}\nkey=${a.api_key}\nsite=${origin}\n`);
+		return file;
+	};
+	const { stdout } = await run(PYTHON, ["-c", PRESENCE_SCRIPT, rc(me, "present-zuliprc"), rc(friend, "friend2-zuliprc")]);
+	const out = JSON.parse(stdout);
+	for (const [call, answer] of Object.entries(out)) expect({ call, result: (answer as { result: string }).result }).toEqual({ call, result: "success" });
+
+	// Legacy form by email for the older call, modern by ID for last_update_id.
+	expect(out.mine.presences[me.email]).toMatchObject({ aggregated: { client: "website", status: "active" } });
+	expect(out.friend.presences[String(me.user_id)]).toEqual({ active_timestamp: expect.any(Number), idle_timestamp: expect.any(Number) });
+	expect(out.friend.presences).toHaveProperty(String(friend.user_id));
+	expect(out.friend.presence_last_update_id).toBeGreaterThan(0);
+	expect(out.realm.presences[me.email].aggregated.status).toBe("active");
+	expect(out.user.presence.aggregated.status).toBe("active");
+	expect(out.rendered.rendered).toBe(`<p><strong>bold</strong> hi <span class="user-mention" data-user-id="${friend.user_id}">@Presence Friend</span></p>`);
+	expect(out.emoji.emoji).toEqual({});
+}, 60_000);

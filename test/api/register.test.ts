@@ -180,7 +180,7 @@ describe("recent_private_conversations", () => {
 	});
 });
 
-test("presence is not tracked yet: no presences, in Zulip's form", async () => {
+test("presence before anyone reports: no presences and no stamp, in Zulip's form", async () => {
 	const before = Date.now() / 1000;
 	const res = await owner.post("/register", { fetch_event_types: ["presence"] });
 	expectSuccess(res);

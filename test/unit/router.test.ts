@@ -37,6 +37,18 @@ test("a malformed escape in a path parameter is not a crash", () => {
 	expect(router.match("GET", "/users/%E0%A4%A")).toEqual({ kind: "none" });
 });
 
+test("a last {name...} takes the rest of the path, slashes included", () => {
+	const r = new Router([
+		{ method: "GET", path: "/views", action: "list" },
+		{ method: "PATCH", path: "/views/{fragment...}", action: "update" },
+	]);
+	expect(r.match("PATCH", "/views/narrow/channel/1-general")).toMatchObject({ route: { action: "update" }, pathParams: { fragment: "narrow/channel/1-general" } });
+	expect(r.match("PATCH", "/views/inbox/")).toMatchObject({ pathParams: { fragment: "inbox" } });
+	expect(r.match("PATCH", "/views/a%2Fb/c")).toMatchObject({ pathParams: { fragment: "a/b/c" } });
+	expect(r.match("PATCH", "/views")).toEqual({ kind: "wrong-method", allowed: ["GET"] });
+	expect(r.match("PATCH", "/views/")).toEqual({ kind: "wrong-method", allowed: ["GET"] });
+});
+
 test("a literal segment and a parameter at the same place: the table's order decides", () => {
 	const r = new Router([
 		{ method: "GET", path: "/a/{name}", action: "first" },
@@ -53,8 +65,9 @@ function regexMatch(table: Route[], method: string, path: string): Match {
 	const allowed: string[] = [];
 	for (const route of table) {
 		const names: string[] = [];
-		const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)\}/g, (_m, name: string) => {
+		const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)((?:\\\.){3})?\}/g, (_m, name: string, rest?: string) => {
 			names.push(name);
+			if (rest) return "([^/].*?)";
 			return name.endsWith("_id") ? "(\\d+)" : "([^/]+)";
 		});
 		const m = new RegExp(`^${pattern}/?$`).exec(path);
@@ -98,7 +111,7 @@ test("the whole route table answers as its regular expressions tried in order di
 	);
 	// Every route is reachable by its own path, with sample values for its parameters.
 	for (const route of table) {
-		const p = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (name.endsWith("_id") ? "42" : "some%20name"));
+		const p = route.path.replace(/\{(\w+)(?:\.\.\.)?\}/g, (_m, name: string) => (name.endsWith("_id") ? "42" : "some%20name"));
 		expect(real.match(route.method, p)).toEqual(regexMatch(table, route.method, p));
 	}
 });

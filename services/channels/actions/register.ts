@@ -23,16 +23,19 @@ export function registerActions(db: ChannelsDb) {
 				const graph = await db.graphs.get();
 				const [channels, subs] = await Promise.all([allChannels(db), db.Subscription.find({ user_id: actor.user_id }).lean()]);
 				const mine = new Map<number, SubscriptionDoc>(subs.map((s) => [s.channel_id, s]));
-				const visible = channels.filter((c) => hasMetadataAccess(graph, actor, c, !!mine.get(c._id)?.active));
+				// Archived channels only for clients that declare the archived_channels capability
+				// (Zulip 10.0, feature level 315; in never_subscribed since level 362).
+				const archived = !!ctx.params.client_capabilities.archived_channels;
+				const visible = channels.filter((c) => (archived || !c.is_archived) && hasMetadataAccess(graph, actor, c, !!mine.get(c._id)?.active));
 				const out: Record<string, unknown> = {};
 				if (wants("subscription")) {
 					const subscribers = ctx.params.include_subscribers ? await subscribersOf(db, graph, visible.map((c) => c._id)) : undefined;
 					const withSubs = (c: ChannelDoc, v: Record<string, unknown>) => (subscribers ? { ...v, subscribers: subscribers.get(c._id) } : v);
 					out.subscriptions = visible.filter((c) => mine.get(c._id)?.active).map((c) => subscriptionView(graph, c, mine.get(c._id)!, subscribers?.get(c._id)));
 					out.unsubscribed = visible.filter((c) => mine.has(c._id) && !mine.get(c._id)!.active).map((c) => subscriptionView(graph, c, mine.get(c._id)!, subscribers?.get(c._id)));
-					out.never_subscribed = visible.filter((c) => !mine.has(c._id) && !c.is_archived).map((c) => withSubs(c, channelView(graph, c)));
+					out.never_subscribed = visible.filter((c) => !mine.has(c._id)).map((c) => withSubs(c, channelView(graph, c)));
 				}
-				if (wants("stream")) out.streams = visible.filter((c) => !c.is_archived).map((c) => channelView(graph, c));
+				if (wants("stream")) out.streams = visible.map((c) => channelView(graph, c));
 				if (wants("default_streams")) {
 					out.realm_default_streams = isGuest(actor.role) ? [] : channels.filter((c) => c.is_default && !c.is_archived).map((c) => channelView(graph, c));
 				}

@@ -64,7 +64,8 @@ export function subscriptionActions(db: ChannelsDb) {
 				const actor = requireUser(ctx);
 				const graph = await db.graphs.get();
 				const subs = await db.Subscription.find({ user_id: actor.user_id, active: true }).lean();
-				const channels = new Map((await db.Channel.find({ _id: { $in: subs.map((s) => s.channel_id) } }).lean()).map((c) => [c._id, c]));
+				// Archived channels are left out, as Zulip's gather_subscriptions does.
+				const channels = new Map((await db.Channel.find({ _id: { $in: subs.map((s) => s.channel_id) }, is_archived: false }).lean()).map((c) => [c._id, c]));
 				const subscribers = ctx.params.include_subscribers ? await subscribersOf(db, graph, [...channels.keys()]) : undefined;
 				const list = subs
 					.filter((s) => channels.has(s.channel_id))

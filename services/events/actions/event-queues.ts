@@ -9,6 +9,9 @@ import { isGuest } from "../../../shared/roles";
 import { ownerOf, type QueueOptions, type QueueRegistry } from "../queues";
 
 const badQueue = (queueId: string) => apiError(400, "BAD_EVENT_QUEUE_ID", `Bad event queue ID: ${queueId}`, { queue_id: queueId });
+// Zulip's fetch_events refusals of a last_event_id.
+const alreadyPruned = (id: number) => apiError(400, "BAD_REQUEST", `An event newer than ${id} has already been pruned!`);
+const notInQueue = (id: number) => apiError(400, "BAD_REQUEST", `Event ${id} was not in this queue`);
 
 interface GetParams {
 	queue_id: string;
@@ -65,6 +68,8 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 					bulk_message_deletion: ctx.params.client_capabilities?.bulk_message_deletion ?? false,
 					stream_typing_notifications: ctx.params.client_capabilities?.stream_typing_notifications ?? false,
 					include_deactivated_groups: ctx.params.client_capabilities?.include_deactivated_groups ?? false,
+					archived_channels: ctx.params.client_capabilities?.archived_channels ?? false,
+					simplified_presence_events: ctx.params.client_capabilities?.simplified_presence_events ?? false,
 				});
 				return { queue_id: q.id, last_event_id: q.lastEventId };
 			},
@@ -86,15 +91,17 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 				const q = registry().get(queue_id);
 				if (!q || q.options.user_id !== user.user_id) throw badQueue(queue_id);
 				const last = ctx.params.last_event_id ?? -1;
-				let events = q.take(last);
+				const refused = q.acknowledge(last);
+				if (refused) throw refused === "pruned" ? alreadyPruned(last) : notInQueue(last);
+				let events = q.after(last);
 				if (!events.length && !ctx.params.dont_block) {
 					await q.wait(heartbeatMs);
 					if (registry().get(queue_id) !== q) throw badQueue(queue_id);
-					events = q.take(last);
+					events = q.after(last);
 					// Nothing in a whole period: a heartbeat, so the client knows the queue lives.
 					if (!events.length && !q.waiting()) {
 						q.push({ type: "heartbeat" });
-						events = q.take(last);
+						events = q.after(last);
 					}
 				}
 				return { events, queue_id };

@@ -1,7 +1,9 @@
 // The users service's part of POST /register: the organization, the users and bots, the
-// caller's settings, custom profile fields, user groups, and the lists of settings-changes.
+// caller's settings, custom profile fields, user groups, presence, and the lists of settings-changes.
 import { requireUser, type RegisterStateParams } from "../../../shared/actions";
+import { clock } from "../../../shared/clock";
 import { systemBots } from "../system-bots";
+import { realmPresences } from "../presence-store";
 import { legacyPolicies } from "../realm-settings";
 import { registerState } from "../register-state";
 import { listFields } from "../profile-field-store";
@@ -20,6 +22,13 @@ export function registerActions({ db, graphs, config, findUser, groupsView }: Se
 				if ("can_invite_others_to_realm" in state) state.can_invite_others_to_realm = (await graphs.get()).realmAllows("can_invite_users_group", self.user_id);
 				const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);
 				if (wants("realm_user_groups")) state.realm_user_groups = await groupsView(false);
+				if (wants("presence")) {
+					// The modern form for slim_presence or the simplified_presence_events capability, as Zulip's.
+					const slim = ctx.params.slim_presence || ctx.params.client_capabilities.simplified_presence_events === true;
+					const nowMs = clock.nowMs();
+					const { presences, last_update_id } = await realmPresences(db, { slim, historyLimitDays: ctx.params.presence_history_limit_days, nowMs });
+					Object.assign(state, { presences, presence_last_update_id: last_update_id, server_timestamp: nowMs / 1000 });
+				}
 				Object.assign(state, await listSettingsState(db, self.user_id, wants));
 				if (wants("realm")) {
 					// Organization-level permissions, as group-setting values.

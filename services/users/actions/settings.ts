@@ -2,11 +2,13 @@
 // services, some personal settings of the caller or of several users. The rules live in
 // ../settings-update.ts, ../user-settings.ts and ../email-change.ts.
 import { requireUser } from "../../../shared/actions";
+import { clock } from "../../../shared/clock";
 import { p, params } from "../../../shared/params";
 import type { SettingsChanged } from "../../../shared/org-events";
 import { LANGUAGES } from "../languages";
 import { SETTINGS_PARAMS, updateSettings } from "../settings-update";
 import { confirmEmailChange } from "../email-change";
+import { switchPresence } from "../presence-store";
 import type { Ctx, ServiceDeps } from "./deps";
 
 export function settingsActions({ db, settingsNamed, findUser, changed }: ServiceDeps) {
@@ -15,12 +17,18 @@ export function settingsActions({ db, settingsNamed, findUser, changed }: Servic
 			params: params(SETTINGS_PARAMS),
 			async handler(ctx: Ctx<Record<string, unknown>>) {
 				const actor = requireUser(ctx);
-				const result = await updateSettings(db, actor, await findUser(actor.user_id), ctx.params);
+				const user = await findUser(actor.user_id);
+				const result = await updateSettings(db, actor, user, ctx.params);
 				const { changes } = result;
 				if (Object.keys(changes).length) {
 					const language = typeof changes.default_language === "string" ? LANGUAGES.find((l) => l.code === changes.default_language) : undefined;
 					await ctx.broadcast("users.settingsChanged", { user_id: actor.user_id, changes, ...(language ? { language_name: language.name } : {}) } satisfies SettingsChanged);
 					await changed(ctx, [actor.user_id], changes);
+				}
+				// Invisible mode switched: everyone sees the user online now, or offline from now on (Zulip's rule).
+				if (typeof changes.presence_enabled === "boolean") {
+					const change = await switchPresence(db, user, changes.presence_enabled, clock.nowMs());
+					if (change) await ctx.broadcast("users.presenceChanged", change);
 				}
 				return result.unchanged.length ? { ignored_parameters_unsupported: result.unchanged } : {};
 			},

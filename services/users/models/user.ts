@@ -5,6 +5,8 @@
 //   all users of a realm          -> { realm_id, email_key } (prefix; also their names, for
 //                                    realm_require_unique_names, accounts.ts)
 //   owners of a realm             -> { realm_id, role }
+//   members awaiting role:fullmembers, past the waiting period
+//                                 -> { realm_id, full_member_pending, date_joined }
 import { Connection, Schema } from "mongoose";
 
 export interface UserDoc {
@@ -37,6 +39,11 @@ export interface UserDoc {
 	profile_data: Record<string, string>;
 	/** Special permission: may change other users' email addresses (owners only). */
 	can_change_user_emails: boolean;
+	/**
+	 * A member not yet announced in role:fullmembers: the periodic promotion announces the member
+	 * once past the waiting period (full-member-promotion.ts). Absent on users from before it.
+	 */
+	full_member_pending?: boolean;
 }
 
 const schema = new Schema<UserDoc>(
@@ -62,12 +69,14 @@ const schema = new Schema<UserDoc>(
 		settings: { type: Schema.Types.Mixed, default: {} },
 		profile_data: { type: Schema.Types.Mixed, default: {} },
 		can_change_user_emails: { type: Boolean, default: false },
+		full_member_pending: { type: Boolean },
 	},
 	{ versionKey: false, minimize: false },
 );
 schema.index({ api_key: 1 }, { unique: true });
 schema.index({ realm_id: 1, email_key: 1 }, { unique: true });
 schema.index({ realm_id: 1, role: 1 });
+schema.index({ realm_id: 1, full_member_pending: 1, date_joined: 1 });
 // The organization's users in ID order (GET /users, POST /register).
 schema.index({ realm_id: 1, _id: 1 });
 
