@@ -23,6 +23,8 @@ import { MULTIPART_TYPE, multipartFields } from "./multipart";
 import { clientName } from "./client-name";
 
 const PREFIX = "/api/v1";
+/** How long the credential cache stays off after a node joins or this node reconnects (auth.ts). */
+const DISCOVERY_MS = 3_000;
 
 type Req = IncomingMessage & {
 	body?: unknown;
@@ -31,8 +33,11 @@ type Req = IncomingMessage & {
 };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}): void {
+	sendJson(res, status, JSON.stringify(body), headers);
+}
+
+function sendJson(res: ServerResponse, status: number, json: string, headers: Record<string, string | number> = {}): void {
 	if (res.headersSent) return;
-	const json = JSON.stringify(body);
 	res.writeHead(status, {
 		"Content-Type": "application/json",
 		"Content-Length": Buffer.byteLength(json),
@@ -54,22 +59,24 @@ function queryParams(url: string): Record<string, string> {
 	return out;
 }
 
+const SUCCESS = '{"result":"success","msg":""';
+
 /**
- * Zulip's success envelope around an action's answer, with the parameters nobody read: the
- * gateway's and those the action reports itself (PATCH /settings: unchanged values), listed last.
+ * Zulip's success envelope around an action's answer, as JSON, with the parameters nobody read:
+ * the gateway's and those the action reports itself (PATCH /settings: unchanged values), last.
+ * A plain answer is serialized as it is and spliced in, rather than copied into a new object.
  */
-function envelope(data: Record<string, unknown> | undefined, ignored: string[]): Record<string, unknown> {
-	const reported = data?.ignored_parameters_unsupported;
-	if (reported === undefined) {
-		const out = Object.assign({ result: "success", msg: "" }, data) as Record<string, unknown>;
-		if (ignored.length) out.ignored_parameters_unsupported = ignored;
-		return out;
+function successJson(data: Record<string, unknown> | undefined, ignored: string[]): string {
+	const plain = data !== null && typeof data === "object" && Object.getPrototypeOf(data) === Object.prototype && typeof data.toJSON !== "function";
+	if (plain && !ignored.length && !("ignored_parameters_unsupported" in data) && !("result" in data) && !("msg" in data)) {
+		const inner = JSON.stringify(data);
+		return inner === "{}" ? `${SUCCESS}}` : `${SUCCESS},${inner.slice(1)}`;
 	}
-	const out: Record<string, unknown> = { result: "success", msg: "" };
-	for (const [k, v] of Object.entries(data!)) if (k !== "ignored_parameters_unsupported") out[k] = v;
-	const all = [...ignored, ...(Array.isArray(reported) ? (reported as string[]) : [])];
-	if (all.length) out.ignored_parameters_unsupported = all;
-	return out;
+	const out: Record<string, unknown> = { result: "success", msg: "", ...(data ?? {}) };
+	const reported = Array.isArray(out.ignored_parameters_unsupported) ? (out.ignored_parameters_unsupported as string[]) : [];
+	delete out.ignored_parameters_unsupported;
+	if (ignored.length || reported.length) out.ignored_parameters_unsupported = [...ignored, ...reported];
+	return JSON.stringify(out);
 }
 
 function clientAddress(req: IncomingMessage): string {
@@ -178,7 +185,7 @@ export function apiService(config: Config): ServiceSchema {
 						return call(route.action);
 					})
 				: call(endpoint));
-			send(res, 200, envelope(data, ignored), rateHeaders);
+			sendJson(res, 200, successJson(data, ignored), rateHeaders);
 		} catch (err) {
 			sendError(this, res, err, rateHeaders);
 		}
@@ -360,6 +367,14 @@ export function apiService(config: Config): ServiceSchema {
 		events: {
 			"users.changed"(ctx: Context<{ user_ids: number[] }>) {
 				for (const id of ctx.params.user_ids) credentials.forget(id);
+			},
+			// Discovery (each side learning the other's services and event subscriptions) takes about
+			// a second; a users node that joins, or this node reconnecting, could miss us meanwhile.
+			"$node.connected"() {
+				credentials.pause(DISCOVERY_MS);
+			},
+			"$transporter.connected"() {
+				credentials.pause(DISCOVERY_MS);
 			},
 		},
 	} as ServiceSchema;

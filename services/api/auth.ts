@@ -26,6 +26,8 @@ export function parseBasicAuth(header: string | undefined): Credentials {
 export class CredentialCache {
 	private entries = new Map<string, { identity: Identity; expires: number }>();
 	private byUser = new Map<number, Set<string>>();
+	/** Real time before which nothing is cached (see pause). */
+	private pausedUntil = 0;
 
 	constructor(
 		private ttlMs: number,
@@ -45,6 +47,7 @@ export class CredentialCache {
 	}
 
 	set(k: string, identity: Identity): void {
+		if (performance.now() < this.pausedUntil) return;
 		if (this.entries.size >= this.maxEntries) this.clear();
 		this.entries.set(k, { identity, expires: this.now() + this.ttlMs });
 		let keys = this.byUser.get(identity.user_id);
@@ -55,6 +58,16 @@ export class CredentialCache {
 	forget(userId: number): void {
 		for (const k of this.byUser.get(userId) ?? []) this.entries.delete(k);
 		this.byUser.delete(userId);
+	}
+
+	/**
+	 * Forgets everything and caches nothing for `ms`. A node that has just joined (or this one,
+	 * reconnected) may not know yet that this gateway listens to `users.changed`, and a change it
+	 * broadcasts meanwhile would never reach this cache: so nothing is cached until discovery is over.
+	 */
+	pause(ms: number): void {
+		this.clear();
+		this.pausedUntil = performance.now() + ms;
 	}
 
 	clear(): void {

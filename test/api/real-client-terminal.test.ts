@@ -10,6 +10,7 @@ import { client, expectSuccess, sendMessage } from "../support/http";
 import { runInTerminal, type Terminal } from "../support/terminal";
 
 const VENV = path.resolve(__dirname, "../../node_modules/.cache/zulip-python/bin");
+const KNOWN_START_RACE = /Exception in thread [^\n]*\(update_user_list\):[\s\S]*?assert hasattr\(self, "_update_pipe"\)\s*AssertionError/;
 
 let app: TestApp;
 let term: Terminal | undefined;
@@ -68,7 +69,11 @@ test("zulip-terminal starts, shows a channel's messages, draws a new one, sends 
 	// Ctrl+C: it deletes its event queue and leaves (zulip-terminal 0.7.0 always exits with status 1).
 	term.type("\x03");
 	await term.exited();
-	const output = term.text();
+	// zulip-terminal 0.7.0 has a start-up race of its own: when the answer to its first presence
+	// report comes back after its view exists but before its main loop does, the user list's
+	// redraw fails an assertion in a background thread, which ends; the client runs on (as it
+	// would against any fast server). That one traceback is allowed, no other.
+	const output = term.text().replace(KNOWN_START_RACE, "");
 	expect(output).not.toMatch(/Traceback|has crashed|An exception occurred|error/i);
 	expect(fs.readdirSync(cwd).filter((name) => name.endsWith(".log"))).toEqual([]);
 }, 120_000);

@@ -354,7 +354,8 @@ export function printableUrl(url: string): string {
 /** The command line that reproduces this run: the bench settings set, then how it was started. */
 export function commandLine(settings: string[], script: string): string {
 	const env = settings.filter((k) => process.env[k] !== undefined).map((k) => `${k}=${quote(k.endsWith("URL") || k.endsWith("URLS") ? printableUrl(process.env[k]!) : process.env[k]!)}`);
-	const run = process.env.npm_lifecycle_event ? `npm run ${process.env.npm_lifecycle_event}` : `npx tsx ${script}`;
+	const event = process.env.npm_lifecycle_event;
+	const run = event && event !== "npx" ? `npm run ${event}` : `npx tsx ${script}`;
 	return [...env, run].join(" ");
 }
 

@@ -2,8 +2,8 @@
 //
 // First the gateway figures (gateway-bench.ts): a do-nothing action and GET /users/me, in one
 // process and over NATS, each as requests/s and CPU time per request beside bare Node HTTP
-// answering the same JSON in the same run. Then the messages figures (messages-bench.ts), each beside the raw store doing the same work,
-// and the store figures (store-bench.ts): the store issue's goals, each with its verdict, and
+// answering the same JSON in the same run. Then the messages figures (messages-bench.ts), each
+// beside the raw store doing the same work, and the store figures (store-bench.ts): the store issue's goals, each with its verdict, and
 // the events figures (events-bench.ts): one message fanned out to 1,000 long-polling clients, and
 // the scheduling figures (scheduling-bench.ts): 2,000 scheduled messages due at once, 1 and 3 replicas.
 //

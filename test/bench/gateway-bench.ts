@@ -41,6 +41,8 @@ export interface GatewayFigure {
 	errors: number;
 	/** CPU nanoseconds per request of the server processes (and nats-server). */
 	cpuNs: number;
+	/** The same, by process (node, or api / users / nats-server). */
+	parts: Record<string, number>;
 	/** CPU nanoseconds per request of the embedded store (0 with MONGO_URL). */
 	storeNs: number;
 	/** Request packets through nats-server per request (null in one process: no bus). */
@@ -92,6 +94,7 @@ async function startMonitoredNats(): Promise<Side & { url: string; published(): 
 	};
 }
 
+const STORE = "\0store";
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Target {
@@ -99,18 +102,21 @@ interface Target {
 	headers: Record<string, string>;
 }
 
-async function measureOnce(target: Target, seconds: number, connections: number, pids: { server: number[]; store: number[] }, published?: () => Promise<number>) {
+/** `parts`: the server's processes by name; `store`: the store's, counted apart. */
+async function measureOnce(target: Target, seconds: number, connections: number, pids: { parts: Record<string, number[]>; store: number[] }, published?: () => Promise<number>) {
 	const before = published ? await published() : 0;
-	const { result: r, cpuNs } = await cpuDuring(pids, () => autocannon({ url: target.url, headers: target.headers, connections, duration: seconds }));
+	const { result: r, cpuNs } = await cpuDuring({ ...pids.parts, [STORE]: pids.store }, () => autocannon({ url: target.url, headers: target.headers, connections, duration: seconds }));
 	const packets = published ? (await published()) - before : 0;
 	const requests = Math.max(1, r.requests.total);
+	const parts = Object.fromEntries(Object.keys(pids.parts).map((k) => [k, cpuNs[k] / requests]));
 	return {
 		rps: r.requests.average,
 		p50: r.latency.p50,
 		p99: r.latency.p99,
 		errors: r.errors + r.non2xx,
-		cpuNs: cpuNs.server / requests,
-		storeNs: cpuNs.store / requests,
+		cpuNs: Object.values(parts).reduce((a, b) => a + b, 0),
+		parts,
+		storeNs: cpuNs[STORE] / requests,
 		// A call is two packets, its request and its response.
 		hops: published ? packets / 2 / requests : null,
 	};
@@ -119,6 +125,8 @@ async function measureOnce(target: Target, seconds: number, connections: number,
 async function topologyFigures(
 	name: string,
 	server: BenchServer,
+	/** What each of the server's processes runs, in order. */
+	nodeNames: string[],
 	bare: Side & { url: string },
 	opts: { seconds: number; connections: number; rounds: number; storePid?: number; nats?: Side & { published(): Promise<number> } },
 ): Promise<GatewayFigure[]> {
@@ -127,8 +135,8 @@ async function topologyFigures(
 		noop: { url: `${server.base}/bench/noop`, headers: {} },
 		me: { url: `${server.base}/users/me`, headers: server.auth },
 	};
-	const serverPids = [...server.procs.map((p) => p.child.pid!), ...(opts.nats ? [opts.nats.pid] : [])];
-	const pidsOf = (e: Endpoint) => ({ server: e === "bare" ? [bare.pid] : serverPids, store: opts.storePid ? [opts.storePid] : [] });
+	const serverParts = Object.fromEntries([...server.procs.map((p, i) => [nodeNames[i], [p.child.pid!]]), ...(opts.nats ? [["nats-server", [opts.nats.pid]]] : [])]);
+	const pidsOf = (e: Endpoint) => ({ parts: e === "bare" ? { bare: [bare.pid] } : serverParts, store: e === "bare" || !opts.storePid ? [] : [opts.storePid] });
 	// Warm every path (JIT, caches, connections) before measuring.
 	for (const e of Object.keys(targets) as Endpoint[]) await measureOnce(targets[e], 2, opts.connections, pidsOf(e));
 	const runs = new Map<Endpoint, Array<Awaited<ReturnType<typeof measureOnce>>>>();
@@ -147,6 +155,7 @@ async function topologyFigures(
 		p99: median(rs.map((r) => r.p99)),
 		errors: rs.reduce((n, r) => n + r.errors, 0),
 		cpuNs: median(rs.map((r) => r.cpuNs)),
+		parts: Object.fromEntries(Object.keys(rs[0].parts).map((k) => [k, median(rs.map((r) => r.parts[k]))])),
 		storeNs: median(rs.map((r) => r.storeNs)),
 		hops: rs[0].hops === null ? null : median(rs.map((r) => r.hops!)),
 	}));
@@ -173,14 +182,14 @@ export async function gatewayFigures(
 		const one = await startBenchNodes([{}], nodeEnv("one", port1), port1);
 		try {
 			bare = await startBare(await server200(one));
-			figures.push(...(await topologyFigures("one process", one, bare, opts)));
+			figures.push(...(await topologyFigures("one process", one, ["node"], bare, opts)));
 		} finally {
 			await one.stop();
 		}
 		const port2 = await freePort();
 		const two = await startBenchNodes([{ SERVICES: "users" }, { SERVICES: "api" }], { ...nodeEnv("nats", port2), TRANSPORTER: nats.url }, port2);
 		try {
-			figures.push(...(await topologyFigures("api + users over NATS", two, bare, { ...opts, nats })));
+			figures.push(...(await topologyFigures("api + users over NATS", two, ["users", "api"], bare, { ...opts, nats })));
 		} finally {
 			await two.stop();
 		}
@@ -201,7 +210,7 @@ async function server200(server: BenchServer): Promise<unknown> {
 const us = (ns: number) => (ns / 1000).toFixed(1);
 
 export function gatewayTable(figures: GatewayFigure[], meta: { command: string; cores: number; connections: number; seconds: number; rounds: number }): string {
-	const rows = [["topology", "endpoint", "req/s", "x bare", "CPU us/req", "x bare", "store us/req", "p50 ms", "p99 ms", "errors", "bus hops/req"]];
+	const rows = [["topology", "endpoint", "req/s", "x bare", "CPU us/req", "x bare", "by process", "store us/req", "p50 ms", "p99 ms", "errors", "bus hops/req"]];
 	const bareOf = (topology: string) => figures.find((f) => f.topology === topology && f.endpoint === "bare")!;
 	for (const f of figures) {
 		const b = bareOf(f.topology);
@@ -212,6 +221,7 @@ export function gatewayTable(figures: GatewayFigure[], meta: { command: string; 
 			(f.rps / b.rps).toFixed(2),
 			us(f.cpuNs),
 			(f.cpuNs / b.cpuNs).toFixed(2),
+			Object.keys(f.parts).length > 1 ? Object.entries(f.parts).map(([k, ns]) => `${k} ${us(ns)}`).join(", ") : "-",
 			f.endpoint === "bare" ? "-" : us(f.storeNs),
 			String(f.p50),
 			String(f.p99),

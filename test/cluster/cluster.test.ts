@@ -33,6 +33,8 @@ test("a request crosses the bus from the api node to the users node", async () =
 });
 
 test("a deactivation on one node reaches the gateway's credential cache over the bus", async () => {
+	// Past the gateway's pause after discovery (DISCOVERY_MS), so the key below is cached.
+	await new Promise((r) => setTimeout(r, 3_500));
 	const pw = "password-x1";
 	const made = await owner.post("/users", { email: "cached@cluster.test", password: pw, full_name: "Cached" });
 	const key = await client(baseUrl, null).post("/fetch_api_key", { username: "cached@cluster.test", password: pw });
