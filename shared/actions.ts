@@ -164,6 +164,7 @@ export interface InvitedUser {
 
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
+	"users.confirmEmailChange": { params: { confirmation_key: string }; result: { email: string } };
 	/** GET /users/me without max_message_id, through its cache (the users service calls it itself). */
 	"users.myProfile": { params: None; result: ApiUser };
 	"users.getMany": { params: { user_ids: number[]; client_gravatar?: boolean; include_custom_profile_fields?: boolean }; result: { users: ApiUser[] } };
@@ -182,8 +183,12 @@ export interface ActionMap {
 	"messages.maxMessageId": { params: None; result: { max_message_id: number } };
 	"messages.checkSend": { params: WouldBeMessage; result: CheckedMessage };
 	"messages.reportTarget": { params: { message_id: number }; result: ReportedMessage };
-	"messages.sendNotice": { params: { channel_id: number; topic: string; content: string }; result: { id: number } };
+	"messages.sendNotice": {
+		params: { channel_id: number; topic: string; content: string; mark_as_read?: number[]; limit_unread_user_ids?: number[] };
+		result: { id: number };
+	};
 	"messages.notifyUser": { params: { user_id: number; content: string; idempotency_key: string }; result: { id: number; repeated: boolean } };
+	"messages.notifyUsers": { params: { messages: Array<{ user_id: number; content: string }> }; result: { ids: number[] } };
 	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number }; result: { id: number; repeated: boolean } };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };

@@ -1,7 +1,7 @@
 // The gateway: the only HTTP surface. It maps `METHOD /api/v1/path` onto one action through the
 // route table, authenticates, limits request rates, converts parameters, calls the action and
 // wraps its result or error in Zulip's envelope. Services never see HTTP.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Errors, type Context, type ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { Config } from "../../shared/config";
@@ -9,13 +9,15 @@ import { clock } from "../../shared/clock";
 import { call, type Identity, type Meta } from "../../shared/actions";
 import { convertParams, type ParamSchema } from "../../shared/params";
 import { adminRequired, methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
+import { clientAddress, queryParams, send, sendJson, successJson, type Headers } from "./responses";
+import { Drain } from "./drain";
+import { confirmEmailPage } from "./email-confirm-page";
 import { isAdmin } from "../../shared/roles";
 import { routes, benchRoutes } from "./routes";
 import { Router } from "./router";
 import { RateLimiter } from "./rate-limit";
 import { CredentialCache, parseBasicAuth } from "./auth";
 import { registerAction } from "./register";
-import { escapeHtml } from "../../shared/html";
 import { createHttpServer } from "./http-server";
 import { signupPage } from "./signup-page";
 import { observeHttp } from "./http-metrics";
@@ -31,57 +33,6 @@ type Req = IncomingMessage & {
 	parsedUrl?: string;
 	$ctx: Context<unknown, Meta>;
 };
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}): void {
-	sendJson(res, status, JSON.stringify(body), headers);
-}
-
-function sendJson(res: ServerResponse, status: number, json: string, headers: Record<string, string | number> = {}): void {
-	if (res.headersSent) return;
-	res.writeHead(status, {
-		"Content-Type": "application/json",
-		"Content-Length": Buffer.byteLength(json),
-		...headers,
-	});
-	res.end(json);
-}
-
-/**
- * The query string as flat name/value pairs (the last of repeated names wins). Parsed here rather
- * than by the gateway library so that no name is dropped or nested: Zulip parameters are flat,
- * and unknown names must be reported back, whatever they are.
- */
-function queryParams(url: string): Record<string, string> {
-	const i = url.indexOf("?");
-	const out: Record<string, string> = {};
-	if (i < 0) return out;
-	for (const [k, v] of new URLSearchParams(url.slice(i + 1))) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-	return out;
-}
-
-const SUCCESS = '{"result":"success","msg":""';
-
-/**
- * Zulip's success envelope around an action's answer, as JSON, with the parameters nobody read:
- * the gateway's and those the action reports itself (PATCH /settings: unchanged values), last.
- * A plain answer is serialized as it is and spliced in, rather than copied into a new object.
- */
-function successJson(data: Record<string, unknown> | undefined, ignored: string[]): string {
-	const plain = data !== null && typeof data === "object" && Object.getPrototypeOf(data) === Object.prototype && typeof data.toJSON !== "function";
-	if (plain && !ignored.length && !("ignored_parameters_unsupported" in data) && !("result" in data) && !("msg" in data)) {
-		const inner = JSON.stringify(data);
-		return inner === "{}" ? `${SUCCESS}}` : `${SUCCESS},${inner.slice(1)}`;
-	}
-	const out: Record<string, unknown> = { result: "success", msg: "", ...(data ?? {}) };
-	const reported = Array.isArray(out.ignored_parameters_unsupported) ? (out.ignored_parameters_unsupported as string[]) : [];
-	delete out.ignored_parameters_unsupported;
-	if (ignored.length || reported.length) out.ignored_parameters_unsupported = [...ignored, ...reported];
-	return JSON.stringify(out);
-}
-
-function clientAddress(req: IncomingMessage): string {
-	return req.socket.remoteAddress ?? "unknown";
-}
 
 export function apiService(config: Config): ServiceSchema {
 	const router = new Router(config.benchRoutes ? [...routes, ...benchRoutes] : routes);
@@ -99,7 +50,7 @@ export function apiService(config: Config): ServiceSchema {
 	}
 
 	/** Spends one request of `key`'s budget; throws RATE_LIMIT_HIT when it is spent. */
-	function checkRate(key: string, headers: Record<string, string | number>): void {
+	function checkRate(key: string, headers: Headers): void {
 		if (!limiter.enabled) return;
 		const state = limiter.hit(key);
 		headers["X-RateLimit-Limit"] = state.limit;
@@ -108,27 +59,11 @@ export function apiService(config: Config): ServiceSchema {
 		if (state.retryAfter !== undefined) throw rateLimited(state.retryAfter);
 	}
 
-	// Draining (SIGTERM): the listener is closed, requests that arrive on open connections are
-	// refused with 503, and the node stops once the requests in flight are answered.
-	let draining = false;
-	let inFlight = 0;
-	let idle: (() => void) | undefined;
+	const drain = new Drain();
 
 	/** The whole pipeline for one request under /api/v1. */
-	async function handle(this: any, req: Req, res: ServerResponse): Promise<void> {
-		if (draining) return refuse(res);
-		inFlight++;
-		try {
-			await pipeline.call(this, req, res);
-		} finally {
-			if (--inFlight === 0) idle?.();
-		}
-	}
-
-	/** 503 with Retry-After and Connection: close, before any work is done. */
-	function refuse(res: ServerResponse): void {
-		const r = renderError(apiError(503, "SERVICE_UNAVAILABLE", "Server shutting down"));
-		send(res, 503, r.body, { "Retry-After": 1, Connection: "close" });
+	function handle(this: any, req: Req, res: ServerResponse): Promise<void> {
+		return drain.track(res, () => pipeline.call(this, req, res));
 	}
 
 	/** The replica of an action on the node an owner parameter names (`<node ID>:<rest>`), if it is up. */
@@ -139,7 +74,7 @@ export function apiService(config: Config): ServiceSchema {
 	}
 
 	async function pipeline(this: any, req: Req, res: ServerResponse): Promise<void> {
-		const rateHeaders: Record<string, string | number> = {};
+		const rateHeaders: Headers = {};
 		try {
 			const url = req.url ?? "";
 			const pathname = req.parsedUrl ?? url.split("?")[0];
@@ -191,49 +126,16 @@ export function apiService(config: Config): ServiceSchema {
 		}
 	}
 
-	function sendError(svc: any, res: ServerResponse, err: unknown, extraHeaders: Record<string, string | number> = {}): void {
+	function sendError(svc: any, res: ServerResponse, err: unknown, extraHeaders: Headers = {}): void {
 		const r = renderError(err);
 		if (r.status >= 500) svc.logger.error({ err }, "request failed");
 		send(res, r.status, r.body, { ...extraHeaders, ...r.headers });
 	}
 
-	/** The confirmation link of an email change, opened in a browser: answers with a small page. */
-	async function confirmEmail(this: any, req: Req & { $params?: Record<string, string> }, res: ServerResponse) {
-		const page = (status: number, title: string, text: string) => {
-			const html = `<!doctype html><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>\n`;
-			res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Content-Length": Buffer.byteLength(html) });
-			res.end(html);
-		};
-		try {
-			const key = req.$params?.confirmation_key ?? "";
-			const { email } = await req.$ctx.call<{ email: string }, { confirmation_key: string }>("users.confirmEmailChange", { confirmation_key: key });
-			page(200, "Email address changed", `Your account's email address is now ${email}.`);
-		} catch (err) {
-			const r = renderError(err);
-			page(r.status, "Email address not changed", r.body.msg);
-		}
-	}
-
-	const confirmEmailTracked = async function (this: any, req: Req, res: ServerResponse) {
-		if (draining) return refuse(res);
-		inFlight++;
-		try {
-			await confirmEmail.call(this, req, res);
-		} finally {
-			if (--inFlight === 0) idle?.();
-		}
-	};
-
 	/** An invitation's sign-up page (signup-page.ts), counted among the requests a drain waits for. */
 	const signup = (kind: "invitation" | "link") =>
 		function (this: any, req: Req, res: ServerResponse) {
-			if (draining) return refuse(res);
-			inFlight++;
-			void signupPage(req, res, kind)
-				.catch((err: unknown) => sendError(this, res, err))
-				.finally(() => {
-					if (--inFlight === 0) idle?.();
-				});
+			void drain.track(res, () => signupPage(req, res, kind).catch((err: unknown) => sendError(this, res, err)));
 		};
 
 	/** A request's route for the HTTP metrics: its action under /api/v1, else "other". */
@@ -300,8 +202,8 @@ export function apiService(config: Config): ServiceSchema {
 					mappingPolicy: "restrict",
 					bodyParsers: false,
 					aliases: {
-						"GET /confirm_new_email/:confirmation_key"(this: any, req: Req, res: ServerResponse) {
-							void confirmEmailTracked.call(this, req, res);
+						"GET /confirm_new_email/:confirmation_key"(req: Req & { $params?: Record<string, string> }, res: ServerResponse) {
+							void drain.track(res, () => confirmEmailPage(req.$ctx, req.$params?.confirmation_key ?? "", res));
 						},
 					},
 				},
@@ -347,21 +249,7 @@ export function apiService(config: Config): ServiceSchema {
 			 * the services they call are still running.
 			 */
 			async drain(this: any, timeoutMs: number): Promise<void> {
-				draining = true;
-				const server = this.server as import("node:http").Server | undefined;
-				server?.close();
-				server?.closeIdleConnections();
-				if (inFlight > 0) {
-					this.logger.info(`Draining: waiting for ${inFlight} request(s) in flight`);
-					await new Promise<void>((resolve) => {
-						const timer = setTimeout(resolve, timeoutMs);
-						idle = () => {
-							clearTimeout(timer);
-							resolve();
-						};
-					});
-				}
-				server?.closeIdleConnections();
+				await drain.start(this.server as Server | undefined, timeoutMs, (msg) => this.logger.info(msg));
 			},
 		},
 		events: {
