@@ -36,6 +36,10 @@ export interface GroupGraphData {
 	topics_policy?: string;
 	/** The channel message reports go to (-1: reporting is off). */
 	moderation_request_channel_id?: number;
+	/** The channel new channels are announced in (-1: none). */
+	new_stream_announcements_stream_id?: number;
+	/** The organization's message retention, in days (-1: forever). */
+	message_retention_days?: number;
 }
 
 export interface MessagingSettings {
@@ -68,6 +72,8 @@ export class GroupGraph {
 	readonly messaging: MessagingSettings;
 	readonly topicsPolicy: string;
 	readonly moderationChannelId: number;
+	readonly newChannelAnnouncementsId: number;
+	readonly messageRetentionDays: number;
 
 	constructor(data: GroupGraphData) {
 		this.groups = new Map(data.groups.map((g) => [g.id, g]));
@@ -78,6 +84,8 @@ export class GroupGraph {
 		this.messaging = data.messaging ?? DEFAULT_MESSAGING;
 		this.topicsPolicy = data.topics_policy ?? "allow_empty_topic";
 		this.moderationChannelId = data.moderation_request_channel_id ?? -1;
+		this.newChannelAnnouncementsId = data.new_stream_announcements_stream_id ?? -1;
+		this.messageRetentionDays = data.message_retention_days ?? -1;
 	}
 
 	isActive(userId: number): boolean {

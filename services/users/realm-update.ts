@@ -33,6 +33,9 @@ export const EDIT_HISTORY_POLICIES = ["all", "moves", "none"] as const;
 /** Plain settings PATCH /realm takes, by API name (stored as `realm_<name>`). */
 export const PLAIN_SETTINGS = ["allow_message_editing", "enable_spectator_access", "waiting_period_threshold", "message_edit_history_visibility_policy", "topics_policy"] as const;
 
+/** Zulip's announcement channels (-1: none); new channel announcements are the ones posted here. */
+export const ANNOUNCEMENT_CHANNEL_SETTINGS = ["new_stream_announcements_stream_id", "signup_announcements_stream_id", "zulip_update_announcements_stream_id"] as const;
+
 /** Settings only owners may change (Zulip's rule). */
 const OWNER_ONLY = new Set(["waiting_period_threshold", "can_create_groups", "can_invite_users_group", "can_manage_all_groups", "create_multiuse_invite_group"]);
 
@@ -134,6 +137,16 @@ export async function planRealmUpdate(
 			if (!channel.invite_only) throw badRequest("Moderation request channel must be private.");
 		}
 		setSetting("moderation_request_channel_id", id >= 0 ? id : -1);
+	}
+	// Announcement channels: any channel that is not archived (organization administrators may see every one).
+	for (const name of ANNOUNCEMENT_CHANNEL_SETTINGS) {
+		if (!given(name)) continue;
+		const id = q[name] as number;
+		if (id >= 0 && id !== realmSetting(realm, `realm_${name}`)) {
+			const channel = await channelFacts(id);
+			if (!channel || channel.is_archived) throw badRequest("Invalid channel ID");
+		}
+		setSetting(name, id >= 0 ? id : -1);
 	}
 
 	for (const name of REALM_GROUP_SETTINGS) {

@@ -45,6 +45,8 @@ export async function graphData(db: UsersDb): Promise<GroupGraphData> {
 		},
 		topics_policy: realmSetting<string>(db.realm, "realm_topics_policy"),
 		moderation_request_channel_id: realmSetting<number>(db.realm, "realm_moderation_request_channel_id"),
+		new_stream_announcements_stream_id: realmSetting<number>(db.realm, "realm_new_stream_announcements_stream_id"),
+		message_retention_days: realmSetting<number>(db.realm, "realm_message_retention_days"),
 	};
 }
 

@@ -58,7 +58,8 @@ describe("creating and subscribing", () => {
 			message_retention_days: null,
 			history_public_to_subscribers: true,
 			topics_policy: "inherit",
-			first_message_id: null,
+			// Notification Bot's "channel events" notice of the creation.
+			first_message_id: expect.any(Number),
 			folder_id: null,
 			is_recently_active: true,
 			stream_weekly_traffic: null,

@@ -2,6 +2,7 @@
 // default_streams, alert_words, scheduled_messages), all_public_streams queues, and a deactivated
 // user's queues: each reaches exactly the queues it should, in Zulip's form.
 import { startTestApp, type Account, type TestApp } from "../support/app";
+import { eventQueues, type Ev } from "../support/events";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 
 let app: TestApp;
@@ -22,31 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => app.stop());
 
-type Ev = Record<string, any>;
-
-interface Reader {
-	(u: Account): Promise<Ev[]>;
-	queueOf(u: Account): string;
-}
-
-/** A queue per user (registered with `params`), read incrementally without blocking. */
-async function queues(users: Account[], params: Record<string, unknown> = {}): Promise<Reader> {
-	const out = new Map<number, { id: string; last: number }>();
-	for (const u of users) {
-		const r = await as(u).post("/register", { fetch_event_types: JSON.stringify(["realm_user"]), ...params });
-		expectSuccess(r);
-		out.set(u.user_id, { id: r.body.queue_id, last: -1 });
-	}
-	const read = async (u: Account): Promise<Ev[]> => {
-		const q = out.get(u.user_id)!;
-		const r = await as(u).get("/events", { queue_id: q.id, last_event_id: q.last, dont_block: true });
-		expectSuccess(r);
-		const events = (r.body.events as Ev[]).filter((e) => e.type !== "heartbeat");
-		if (events.length) q.last = events[events.length - 1].id;
-		return events.map(({ id: _id, ...e }) => e);
-	};
-	return Object.assign(read, { queueOf: (u: Account) => out.get(u.user_id)!.id });
-}
+/** A queue per user (registered with `register`), read incrementally without blocking. */
+const queues = (users: Account[], register: Record<string, unknown> = {}) => eventQueues(as, users, { register });
 
 const ofType = (events: Ev[], type: string) => events.filter((e) => e.type === type);
 
@@ -238,11 +216,13 @@ describe("custom_profile_fields, realm, default_streams", () => {
 		expect(mine.findIndex((e) => e.type === "stream" && e.op === "create")).toBeLessThan(mine.findIndex((e) => e.type === "default_streams"));
 		expect(defaults(await read(admin))).toEqual([[welcome], [news, welcome]]);
 
-		// Archiving a default channel takes it out of the defaults: the new list, then the channel's archiving.
+		// Archiving a default channel takes it out of the defaults: the new list, then the channel's
+		// archiving, then (to its subscriber) Notification Bot's notice of it.
 		expectSuccess(await as(admin).delete(`/streams/${news}`));
 		for (const u of [admin, alice]) {
 			const events = await read(u);
-			expect(events.map((e) => `${e.type}/${e.op ?? ""}`)).toEqual(["default_streams/", "stream/update", "stream/delete"]);
+			const notice = u === admin ? ["message/"] : [];
+			expect(events.map((e) => `${e.type}/${e.op ?? ""}`)).toEqual(["default_streams/", "stream/update", "stream/delete", ...notice]);
 			expect(events[0]).toEqual({ type: "default_streams", default_streams: (await as(alice).get("/default_streams")).body.default_streams });
 			expect(defaults(events)).toEqual([[welcome]]);
 		}

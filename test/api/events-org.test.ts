@@ -2,6 +2,7 @@
 // realm_user, realm_bot, user_settings and user_topic events reach exactly the queues whose
 // users may see them, in Zulip's form.
 import { startTestApp, type Account, type TestApp } from "../support/app";
+import { eventQueues, type Ev } from "../support/events";
 import { client, expectSuccess, type Client } from "../support/http";
 
 let app: TestApp;
@@ -24,26 +25,10 @@ beforeAll(async () => {
 });
 afterAll(() => app.stop());
 
-type Ev = Record<string, any>;
 const sorted = (events: Ev[]) => [...events].sort((a, b) => `${a.type}${a.property ?? ""}`.localeCompare(`${b.type}${b.property ?? ""}`));
 
-/** A queue per user, read incrementally: each call returns the events since the last one. */
-async function queues(users: Account[], params: Record<string, unknown> = {}) {
-	const out = new Map<number, { id: string; last: number }>();
-	for (const u of users) {
-		const r = await as(u).post("/register", { fetch_event_types: JSON.stringify(["realm_user"]), ...params });
-		expectSuccess(r);
-		out.set(u.user_id, { id: r.body.queue_id, last: -1 });
-	}
-	return async (u: Account): Promise<Ev[]> => {
-		const q = out.get(u.user_id)!;
-		const r = await as(u).get("/events", { queue_id: q.id, last_event_id: q.last, dont_block: true });
-		expectSuccess(r);
-		const events = (r.body.events as Ev[]).filter((e) => e.type !== "heartbeat");
-		if (events.length) q.last = events[events.length - 1].id;
-		return events.map(({ id: _id, ...e }) => e);
-	};
-}
+/** A queue per user, read incrementally. Message events (Notification Bot's notices of channel changes) are left out: notification-bot.test.ts has them. */
+const queues = (users: Account[], register: Record<string, unknown> = {}) => eventQueues(as, users, { register, keep: (e) => e.type !== "heartbeat" && e.type !== "message" });
 
 const channelId = async (name: string) => {
 	const r = await as(admin).get("/get_stream_id", { stream: name });

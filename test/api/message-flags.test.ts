@@ -1,7 +1,7 @@
 // Personal flags and read state: POST /messages/flags, /messages/flags/narrow, and the bulk
 // mark-as-read endpoints, with every error leaving the flags as they were.
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { client, dropNotices, expectError, expectSuccess, type Client } from "../support/http";
 import { recordEvents } from "../support/events";
 
 let app: TestApp;
@@ -256,6 +256,7 @@ describe("mark all, a channel, a topic as read", () => {
 	test("a channel with more unread messages than one batch is marked read whole, while other requests go on", async () => {
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "busy" }], principals: [alice.user_id, bob.user_id] }));
 		const busy = (await owner.get("/get_stream_id", { stream: "busy" })).body.stream_id;
+		await dropNotices(owner, busy);
 		// More than one batch (1,000 rows), sent ten at a time.
 		const total = 1_050;
 		for (let i = 0; i < total; i += 10) await Promise.all(Array.from({ length: Math.min(10, total - i) }, (_, j) => send(as(alice), busy, "bulk", `m${i + j}`)));

@@ -1,7 +1,7 @@
 // Keyword search (the `search` narrow): stems, phrases, negation, what is and is not indexed, the
 // index kept up to date by edits and moves, highlighting, and the joins with the caller's history.
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
+import { client, dropNotices, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 
 let app: TestApp;
 let owner: Client;
@@ -33,6 +33,7 @@ beforeAll(async () => {
 	alice = await app.createUser({ full_name: "Alice" });
 	bob = await app.createUser({ full_name: "Bob" });
 	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "searching" }], principals: [1, alice.user_id, bob.user_id] }));
+	await dropNotices(owner, "searching");
 	const post = (topic: string, content: string) => send(as(alice), { type: "channel", to: "searching", topic, content });
 	running = await post("status", "Running late, the Über driver is lost");
 	fox = await post("animals", "the quick brown fox");

@@ -1,7 +1,7 @@
 // Sending and fetching messages: channel and direct messages, the topic rules, permissions,
 // rendering that cannot be used to inject markup, anchors, windows, narrows and history rules.
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
+import { client, dropNotices, expectError, expectSuccess, NOTIFICATION_BOT_EMAIL, sendMessage, type Client } from "../support/http";
 
 let app: TestApp;
 let owner: Client;
@@ -188,6 +188,8 @@ describe("fetching", () => {
 	let ids: number[];
 	beforeAll(async () => {
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "counting" }], principals: [1, alice.user_id] }));
+		// The channel's own messages alone (notification-bot.test.ts has Notification Bot's).
+		await dropNotices(owner, "counting");
 		ids = [];
 		for (let i = 1; i <= 10; i++) ids.push(await send(owner, { type: "channel", to: "counting", topic: i % 2 ? "odd" : "even", content: `n${i}`, read_by_sender: true }));
 	});
@@ -299,6 +301,7 @@ describe("history rules per role and channel kind", () => {
 		for (const [name, opts] of Object.entries(kinds)) {
 			expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: `rules-${name}` }], ...opts }));
 			channelIds[name] = (await owner.get("/get_stream_id", { stream: `rules-${name}` })).body.stream_id;
+			await dropNotices(owner, channelIds[name]);
 			early[name] = await send(owner, { type: "channel", to: `rules-${name}`, topic: "t", content: `before anyone (${name})` });
 		}
 	});
@@ -334,6 +337,7 @@ describe("history rules per role and channel kind", () => {
 
 	test("an empty channel: no messages from any anchor, and both ends found", async () => {
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "rules-empty" }] }));
+		await dropNotices(owner, "rules-empty");
 		for (const anchor of ["newest", "oldest", "first_unread", "12345"]) {
 			const res = await owner.get("/messages", { anchor, num_before: 5, num_after: 5, narrow: [["channel", "rules-empty"]] });
 			expectSuccess(res);
@@ -376,11 +380,14 @@ describe("history", () => {
 	test("channels learn their first message; POST /register has max_message_id", async () => {
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "fresh" }] }));
 		const fresh = (await owner.get("/get_stream_id", { stream: "fresh" })).body.stream_id;
-		expect((await owner.get(`/streams/${fresh}`)).body.stream.first_message_id).toBeNull();
+		// The first message is Notification Bot's creation notice.
+		const [notice] = (await fetchAll(owner, [["channel", fresh]])).messages;
+		expect(notice).toMatchObject({ sender_email: NOTIFICATION_BOT_EMAIL, subject: "channel events" });
+		expect((await owner.get(`/streams/${fresh}`)).body.stream.first_message_id).toBe(notice.id);
 		const id = await send(owner, { type: "channel", to: fresh, topic: "first", content: "1" });
 		await send(owner, { type: "channel", to: fresh, topic: "first", content: "2" });
 		await new Promise((r) => setTimeout(r, 100));
-		expect((await owner.get(`/streams/${fresh}`)).body.stream.first_message_id).toBe(id);
+		expect((await owner.get(`/streams/${fresh}`)).body.stream.first_message_id).toBe(notice.id);
 		const reg = await owner.post("/register", { fetch_event_types: ["message"] });
 		expect(reg.body.max_message_id).toBeGreaterThan(id);
 	});
@@ -459,9 +466,17 @@ describe("unread messages in POST /register, and is:resolved", () => {
 		const group = await send(as(alice), { type: "direct", to: [erin.user_id, bob.user_id], content: "all of us" });
 		const res = await as(erin).post("/register", { fetch_event_types: ["message", "update_message_flags"] });
 		const u = res.body.unread_msgs;
-		expect(u.count).toBe(4);
+		// Notification Bot told Erin she was subscribed to general.
+		const notice = (await fetchAll(as(erin), [["is", "dm"]])).messages.find((m: { sender_email: string }) => m.sender_email === NOTIFICATION_BOT_EMAIL);
+		expect(u.count).toBe(5);
 		expect(u.streams).toEqual([{ topic: "Unread Topic", stream_id: general, unread_message_ids: [c1, c2] }]);
-		expect(u.pms).toEqual([{ other_user_id: alice.user_id, sender_id: alice.user_id, unread_message_ids: [dm] }]);
+		expect(u.pms).toHaveLength(2);
+		expect(u.pms).toEqual(
+			expect.arrayContaining([
+				{ other_user_id: notice.sender_id, sender_id: notice.sender_id, unread_message_ids: [notice.id] },
+				{ other_user_id: alice.user_id, sender_id: alice.user_id, unread_message_ids: [dm] },
+			]),
+		);
 		expect(u.huddles).toEqual([{ user_ids_string: [alice.user_id, bob.user_id, erin.user_id].sort((a, b) => a - b).join(","), unread_message_ids: [group] }]);
 		expect(u.mentions).toEqual([c2]);
 		expect(u.old_unreads_missing).toBe(false);
@@ -544,6 +559,7 @@ describe("more narrows", () => {
 	let plainMsg: number;
 	beforeAll(async () => {
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "narrowing" }], principals: [1, alice.user_id] }));
+		await dropNotices(owner, "narrowing");
 		linkMsg = await send(owner, { type: "channel", to: "narrowing", topic: "Search Me", content: "read https://example.com about Kittens" });
 		plainMsg = await send(owner, { type: "channel", to: "narrowing", topic: "other", content: "puppies and kittens <3" });
 	});
@@ -645,6 +661,7 @@ describe("is:muted and is:followed", () => {
 		const grace = await app.createUser({ full_name: "Grace" });
 		for (const name of ["quiet", "loud"]) {
 			expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name }], principals: [1, grace.user_id] }));
+			await dropNotices(owner, name);
 		}
 		const quiet = (await owner.get("/get_stream_id", { stream: "quiet" })).body.stream_id;
 		const loud = (await owner.get("/get_stream_id", { stream: "loud" })).body.stream_id;

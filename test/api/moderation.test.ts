@@ -6,7 +6,7 @@
 // when the channel is archived; the service on nodes of its own, two replicas sharing the quota.
 import mongoose from "mongoose";
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
+import { client, dropNotices, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { snapshotter, diffSnapshots, type Snapshotter } from "../support/db-snapshot";
 import { clock } from "../../shared/clock";
 import { startNode, type RunningNode } from "../../services";
@@ -224,6 +224,7 @@ describe("the moderation service on its own nodes", () => {
 		expectSuccess(await boss.post("/users/me/subscriptions", { subscriptions: [{ name: "general" }], principals: [reporter.user_id, app2.owner.user_id] }));
 		expectSuccess(await boss.post("/users/me/subscriptions", { subscriptions: [{ name: "mods" }], invite_only: true }));
 		const mods = (await boss.get("/get_stream_id", { stream: "mods" })).body.stream_id;
+		await dropNotices(boss, mods);
 		const generalId = (await boss.get("/get_stream_id", { stream: "general" })).body.stream_id;
 		expectSuccess(await boss.patch("/realm", { moderation_request_channel_id: mods }));
 		const id = await sendMessage(boss, { type: "stream", to: generalId, topic: "t", content: "hello" });

@@ -4,6 +4,7 @@
 // `presence` event (legacy, or modern for simplified_presence_events queues) only when Zulip sends
 // one, invisible mode (presence_enabled), bots and deactivated users. Every refusal changes nothing.
 import { startTestApp, type Account, type TestApp } from "../support/app";
+import { eventQueues } from "../support/events";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { clock } from "../../shared/clock";
@@ -40,25 +41,8 @@ function expectNone(body: Record<string, unknown>, stamp: number) {
 	expect({ presences: body.presences, presence_last_update_id: body.presence_last_update_id }).toEqual({ presences: {}, presence_last_update_id: stamp });
 }
 
-type Ev = Record<string, any>;
-
-/** A queue per user (registered with `params`), read without blocking; only `presence` events. */
-async function queues(users: Account[], params: Record<string, unknown> = {}) {
-	const out = new Map<number, { id: string; last: number }>();
-	for (const u of users) {
-		const r = await as(u).post("/register", { fetch_event_types: JSON.stringify([]), ...params });
-		expectSuccess(r);
-		out.set(u.user_id, { id: r.body.queue_id, last: -1 });
-	}
-	return async (u: Account): Promise<Ev[]> => {
-		const q = out.get(u.user_id)!;
-		const r = await as(u).get("/events", { queue_id: q.id, last_event_id: q.last, dont_block: true });
-		expectSuccess(r);
-		const events = r.body.events as Ev[];
-		if (events.length) q.last = events[events.length - 1].id;
-		return events.filter((e) => e.type === "presence").map(({ id: _id, ...e }) => e);
-	};
-}
+/** A queue per user, read without blocking; only `presence` events. */
+const queues = (users: Account[], register: Record<string, unknown> = {}) => eventQueues(as, users, { register: { fetch_event_types: JSON.stringify([]), ...register }, keep: (e) => e.type === "presence" });
 
 describe("POST /users/me/presence", () => {
 	test("legacy answer: everyone's presence by API email, aggregated and website, with the newest stamp", async () => {

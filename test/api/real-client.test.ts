@@ -62,11 +62,17 @@ test("the Python zulip package, from a zuliprc to reading back an edited message
 	expect(out.register).toMatchObject({ user_id: me.user_id, recent_private_conversations: [], presences: {} });
 	for (const key of ["realm_users", "subscriptions", "unread_msgs", "max_message_id", "zulip_feature_level", "realm_emoji", "user_settings", "jitsi_server_url"]) expect(out.register).toHaveProperty(key);
 
-	expect(out.streams.streams.map((s: { name: string }) => s.name)).toContain("client-test");
-	expect(out.topics.topics).toEqual([{ name: "hello", max_id: out.sent.id }]);
+	const created = out.streams.streams.find((s: { name: string }) => s.name === "client-test");
+	expect(created).toBeDefined();
+	// The channel's first message: Notification Bot's creation notice, read for its creator.
+	const notice = created.first_message_id;
+	expect(out.topics.topics).toEqual([
+		{ name: "hello", max_id: out.sent.id },
+		{ name: "channel events", max_id: notice },
+	]);
 	// The flag wins over the anchor: the first unread message is the friend's (one's own are read).
 	expect(out.first_unread.anchor).toBe(out.dm.id);
-	expect(out.first_unread.messages.map((m: { id: number }) => m.id)).toEqual([out.sent.id, out.dm.id]);
+	expect(out.first_unread.messages.map((m: { id: number }) => m.id)).toEqual([notice, out.sent.id, out.dm.id]);
 
 	expect(out.raw).toMatchObject({ raw_content: "edited", message: { content: "<p>edited</p>", subject: "renamed" } });
 	expect(out.history.message_history).toHaveLength(2);

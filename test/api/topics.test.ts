@@ -8,10 +8,14 @@ let owner: Client;
 let alice: Account;
 const as = (a: Account) => client(app.baseUrl, a);
 const ids: Record<string, number> = {};
+/** Each channel's first message: Notification Bot's creation notice, in "channel events". */
+const notice: Record<number, number> = {};
 
 async function channel(name: string, opts: Record<string, unknown> = {}, principals?: number[]): Promise<number> {
 	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name }], ...opts, ...(principals ? { principals } : {}) }));
-	return (await owner.get("/get_stream_id", { stream: name })).body.stream_id;
+	const id = (await owner.get("/get_stream_id", { stream: name })).body.stream_id;
+	notice[id] = (await owner.get(`/streams/${id}`)).body.stream.first_message_id;
+	return id;
 }
 
 async function topicsOf(c: Client, channelId: number, params: Record<string, unknown> = {}) {
@@ -41,6 +45,7 @@ test("one entry per topic, newest first, named as its newest message spells it",
 		{ name: "general chat", max_id: ids.empty },
 		{ name: "Lunch", max_id: ids.lunch2 },
 		{ name: "news", max_id: ids.news },
+		{ name: "channel events", max_id: notice[ids.town] },
 	]);
 });
 
@@ -51,11 +56,11 @@ test("the empty topic as itself with allow_empty_topic_name", async () => {
 });
 
 test("a public channel's whole history for a member who never subscribed; guests need a subscription", async () => {
-	expect((await topicsOf(as(alice), ids.town)).map((t: { name: string }) => t.name)).toEqual(["zebra", "general chat", "Lunch", "news"]);
+	expect((await topicsOf(as(alice), ids.town)).map((t: { name: string }) => t.name)).toEqual(["zebra", "general chat", "Lunch", "news", "channel events"]);
 	const guest = await app.createUser({ full_name: "Guest", role: 600 });
 	expectError(await as(guest).get(`/users/me/${ids.town}/topics`), 400, "BAD_REQUEST", "Invalid channel ID");
 	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "town" }], principals: [guest.user_id] }));
-	expect(await topicsOf(as(guest), ids.town)).toHaveLength(4);
+	expect(await topicsOf(as(guest), ids.town)).toHaveLength(5);
 });
 
 test("a private channel without shared history: only what the caller received", async () => {
@@ -74,6 +79,7 @@ test("a private channel without shared history: only what the caller received", 
 	expect(await topicsOf(owner, vault)).toEqual([
 		{ name: "SHARED", max_id: later },
 		{ name: "before", max_id: before },
+		{ name: "channel events", max_id: notice[vault] },
 	]);
 	expect(shared).toBeLessThan(later);
 });
@@ -82,16 +88,20 @@ test("a private channel with shared history: everything, once subscribed", async
 	const club = await channel("club", { invite_only: true, history_public_to_subscribers: true });
 	const early = await send(owner, { type: "channel", to: "club", topic: "early", content: "x" });
 	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "club" }], principals: [alice.user_id] }));
-	expect(await topicsOf(as(alice), club)).toEqual([{ name: "early", max_id: early }]);
+	expect(await topicsOf(as(alice), club)).toEqual([
+		{ name: "early", max_id: early },
+		{ name: "channel events", max_id: notice[club] },
+	]);
 });
 
-test("an empty channel has no topics; moved messages take their topic with them", async () => {
+test("a new channel has only its creation notice's topic; moved messages take their topic with them", async () => {
 	const quiet = await channel("quiet", {}, [1, alice.user_id]);
-	expect(await topicsOf(as(alice), quiet)).toEqual([]);
+	const events = { name: "channel events", max_id: notice[quiet] };
+	expect(await topicsOf(as(alice), quiet)).toEqual([events]);
 	const a = await send(as(alice), { type: "channel", to: "quiet", topic: "draft", content: "one" });
 	const b = await send(as(alice), { type: "channel", to: "quiet", topic: "draft", content: "two" });
 	expectSuccess(await owner.patch(`/messages/${a}`, { topic: "final", propagate_mode: "change_all", send_notification_to_new_thread: false }));
-	expect(await topicsOf(as(alice), quiet)).toEqual([{ name: "final", max_id: b }]);
+	expect(await topicsOf(as(alice), quiet)).toEqual([{ name: "final", max_id: b }, events]);
 });
 
 test("bad requests change nothing and name the problem", async () => {

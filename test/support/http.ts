@@ -77,3 +77,19 @@ export async function sendMessage(c: Client, params: Record<string, unknown>): P
 	expectSuccess(res);
 	return res.body.id;
 }
+
+/** Notification Bot's address, as messages show their sender. */
+export const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
+
+/**
+ * Deletes what Notification Bot posted in a channel (its creation notice, notices of its
+ * changes), for tests that count a channel's own messages. `c` must be allowed to delete any
+ * message and see the channel's history (an administrator subscribed to it).
+ */
+export async function dropNotices(c: Client, channel: number | string): Promise<void> {
+	const res = await c.get("/messages", { anchor: "newest", num_before: 1000, num_after: 0, narrow: [["channel", channel]] });
+	expectSuccess(res);
+	for (const m of res.body.messages as Array<{ id: number; sender_email: string }>) {
+		if (m.sender_email === NOTIFICATION_BOT_EMAIL) expectSuccess(await c.delete(`/messages/${m.id}`));
+	}
+}

@@ -12,6 +12,7 @@ import { activeSubs, allChannels, subscribersOf, visibleChannel } from "../chann
 import { announceDefaults, channelArchived, channelUpdated } from "../channel-events";
 import { archiveChannel, updateStream, type StreamChanges } from "../stream-update";
 import { checkFilters, listedChannels, type StreamFilters } from "../stream-filters";
+import { archiveNotice, updateNotices } from "../notification-bot";
 import { channelSettingParams } from "./channel-settings";
 
 export function channelActions(db: ChannelsDb) {
@@ -80,6 +81,7 @@ export function channelActions(db: ChannelsDb) {
 				// An archived channel stops being a default one; Zulip says so before the channel's own events.
 				if (channel.is_default) await announceDefaults(db, ctx);
 				await ctx.broadcast("channels.archived", { channel_ids: [channel._id], streams: [await channelArchived(db, graph, channel)] } satisfies ChannelsArchived);
+				await archiveNotice(ctx, channel);
 				return {};
 			},
 		},
@@ -100,6 +102,8 @@ export function channelActions(db: ChannelsDb) {
 				const set = await updateStream(db, graph, actor, channel, subscribed, changes);
 				if (Object.keys(set).length) await ctx.broadcast("channels.updated", await channelUpdated(db, graph, channel, set));
 				if (set.is_default !== undefined && set.is_default !== channel.is_default) await announceDefaults(db, ctx);
+				const after = Object.keys(set).length ? await db.Channel.findById(channel._id).lean() : null;
+				if (after) await updateNotices(ctx, graph, actor, channel, after, changes, set);
 				return {};
 			},
 		},

@@ -13,6 +13,7 @@ import { announceDefaults, subscriptionsAdded, subscriptionsRemoved } from "../c
 import { subscribe, type SubscribeParams } from "../subscribe";
 import { unsubscribe } from "../unsubscribe";
 import { updateProperties, type PropertyChange } from "../subscription-properties";
+import { subscriptionNotices } from "../notification-bot";
 import { channelSettingParams } from "./channel-settings";
 
 const principalsParam = p.either([p.intList(), p.stringList()], { optional: true });
@@ -40,6 +41,7 @@ export function subscriptionActions(db: ChannelsDb) {
 					...events.changed,
 					user_ids: principals.length ? principals.map((u) => u.user_id) : [actor.user_id],
 				} satisfies SubscriptionsChanged);
+				await subscriptionNotices(ctx, db, graph, actor, { announce: !!ctx.params.announce, principals, created, added });
 				return result;
 			},
 		},

@@ -1,14 +1,15 @@
 // Notification Bot's messages for other services: a direct message to one user (the scheduling
 // service tells a sender their scheduled message failed, as Zulip does; the idempotency key makes a
-// repeated call answer the message the first one stored), and a notice in a channel topic (the
-// moderation service's reports).
+// repeated call answer the message the first one stored), direct messages to several users at once
+// (the channels service tells users someone subscribed them), and a notice in a channel topic (the
+// moderation service's reports, the channels service's channel events).
 import { call } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
 import { isDuplicateKey } from "../../../shared/db";
 import { recipientsOf, storeMessage } from "../send-rules";
 import type { Ctx, ServiceDeps } from "./deps";
 
-export function botMessageActions({ db, flagsForContent, announceSent, noticeDeps }: ServiceDeps) {
+export function botMessageActions({ db, flagsForContent, announceSent }: ServiceDeps) {
 	return {
 		notifyUser: {
 			visibility: "public",
@@ -35,13 +36,64 @@ export function botMessageActions({ db, flagsForContent, announceSent, noticeDep
 			},
 		},
 
-		/** Posts as Notification Bot; the caller has chosen the channel and topic and checked them. */
+		/**
+		 * One direct message to each user, in the order given; a user not found is skipped. Each
+		 * distinct content is rendered once.
+		 */
+		notifyUsers: {
+			visibility: "public",
+			params: params({ messages: p.list(p.object({ user_id: p.int(), content: p.string({ min: 1 }) })) }),
+			async handler(ctx: Ctx<{ messages: Array<{ user_id: number; content: string }> }>) {
+				const { messages } = ctx.params;
+				if (!messages.length) return { ids: [] };
+				const bot = await call(ctx, "users.notificationBot", {});
+				const { users } = await call(ctx, "users.resolvePrincipals", { principals: [...new Set(messages.map((m) => m.user_id))] });
+				const byId = new Map(users.map((u) => [u.user_id, u]));
+				const renders = new Map<string, Awaited<ReturnType<typeof flagsForContent>>>();
+				for (const content of new Set(messages.map((m) => m.content))) {
+					const recipients = messages.filter((m) => m.content === content && byId.has(m.user_id)).map((m) => m.user_id);
+					renders.set(content, await flagsForContent(ctx, bot, content, [...recipients, bot.user_id], null, ""));
+				}
+				const ids: number[] = [];
+				for (const m of messages) {
+					const user = byId.get(m.user_id);
+					if (!user) continue;
+					const { rendered, flagsFor } = renders.get(m.content)!;
+					const sent = await storeMessage(db, bot, { participants: [user] }, m.content, rendered, flagsFor, true, "Internal");
+					await announceSent(ctx, sent);
+					ids.push(sent.message._id);
+				}
+				return { ids };
+			},
+		},
+
+		/**
+		 * Posts as Notification Bot; the caller has chosen the channel and topic and checked them.
+		 * Unread for every recipient but those in `mark_as_read`, and, when `limit_unread_user_ids`
+		 * is given, only for those in it (Zulip's do_send_messages options).
+		 */
 		sendNotice: {
 			visibility: "public",
-			params: params({ channel_id: p.int(), topic: p.string(), content: p.string() }),
-			async handler(ctx: Ctx<{ channel_id: number; topic: string; content: string }>) {
+			params: params({
+				channel_id: p.int(),
+				topic: p.string(),
+				content: p.string(),
+				mark_as_read: p.intList({ optional: true }),
+				limit_unread_user_ids: p.intList({ optional: true }),
+			}),
+			async handler(ctx: Ctx<{ channel_id: number; topic: string; content: string; mark_as_read?: number[]; limit_unread_user_ids?: number[] }>) {
 				const { channel_id, topic, content } = ctx.params;
-				return { id: await noticeDeps(ctx).post(channel_id, topic, content) };
+				const bot = await call(ctx, "users.notificationBot", {});
+				const channel = await call(ctx, "channels.notificationTarget", { channel_id });
+				const target = { channel, topic };
+				const { rendered, flagsFor } = await flagsForContent(ctx, bot, content, recipientsOf(bot, target), channel_id, topic);
+				const read = new Set(ctx.params.mark_as_read ?? []);
+				const unreadOnly = ctx.params.limit_unread_user_ids && new Set(ctx.params.limit_unread_user_ids);
+				const isRead = (u: number) => u !== bot.user_id && (read.has(u) || (!!unreadOnly && !unreadOnly.has(u)));
+				const flags = (u: number) => [...(isRead(u) ? ["read"] : []), ...flagsFor(u)];
+				const sent = await storeMessage(db, bot, target, content, rendered, flags, true, "Internal");
+				await announceSent(ctx, sent);
+				return { id: sent.message._id };
 			},
 		},
 	};

@@ -8,6 +8,7 @@ import { isAdmin } from "../../../shared/roles";
 import type { UsersDb } from "../db";
 import { REALM_SETTING_DEFAULTS } from "../realm-settings";
 import {
+	ANNOUNCEMENT_CHANNEL_SETTINGS,
 	applyRealmChanges,
 	EDIT_HISTORY_POLICIES,
 	MAX_REALM_DESCRIPTION_LENGTH,
@@ -31,6 +32,7 @@ const patchParams = {
 	enable_spectator_access: p.bool({ optional: true }),
 	waiting_period_threshold: p.int({ optional: true, min: 0 }),
 	moderation_request_channel_id: p.int({ optional: true }),
+	...Object.fromEntries(ANNOUNCEMENT_CHANNEL_SETTINGS.map((k) => [k, p.int({ optional: true })])),
 	...Object.fromEntries(REALM_GROUP_SETTINGS.map((k) => [k, p.json({ optional: true })])),
 };
 
