@@ -170,6 +170,9 @@ export interface ActionMap {
 	"users.getMany": { params: { user_ids: number[]; client_gravatar?: boolean; include_custom_profile_fields?: boolean }; result: { users: ApiUser[] } };
 	"users.registerState": { params: RegisterStateParams; result: RegisterState };
 	"users.resolvePrincipals": { params: { principals: Array<number | string> }; result: { users: Principal[] } };
+	"users.narrowUsers": { params: { refs: Array<number | string> }; result: { user_ids: number[] } };
+	/** A channel was archived: the organization settings naming it become -1 (none). */
+	"users.clearChannelSettings": { params: { channel_id: number }; result: { cleared: string[] } };
 	"users.groupGraph": { params: None; result: GroupGraphData };
 	"users.mentionTargets": { params: { names: string[]; ids: number[] }; result: { users: Array<{ id: number; full_name: string; unique_name: boolean }> } };
 	"users.notificationBot": { params: None; result: Identity };

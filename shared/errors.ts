@@ -94,6 +94,9 @@ export const ownerRequired = () => apiError(400, "UNAUTHORIZED_PRINCIPAL", "Must
 
 export const insufficientPermission = () => badRequest("Insufficient permission");
 
+/** Zulip's require_non_guest_user. */
+export const guestNotAllowed = () => badRequest("Not allowed for guest users");
+
 /** The error body and status the gateway sends for any thrown value. */
 export interface RenderedError {
 	status: number;

@@ -161,6 +161,8 @@ export interface ProfileFieldsChanged {
 export interface RealmChanged {
 	realm_id: number;
 	changes?: Record<string, unknown>;
+	/** All the changes in one `update_dict` event (Zulip's form when archiving a channel clears settings). */
+	as_dict?: boolean;
 	user_ids?: number[];
 }
 

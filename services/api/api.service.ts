@@ -8,11 +8,11 @@ import type { Config } from "../../shared/config";
 import { clock } from "../../shared/clock";
 import { call, type Identity, type Meta } from "../../shared/actions";
 import { convertParams, type ParamSchema } from "../../shared/params";
-import { adminRequired, methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
+import { adminRequired, guestNotAllowed, methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
 import { clientAddress, queryParams, send, sendJson, successJson, type Headers } from "./responses";
 import { Drain } from "./drain";
 import { confirmEmailPage } from "./email-confirm-page";
-import { isAdmin } from "../../shared/roles";
+import { isAdmin, isGuest } from "../../shared/roles";
 import { routes, benchRoutes } from "./routes";
 import { Router } from "./router";
 import { RateLimiter } from "./rate-limit";
@@ -99,6 +99,7 @@ export function apiService(config: Config): ServiceSchema {
 			}
 			checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
 			if (route.admin && !(user && isAdmin(user.role))) throw adminRequired();
+			if (route.nonGuest && user && isGuest(user.role)) throw guestNotAllowed();
 
 			const body = Buffer.isBuffer(req.body)
 				? await multipartFields(req.body, req.headers["content-type"] ?? "")

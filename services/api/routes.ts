@@ -18,6 +18,8 @@ export interface Route {
 	 * `require_realm_admin` does (the action checks again for callers on the bus).
 	 */
 	admin?: true;
+	/** No guests, checked before the parameters are read, as Zulip's `require_non_guest_user` does. */
+	nonGuest?: true;
 }
 
 export const routes: Route[] = [
@@ -60,7 +62,7 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/user_groups/{user_group_id}/subgroups", action: "users.updateGroupSubgroups" },
 
 	{ method: "GET", path: "/users/me/subscriptions", action: "channels.listSubscriptions" },
-	{ method: "POST", path: "/users/me/subscriptions", action: "channels.subscribe" },
+	{ method: "POST", path: "/users/me/subscriptions", action: "channels.subscribe", nonGuest: true },
 	{ method: "DELETE", path: "/users/me/subscriptions", action: "channels.unsubscribe" },
 	{ method: "GET", path: "/streams", action: "channels.list" },
 	{ method: "GET", path: "/streams/{stream_id}", action: "channels.get" },

@@ -2,8 +2,8 @@
 // them, with every permission rule checked before anything is written.
 import { isDuplicateKey, upsertRetrying } from "../../shared/db";
 import type { Identity, Principal } from "../../shared/actions";
-import { badRequest, insufficientPermission, ownerRequired, adminRequired } from "../../shared/errors";
-import { isAdmin, isOwner } from "../../shared/roles";
+import { badRequest, guestNotAllowed, insufficientPermission, ownerRequired, adminRequired } from "../../shared/errors";
+import { isAdmin, isGuest, isOwner } from "../../shared/roles";
 import type { GroupGraph } from "../../shared/group-settings";
 import { clock } from "../../shared/clock";
 import type { ChannelsDb } from "./db";
@@ -45,6 +45,14 @@ export const NEW_SUBSCRIPTION = {
 	email_notifications: null,
 	wildcard_mentions_notify: null,
 };
+
+/**
+ * Guests subscribe nobody, themselves included, and create no channel: Zulip refuses them the
+ * whole endpoint (require_non_guest_user; the gateway checks it before the parameters too).
+ */
+export function checkNotGuest(actor: Identity): void {
+	if (isGuest(actor.role)) throw guestNotAllowed();
+}
 
 export async function subscribe(db: ChannelsDb, graph: GroupGraph, actor: Identity, principals: Principal[], q: SubscribeParams): Promise<SubscribeResult> {
 	const fatal = q.authorization_errors_fatal ?? true;

@@ -44,9 +44,13 @@ export function realmChangeHandlers(registry: () => QueueRegistry, deliver: Deli
 		},
 
 		"users.realmChanged"(ctx: Context<RealmChanged>) {
-			const { changes, user_ids } = ctx.params;
+			const { changes, user_ids, as_dict } = ctx.params;
 			if (!changes || !user_ids) return;
 			const queues = to(user_ids);
+			if (as_dict) {
+				deliver(queues, "realm", () => ({ op: "update_dict", property: "default", data: changes }));
+				return;
+			}
 			for (const [property, value] of Object.entries(changes)) {
 				if (property === "topics_policy") {
 					// With the older boolean beside it, as Zulip sends it.

@@ -1,13 +1,13 @@
 // Who may invite, and whom: Zulip's require_member_or_admin, the organization's invitation
 // permission groups, and the roles an inviter may hand out.
 import type { Identity } from "../../shared/actions";
-import { badRequest, insufficientPermission, ownerRequired } from "../../shared/errors";
+import { badRequest, guestNotAllowed, insufficientPermission, ownerRequired } from "../../shared/errors";
 import type { GroupGraph } from "../../shared/group-settings";
 import { isAdmin, isGuest, Role } from "../../shared/roles";
 
 /** Guests and bots never manage invitations (Zulip's require_member_or_admin). */
 export function requireMemberOrAdmin(actor: Identity): void {
-	if (isGuest(actor.role)) throw badRequest("Not allowed for guest users");
+	if (isGuest(actor.role)) throw guestNotAllowed();
 	if (actor.is_bot) throw badRequest("This endpoint does not accept bot requests.");
 }
 

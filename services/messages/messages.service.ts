@@ -64,7 +64,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	function resolvers(ctx: Ctx<any>): Resolvers {
 		return {
 			channelIds: async (names) => new Map(Object.entries((await call(ctx, "channels.idsByName", { names })).ids)),
-			userIds: async (refs) => (await call(ctx, "users.resolvePrincipals", { principals: refs })).users.map((u) => u.user_id),
+			userIds: async (refs) => (await call(ctx, "users.narrowUsers", { refs })).user_ids,
 			readable: async (ids) =>
 				(await call(ctx, "channels.readableChannels", { channel_ids: ids })).channels,
 			emptyTopicName,

@@ -4,6 +4,7 @@ import type { TopicPolicies } from "../../shared/actions";
 
 export interface Resolvers {
 	channelIds(names: string[]): Promise<Map<string, number>>;
+	/** Narrow operands (IDs or emails) as user IDs: system bots and deactivated users too, as in Zulip. */
 	userIds(refs: Array<number | string>): Promise<number[]>;
 	/** Channels the caller may read, with whether their whole history is open to subscribers. */
 	readable(channelIds: number[]): Promise<Array<{ channel_id: number; name: string; history_public_to_subscribers: boolean; subscribed: boolean }>>;

@@ -179,12 +179,43 @@ export async function applyRealmChanges(db: UsersDb, ctx: Context<unknown>, plan
 		const name = Object.keys(plan.expect)[0]?.replace(/^settings\.realm_/, "") ?? "setting";
 		throw badRequest(`'old' value for ${name} does not match expected value.`);
 	}
+	const user_ids = await reloadAndAnnounce(db, ctx, { realm_id: db.realm._id, changes: plan.changes }, invalidate);
+	const events = fullBefore ? await fullMembersChange(db, fullBefore, await fullMemberIds(db)) : [];
+	if (fullBefore) await resetPending(db);
+	await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id, ...(events.length ? { events, user_ids } : {}) } satisfies GroupsChanged);
+}
+
+/** Reloads the organization and tells every active user of the change; answers their IDs. */
+async function reloadAndAnnounce(db: UsersDb, ctx: Context<unknown>, change: Omit<RealmChanged, "user_ids">, invalidate: () => void): Promise<number[]> {
 	db.realm = (await db.Realm.findById(db.realm._id).lean())!;
 	invalidate();
 	const active = await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean();
 	const user_ids = active.map((u) => u._id);
-	await ctx.broadcast("users.realmChanged", { realm_id: db.realm._id, changes: plan.changes, user_ids } satisfies RealmChanged);
-	const events = fullBefore ? await fullMembersChange(db, fullBefore, await fullMemberIds(db)) : [];
-	if (fullBefore) await resetPending(db);
-	await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id, ...(events.length ? { events, user_ids } : {}) } satisfies GroupsChanged);
+	await ctx.broadcast("users.realmChanged", { ...change, user_ids } satisfies RealmChanged);
+	return user_ids;
+}
+
+/** The organization settings that name a channel, which archiving it clears. */
+export const CHANNEL_SETTINGS = ["moderation_request_channel_id", ...ANNOUNCEMENT_CHANNEL_SETTINGS] as const;
+
+/**
+ * A channel was archived: the settings naming it become -1 (none), announced as one
+ * `update_dict` event, as Zulip's maybe_set_moderation_or_announcement_channels_none does.
+ * Each setting is cleared only while it still names the channel, so a concurrent change stays.
+ */
+export async function clearChannelSettings(db: UsersDb, ctx: Context<unknown>, channelId: number, invalidate: () => void): Promise<string[]> {
+	const stored = await db.Realm.findById(db.realm._id).lean();
+	if (!stored) return [];
+	const cleared: string[] = [];
+	for (const name of CHANNEL_SETTINGS) {
+		const key = `settings.realm_${name}`;
+		if (realmSetting(stored, `realm_${name}`) !== channelId) continue;
+		const res = await db.Realm.updateOne({ _id: stored._id, [key]: channelId }, { $set: { [key]: -1 } });
+		if (res.modifiedCount) cleared.push(name);
+	}
+	if (!cleared.length) return [];
+	const changes = Object.fromEntries(cleared.map((name) => [name, -1]));
+	await reloadAndAnnounce(db, ctx, { realm_id: stored._id, changes, as_dict: true }, invalidate);
+	await ctx.broadcast("users.groupsChanged", { realm_id: stored._id } satisfies GroupsChanged);
+	return cleared;
 }

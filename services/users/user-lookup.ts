@@ -8,6 +8,7 @@ import type { UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
 import { fieldMap } from "./profile-field-store";
 import { realmHost } from "./realm-settings";
+import { SYSTEM_REALM_ID } from "./system-bots";
 import { loadGroups, groupView } from "./user-group-rules";
 import { userSettings } from "./user-settings";
 import { apiEmail, canSeeDeliveryEmail, type ViewOptions } from "./user-view";
@@ -92,6 +93,28 @@ export async function usersByPrincipal(db: UsersDb, principals: Array<number | s
 	if (users.some((u) => !u || !u.is_active)) throw badRequest("No such user");
 	const unique = new Map(users.map((u) => [u!._id, u!]));
 	return [...unique.values()].map((u) => ({ user_id: u._id, role: u.role, is_bot: u.is_bot, bot_owner_id: u.bot_owner_id }));
+}
+
+/**
+ * Narrow operands (user IDs or emails) as user IDs, in order, as Zulip's narrows read them
+ * (get_user_including_cross_realm): users of the organization, deactivated ones too, and the
+ * system bots, whose address wins. Anything else is "No such user".
+ */
+export async function usersByNarrowOperand(db: UsersDb, refs: Array<number | string>): Promise<number[]> {
+	const ids = refs.filter((x): x is number => typeof x === "number");
+	const emails = refs.filter((x): x is string => typeof x === "string").map((e) => e.trim().toLowerCase());
+	const found = await db.User.find(
+		{ realm_id: { $in: [db.realm._id, SYSTEM_REALM_ID] }, $or: [{ _id: { $in: ids } }, { email_key: { $in: emails } }] },
+		{ _id: 1, realm_id: 1, email_key: 1 },
+	).lean();
+	const byId = new Map(found.map((u) => [u._id, u._id]));
+	// Organization users first, so that a system bot's entry overwrites one with the same address.
+	const byEmail = new Map(found.sort((a, b) => Number(a.realm_id === SYSTEM_REALM_ID) - Number(b.realm_id === SYSTEM_REALM_ID)).map((u) => [u.email_key, u._id]));
+	return refs.map((x) => {
+		const id = typeof x === "number" ? byId.get(x) : byEmail.get(x.trim().toLowerCase());
+		if (id === undefined) throw badRequest("No such user");
+		return id;
+	});
 }
 
 /** The users a message mentions, by exact full name or by ID; a name several active users share is not unique. */

@@ -2,6 +2,7 @@
 // rendering that cannot be used to inject markup, anchors, windows, narrows and history rules.
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, dropNotices, expectError, expectSuccess, NOTIFICATION_BOT_EMAIL, sendMessage, type Client } from "../support/http";
+import { eventQueues } from "../support/events";
 
 let app: TestApp;
 let owner: Client;
@@ -619,6 +620,52 @@ describe("more narrows", () => {
 		const notCarol = ids(await fetchAll(as(alice), [{ operator: "dm-including", operand: carol.user_id, negated: true }]));
 		expect(notCarol).toContain(other);
 		expect(notCarol).not.toContain(one);
+	});
+
+	test("sender, dm and dm-including take the system bots and deactivated users, as Zulip's narrows do", async () => {
+		// Notification Bot's creation notice in a new channel's "channel events" topic, by email (any case) or ID.
+		const events = await eventQueues(as, [app.owner], { register: { event_types: JSON.stringify(["message"]), narrow: JSON.stringify([["sender", NOTIFICATION_BOT_EMAIL]]) } });
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "bot-news" }] }));
+		const inChannel = (...terms: unknown[]) => fetchAll(owner, [["channel", "bot-news"], ...terms]);
+		const notices = (await inChannel(["sender", NOTIFICATION_BOT_EMAIL])).messages;
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toMatchObject({ sender_email: NOTIFICATION_BOT_EMAIL, subject: "channel events" });
+		const botId: number = notices[0].sender_id;
+		expect(ids(await inChannel(["sender", NOTIFICATION_BOT_EMAIL.toUpperCase()]))).toEqual([notices[0].id]);
+		expect(ids(await inChannel({ operator: "sender", operand: botId }))).toEqual([notices[0].id]);
+		const own = await send(owner, { type: "channel", to: "bot-news", topic: "mine", content: "by a person" });
+		expect(ids(await inChannel({ operator: "sender", operand: NOTIFICATION_BOT_EMAIL, negated: true }))).toEqual([own]);
+		// POST /messages/flags/narrow reads the same narrow.
+		const starred = await owner.post("/messages/flags/narrow", {
+			anchor: "newest",
+			num_before: 10,
+			num_after: 0,
+			narrow: JSON.stringify([["channel", "bot-news"], ["sender", NOTIFICATION_BOT_EMAIL]]),
+			op: "add",
+			flag: "starred",
+		});
+		expectSuccess(starred);
+		expect(starred.body).toMatchObject({ processed_count: 1, first_processed_id: notices[0].id });
+		// An event queue registered with that narrow gets the bot's messages only.
+		expect((await events(app.owner)).map((e) => e.message.id)).toEqual([notices[0].id]);
+
+		// The bot's direct messages: "subscribed you" when someone else subscribes Bob.
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "bot-news" }], principals: [bob.user_id] }));
+		const fromBot = ids(await fetchAll(as(bob), [["is", "dm"], ["sender", botId]]));
+		expect(fromBot.length).toBeGreaterThan(0);
+		expect(ids(await fetchAll(as(bob), [["dm", NOTIFICATION_BOT_EMAIL]]))).toEqual(fromBot);
+		expect(ids(await fetchAll(as(bob), [["dm", [botId]]]))).toEqual(fromBot);
+		expect(ids(await fetchAll(as(bob), [["dm-including", botId]]))).toEqual(fromBot);
+
+		// A deactivated user's messages stay findable; an unknown user is still refused.
+		const leaving = await app.createUser({ full_name: "Leaving" });
+		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "bot-news" }], principals: [leaving.user_id] }));
+		const last = await send(as(leaving), { type: "channel", to: "bot-news", topic: "bye", content: "bye" });
+		expectSuccess(await owner.delete(`/users/${leaving.user_id}`));
+		expect(ids(await inChannel(["sender", leaving.user_id]))).toEqual([last]);
+		const get = (narrow: unknown[]) => owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow });
+		expectError(await get([["sender", "nobody@zulip.com"]]), 400, "BAD_NARROW", /unknown user/);
+		expectError(await get([["sender", 99999999]]), 400, "BAD_NARROW", /unknown user/);
 	});
 
 	test("with: the conversation a message is in now, wherever the narrow thought it was", async () => {

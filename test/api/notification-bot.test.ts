@@ -222,7 +222,7 @@ describe("creating channels", () => {
 	});
 
 	test("a refused creation sends nothing", async () => {
-		await snaps.refused(() => as(guest).post("/users/me/subscriptions", { subscriptions: [{ name: "guests-only" }], announce: true }), 400, "BAD_REQUEST", "Insufficient permission");
+		await snaps.refused(() => as(guest).post("/users/me/subscriptions", { subscriptions: [{ name: "guests-only" }], announce: true }), 400, "BAD_REQUEST", "Not allowed for guest users");
 		await snaps.refused(
 			() => as(member).post("/users/me/subscriptions", { subscriptions: [{ name: "not-mine" }], message_retention_days: 5, announce: true }),
 			400,

@@ -5,6 +5,7 @@
 import { startTestApp, type TestApp, type Account, type Cast } from "../support/app";
 import { client, expectSuccess, sendMessage, type Client } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { eventQueues } from "../support/events";
 import { clock } from "../../shared/clock";
 
 let app: TestApp;
@@ -145,6 +146,45 @@ describe("values", () => {
 		const archived = (await owner.get("/get_stream_id", { stream: "old-mods" })).body.stream_id;
 		expectSuccess(await owner.delete(`/streams/${archived}`));
 		await snaps.refused(patchAs(owner, { moderation_request_channel_id: archived }), 400, "BAD_REQUEST", "Invalid channel ID");
+	});
+});
+
+describe("archiving a channel", () => {
+	test("clears the settings naming it: POST /register shows -1 and every user gets one realm update_dict", async () => {
+		const create = async (name: string, invite_only: boolean) => {
+			expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name }], invite_only }));
+			return (await owner.get("/get_stream_id", { stream: name })).body.stream_id as number;
+		};
+		const going = await create("going", true);
+		const staying = await create("staying", false);
+		const unnamed = await create("unnamed", false);
+		expectSuccess(
+			await owner.patch("/realm", {
+				moderation_request_channel_id: going,
+				new_stream_announcements_stream_id: going,
+				signup_announcements_stream_id: staying,
+				zulip_update_announcements_stream_id: going,
+			}),
+		);
+		const read = await eventQueues(as, [cast.member, cast.guest], { register: { event_types: JSON.stringify(["realm"]) } });
+
+		expectSuccess(await owner.delete(`/streams/${going}`));
+		expect(await realmState(as(cast.member))).toMatchObject({
+			realm_moderation_request_channel_id: -1,
+			realm_new_stream_announcements_stream_id: -1,
+			realm_signup_announcements_stream_id: staying,
+			realm_zulip_update_announcements_stream_id: -1,
+		});
+		const cleared = { moderation_request_channel_id: -1, new_stream_announcements_stream_id: -1, zulip_update_announcements_stream_id: -1 };
+		for (const u of [cast.member, cast.guest]) expect(await read(u)).toEqual([{ type: "realm", op: "update_dict", property: "default", data: cleared }]);
+
+		// A channel no setting names: nothing changes, nothing is announced.
+		expectSuccess(await owner.delete(`/streams/${unnamed}`));
+		expect((await realmState()).realm_signup_announcements_stream_id).toBe(staying);
+		expect(await read(cast.member)).toEqual([]);
+		expectSuccess(await owner.delete(`/streams/${staying}`));
+		expect((await realmState()).realm_signup_announcements_stream_id).toBe(-1);
+		expect(await read(cast.member)).toEqual([{ type: "realm", op: "update_dict", property: "default", data: { signup_announcements_stream_id: -1 } }]);
 	});
 });
 

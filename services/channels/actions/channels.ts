@@ -78,6 +78,8 @@ export function channelActions(db: ChannelsDb) {
 			async handler(ctx: Ctx<{ stream_id: number }>) {
 				const { actor, graph, channel } = await visibleChannel(db, ctx, ctx.params.stream_id);
 				await archiveChannel(db, graph, actor, channel);
+				// Nor does it remain an announcement or moderation request channel (Zulip clears those first).
+				await call(ctx, "users.clearChannelSettings", { channel_id: channel._id });
 				// An archived channel stops being a default one; Zulip says so before the channel's own events.
 				if (channel.is_default) await announceDefaults(db, ctx);
 				await ctx.broadcast("channels.archived", { channel_ids: [channel._id], streams: [await channelArchived(db, graph, channel)] } satisfies ChannelsArchived);

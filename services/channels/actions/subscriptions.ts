@@ -10,7 +10,7 @@ import type { ChannelsDb } from "../db";
 import { subscriptionView } from "../channel-view";
 import { subscribersOf } from "../channel-lookup";
 import { announceDefaults, subscriptionsAdded, subscriptionsRemoved } from "../channel-events";
-import { subscribe, type SubscribeParams } from "../subscribe";
+import { checkNotGuest, subscribe, type SubscribeParams } from "../subscribe";
 import { unsubscribe } from "../unsubscribe";
 import { updateProperties, type PropertyChange } from "../subscription-properties";
 import { subscriptionNotices } from "../notification-bot";
@@ -31,6 +31,7 @@ export function subscriptionActions(db: ChannelsDb) {
 			}),
 			async handler(ctx: Ctx<SubscribeParams & { principals?: Array<number | string> }>) {
 				const actor = requireUser(ctx);
+				checkNotGuest(actor);
 				const graph = await db.graphs.get();
 				const principals = ctx.params.principals?.length ? (await call(ctx, "users.resolvePrincipals", { principals: ctx.params.principals })).users : [];
 				const { created, added, ...result } = await subscribe(db, graph, actor, principals, ctx.params);

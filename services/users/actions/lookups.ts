@@ -1,11 +1,12 @@
-// What other services ask of the users service: users named by ID or email (principals), the
-// users a message mentions, Notification Bot, and the group graph their permission checks use.
+// What other services ask of the users service: users named by ID or email (principals, narrow
+// operands), the users a message mentions, Notification Bot, and the group graph their
+// permission checks use.
 import type { Identity } from "../../../shared/actions";
 import type { GroupGraphData } from "../../../shared/group-settings";
 import { p, params } from "../../../shared/params";
 import { notificationBot } from "../system-bots";
 import { graphData } from "../user-group-rules";
-import { mentionedUsers, usersByPrincipal } from "../user-lookup";
+import { mentionedUsers, usersByNarrowOperand, usersByPrincipal } from "../user-lookup";
 import type { Ctx, ServiceDeps } from "./deps";
 
 export function lookupActions({ db, identity }: ServiceDeps) {
@@ -19,6 +20,15 @@ export function lookupActions({ db, identity }: ServiceDeps) {
 			params: params({ principals: p.list({ type: "multi", rules: [{ type: "number", integer: true }, { type: "string" }] }) }),
 			async handler(ctx: Ctx<{ principals: Array<number | string> }>) {
 				return { users: await usersByPrincipal(db, ctx.params.principals) };
+			},
+		},
+
+		/** For the messages service: the users narrow operands name, system bots and deactivated users included. */
+		narrowUsers: {
+			visibility: "public",
+			params: params({ refs: p.list({ type: "multi", rules: [{ type: "number", integer: true }, { type: "string" }] }) }),
+			async handler(ctx: Ctx<{ refs: Array<number | string> }>) {
+				return { user_ids: await usersByNarrowOperand(db, ctx.params.refs) };
 			},
 		},
 

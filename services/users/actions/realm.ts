@@ -1,5 +1,6 @@
-// PATCH /realm (administrators; some settings owners only) and the management CLI's
-// `realm-setting`, both through realm-update.ts: one write, one announcement.
+// PATCH /realm (administrators; some settings owners only), the management CLI's
+// `realm-setting`, both through realm-update.ts (one write, one announcement), and the settings
+// an archived channel no longer fills.
 import { call, requireUser, type Ctx } from "../../../shared/actions";
 import { adminRequired, badRequest } from "../../../shared/errors";
 import type { GroupGraphCache } from "../../../shared/group-settings";
@@ -10,6 +11,7 @@ import { REALM_SETTING_DEFAULTS } from "../realm-settings";
 import {
 	ANNOUNCEMENT_CHANNEL_SETTINGS,
 	applyRealmChanges,
+	clearChannelSettings,
 	EDIT_HISTORY_POLICIES,
 	MAX_REALM_DESCRIPTION_LENGTH,
 	MAX_REALM_NAME_LENGTH,
@@ -61,6 +63,15 @@ export function realmActions(db: UsersDb, graphs: GroupGraphCache) {
 				await applyRealmChanges(db, ctx, plan, () => graphs.invalidate());
 				// As Zulip answers: each changed setting, text settings as "updated".
 				return Object.fromEntries(Object.entries(plan.changes).map(([k, v]) => [k, k === "name" || k === "description" ? "updated" : v]));
+			},
+		},
+
+		/** For the channels service: a channel was archived, and the settings naming it are cleared. */
+		clearChannelSettings: {
+			visibility: "public",
+			params: params({ channel_id: p.int() }),
+			async handler(ctx: Ctx<{ channel_id: number }>) {
+				return { cleared: await clearChannelSettings(db, ctx, ctx.params.channel_id, () => graphs.invalidate()) };
 			},
 		},
 
