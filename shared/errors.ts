@@ -66,7 +66,8 @@ export const invalidArgument = (name: string) => badRequest(`Invalid ${name}`);
 
 export const notFound = (msg = "Not Found") => apiError(404, "NOT_FOUND", msg);
 
-export const methodNotAllowed = () => apiError(405, "METHOD_NOT_ALLOWED", "Method Not Allowed");
+/** Zulip's json_method_not_allowed: the body names the allowed methods, as the Allow header does. */
+export const methodNotAllowed = (allowed: string[]) => apiError(405, "METHOD_NOT_ALLOWED", "Method Not Allowed", { allowed_methods: allowed });
 
 export const notLoggedIn = () =>
 	apiError(401, "UNAUTHORIZED", "Not logged in: API authentication or user session required");

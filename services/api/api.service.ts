@@ -83,7 +83,7 @@ export function apiService(config: Config): ServiceSchema {
 			if (match.kind === "none") throw notFound();
 			if (match.kind === "wrong-method") {
 				rateHeaders.Allow = match.allowed.join(", ");
-				throw methodNotAllowed();
+				throw methodNotAllowed(match.allowed);
 			}
 			const { route, pathParams } = match;
 

@@ -1,15 +1,22 @@
-// Matches a request's method and path (below /api/v1) against the route table, built once into a
-// tree of path segments: a literal segment is one map lookup, a `{name}` segment a branch of its
-// own (digits only for a name ending in `_id`), and a last `{name...}` takes the rest of the path,
-// slashes included (Django's `<path:name>`). Where several routes match the same path, the table's
-// order decides, as routes.ts says.
+// Matches a request's method and path (below /api/v1) against the route table, as Django resolves
+// Zulip's urls.py: the routes that share a path string are one pattern with several methods; the
+// path resolves to the first pattern, in table order, that matches it, whatever the method; then
+// that pattern's methods decide, and any other method is a 405 even where a later pattern would
+// take the path with it (GET /users/me/presence is a 405, not GET /users/{user_id_or_email}/presence).
+//
+// The patterns are built once into a tree of path segments: a literal segment is one map lookup,
+// a `{name}` segment a branch of its own (digits only for a name ending in `_id`, Django's
+// `<int:name>`), and a last `{name...}` takes the rest of the path, slashes included (`<path:name>`).
 import type { Route } from "./routes";
 
-/** A route ending at a node, with the names of its parameters in path order. */
-interface Leaf {
+/** The routes of one path string: Zulip's `rest_path(path, GET=..., POST=...)`. */
+interface Pattern {
 	order: number;
-	route: Route;
+	/** The names of its parameters in path order. */
 	names: string[];
+	methods: Map<string, Route>;
+	/** Its methods in table order, for a 405's Allow header. */
+	allowed: string[];
 }
 
 interface Node {
@@ -20,7 +27,7 @@ interface Node {
 	any?: Node;
 	/** `{name...}`: one or more segments to the end of the path. */
 	rest?: Node;
-	leaves: Leaf[];
+	patterns: Pattern[];
 }
 
 export type Match =
@@ -31,10 +38,10 @@ export type Match =
 const NONE: Match = { kind: "none" };
 const DIGITS = /^\d+$/;
 
-const node = (): Node => ({ literal: new Map(), leaves: [] });
+const node = (): Node => ({ literal: new Map(), patterns: [] });
 
 interface Candidate {
-	leaf: Leaf;
+	pattern: Pattern;
 	values: string[];
 }
 
@@ -42,23 +49,35 @@ export class Router {
 	private root = node();
 
 	constructor(routes: Route[]) {
-		routes.forEach((route, order) => {
-			let at = this.root;
-			const names: string[] = [];
-			for (const segment of route.path.split("/").slice(1)) {
-				const param = /^\{(\w+)(\.\.\.)?\}$/.exec(segment);
-				if (!param) {
-					let next = at.literal.get(segment);
-					if (!next) at.literal.set(segment, (next = node()));
-					at = next;
-					continue;
-				}
-				names.push(param[1]);
-				if (param[2]) at = at.rest ??= node();
-				else at = param[1].endsWith("_id") ? (at.digits ??= node()) : (at.any ??= node());
+		const byPath = new Map<string, Pattern>();
+		for (const route of routes) {
+			let pattern = byPath.get(route.path);
+			if (!pattern) {
+				pattern = { order: byPath.size, names: [], methods: new Map(), allowed: [] };
+				byPath.set(route.path, pattern);
+				this.insert(route.path, pattern);
 			}
-			at.leaves.push({ order, route, names });
-		});
+			if (pattern.methods.has(route.method)) continue;
+			pattern.methods.set(route.method, route);
+			pattern.allowed.push(route.method);
+		}
+	}
+
+	private insert(path: string, pattern: Pattern): void {
+		let at = this.root;
+		for (const segment of path.split("/").slice(1)) {
+			const param = /^\{(\w+)(\.\.\.)?\}$/.exec(segment);
+			if (!param) {
+				let next = at.literal.get(segment);
+				if (!next) at.literal.set(segment, (next = node()));
+				at = next;
+				continue;
+			}
+			pattern.names.push(param[1]);
+			if (param[2]) at = at.rest ??= node();
+			else at = param[1].endsWith("_id") ? (at.digits ??= node()) : (at.any ??= node());
+		}
+		at.patterns.push(pattern);
 	}
 
 	match(method: string, path: string): Match {
@@ -68,29 +87,24 @@ export class Router {
 		const segments = path.slice(1, end).split("/");
 		const found: Candidate[] = [];
 		collect(this.root, segments, 0, [], found);
-		if (!found.length) return NONE;
-		if (found.length > 1) found.sort((a, b) => a.leaf.order - b.leaf.order);
+		if (found.length > 1) found.sort((a, b) => a.pattern.order - b.pattern.order);
 
-		let allowed: string[] | undefined;
-		for (const { leaf, values } of found) {
-			if (leaf.route.method !== method) {
-				allowed ??= [];
-				if (!allowed.includes(leaf.route.method)) allowed.push(leaf.route.method);
-				continue;
-			}
-			const pathParams = decodeParams(leaf.names, values);
-			// A parameter that is not valid percent-encoding matches no route.
+		for (const { pattern, values } of found) {
+			const pathParams = decodeParams(pattern.names, values);
+			// A parameter that is not valid percent-encoding: this pattern does not match.
 			if (!pathParams) continue;
-			return { kind: "found", route: leaf.route, pathParams };
+			const route = pattern.methods.get(method);
+			if (!route) return { kind: "wrong-method", allowed: pattern.allowed.slice() };
+			return { kind: "found", route, pathParams };
 		}
-		return allowed ? { kind: "wrong-method", allowed } : NONE;
+		return NONE;
 	}
 }
 
-/** Every leaf the segments from `i` on reach from `at`, with the raw parameter values on the way (`values` is a stack). */
+/** Every pattern the segments from `i` on reach from `at`, with the raw parameter values on the way (`values` is a stack). */
 function collect(at: Node, segments: string[], i: number, values: string[], out: Candidate[]): void {
 	if (i === segments.length) {
-		for (const leaf of at.leaves) out.push({ leaf, values: values.length ? values.slice() : values });
+		for (const pattern of at.patterns) out.push({ pattern, values: values.length ? values.slice() : values });
 		return;
 	}
 	const segment = segments[i];
@@ -101,7 +115,7 @@ function collect(at: Node, segments: string[], i: number, values: string[], out:
 	if (at.digits && DIGITS.test(segment)) descend(at.digits, segments, i, values, out);
 	if (at.rest) {
 		values.push(segments.slice(i).join("/"));
-		for (const leaf of at.rest.leaves) out.push({ leaf, values: values.slice() });
+		for (const pattern of at.rest.patterns) out.push({ pattern, values: values.slice() });
 		values.pop();
 	}
 }

@@ -1,7 +1,11 @@
 // The route table: every `METHOD /api/v1/path` and the one action that serves it.
 //
 // Path parameters are written `{name}`; a name ending in `_id` matches digits only, so
-// `/users/{user_id}` and `/users/{email}` can both exist. Routes are tried in order.
+// `/users/{user_id}` and `/users/{email}` can both exist. The routes of one path are one pattern, as
+// a `rest_path` of Zulip's urls.py, with its methods in Zulip's order (a 405's Allow header); a path
+// goes to the first pattern that matches it, whatever the method (router.ts), so where two patterns
+// can take the same path they stand in urls.py's order: `/users/me` and `/users/{user_id}` before
+// `/users/{email}`, `/users/me/presence` before `/users/{user_id_or_email}/presence`.
 export interface Route {
 	method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 	path: string;
@@ -32,12 +36,12 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/users", action: "users.list" },
 	{ method: "POST", path: "/users", action: "users.create" },
 	{ method: "GET", path: "/users/me", action: "users.me" },
-	{ method: "GET", path: "/users/{user_id}", action: "users.get" },
-	{ method: "GET", path: "/users/{email}", action: "users.getByEmail" },
-	{ method: "PATCH", path: "/users/{user_id}", action: "users.update" },
-	{ method: "PATCH", path: "/users/{email}", action: "users.updateByEmail" },
-	{ method: "DELETE", path: "/users/{user_id}", action: "users.deactivate" },
 	{ method: "POST", path: "/users/{user_id}/reactivate", action: "users.reactivate" },
+	{ method: "GET", path: "/users/{user_id}", action: "users.get" },
+	{ method: "PATCH", path: "/users/{user_id}", action: "users.update" },
+	{ method: "DELETE", path: "/users/{user_id}", action: "users.deactivate" },
+	{ method: "GET", path: "/users/{email}", action: "users.getByEmail" },
+	{ method: "PATCH", path: "/users/{email}", action: "users.updateByEmail" },
 	{ method: "POST", path: "/users/me/presence", action: "users.updatePresence" },
 	{ method: "GET", path: "/users/{user_id_or_email}/presence", action: "users.userPresence" },
 	{ method: "GET", path: "/realm/presence", action: "users.realmPresence" },
@@ -58,18 +62,18 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/user_groups/{user_group_id}/members", action: "users.groupMembers" },
 	{ method: "POST", path: "/user_groups/{user_group_id}/members", action: "users.updateGroupMembers" },
 	{ method: "GET", path: "/user_groups/{user_group_id}/members/{user_id}", action: "users.isGroupMember" },
-	{ method: "GET", path: "/user_groups/{user_group_id}/subgroups", action: "users.groupSubgroups" },
 	{ method: "POST", path: "/user_groups/{user_group_id}/subgroups", action: "users.updateGroupSubgroups" },
+	{ method: "GET", path: "/user_groups/{user_group_id}/subgroups", action: "users.groupSubgroups" },
 
 	{ method: "GET", path: "/users/me/subscriptions", action: "channels.listSubscriptions" },
 	{ method: "POST", path: "/users/me/subscriptions", action: "channels.subscribe", nonGuest: true },
 	{ method: "DELETE", path: "/users/me/subscriptions", action: "channels.unsubscribe" },
 	{ method: "GET", path: "/streams", action: "channels.list" },
 	{ method: "GET", path: "/streams/{stream_id}", action: "channels.get" },
+	{ method: "PATCH", path: "/streams/{stream_id}", action: "channels.update" },
 	{ method: "DELETE", path: "/streams/{stream_id}", action: "channels.archive" },
 	{ method: "GET", path: "/streams/{stream_id}/members", action: "channels.members" },
 	{ method: "GET", path: "/get_stream_id", action: "channels.getId" },
-	{ method: "PATCH", path: "/streams/{stream_id}", action: "channels.update" },
 	{ method: "POST", path: "/users/me/subscriptions/properties", action: "channels.updateProperties" },
 	{ method: "GET", path: "/default_streams", action: "channels.listDefaults" },
 	{ method: "POST", path: "/default_streams", action: "channels.addDefault", admin: true },
@@ -80,8 +84,8 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/users/me/subscriptions/muted_topics", action: "channels.muteTopic" },
 	{ method: "POST", path: "/user_topics", action: "channels.setTopicVisibility" },
 
-	{ method: "POST", path: "/messages", action: "messages.send" },
 	{ method: "GET", path: "/messages", action: "messages.list" },
+	{ method: "POST", path: "/messages", action: "messages.send" },
 	{ method: "POST", path: "/messages/render", action: "messages.render" },
 	{ method: "GET", path: "/messages/{message_id}", action: "messages.get" },
 	{ method: "PATCH", path: "/messages/{message_id}", action: "messages.update" },
@@ -99,8 +103,8 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/messages/{message_id}/report", action: "moderation.report" },
 	{ method: "GET", path: "/scheduled_messages", action: "scheduling.list" },
 	{ method: "POST", path: "/scheduled_messages", action: "scheduling.create" },
-	{ method: "PATCH", path: "/scheduled_messages/{scheduled_message_id}", action: "scheduling.edit" },
 	{ method: "DELETE", path: "/scheduled_messages/{scheduled_message_id}", action: "scheduling.delete" },
+	{ method: "PATCH", path: "/scheduled_messages/{scheduled_message_id}", action: "scheduling.edit" },
 
 	{ method: "GET", path: "/invites", action: "invites.list" },
 	{ method: "POST", path: "/invites", action: "invites.create" },
@@ -115,8 +119,8 @@ export const routes: Route[] = [
 	{ method: "DELETE", path: "/drafts/{draft_id}", action: "messages.deleteDraft" },
 	{ method: "GET", path: "/saved_snippets", action: "messages.listSavedSnippets" },
 	{ method: "POST", path: "/saved_snippets", action: "messages.createSavedSnippet" },
-	{ method: "PATCH", path: "/saved_snippets/{saved_snippet_id}", action: "messages.editSavedSnippet" },
 	{ method: "DELETE", path: "/saved_snippets/{saved_snippet_id}", action: "messages.deleteSavedSnippet" },
+	{ method: "PATCH", path: "/saved_snippets/{saved_snippet_id}", action: "messages.editSavedSnippet" },
 	{ method: "GET", path: "/users/me/alert_words", action: "messages.alertWords" },
 	{ method: "POST", path: "/users/me/alert_words", action: "messages.addAlertWords" },
 	{ method: "DELETE", path: "/users/me/alert_words", action: "messages.removeAlertWords" },
@@ -128,15 +132,15 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/realm/linkifiers", action: "users.listLinkifiers" },
 	{ method: "PATCH", path: "/realm/linkifiers", action: "users.reorderLinkifiers", admin: true },
 	{ method: "POST", path: "/realm/filters", action: "users.addLinkifier", admin: true },
-	{ method: "PATCH", path: "/realm/filters/{filter_id}", action: "users.updateLinkifier", admin: true },
 	{ method: "DELETE", path: "/realm/filters/{filter_id}", action: "users.removeLinkifier", admin: true },
+	{ method: "PATCH", path: "/realm/filters/{filter_id}", action: "users.updateLinkifier", admin: true },
 	{ method: "GET", path: "/navigation_views", action: "users.listNavigationViews" },
 	{ method: "POST", path: "/navigation_views", action: "users.addNavigationView" },
 	{ method: "PATCH", path: "/navigation_views/{fragment...}", action: "users.updateNavigationView" },
 	{ method: "DELETE", path: "/navigation_views/{fragment...}", action: "users.removeNavigationView" },
 	{ method: "GET", path: "/realm/profile_fields", action: "users.listProfileFields" },
-	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField", admin: true },
 	{ method: "PATCH", path: "/realm/profile_fields", action: "users.reorderProfileFields", admin: true },
+	{ method: "POST", path: "/realm/profile_fields", action: "users.createProfileField", admin: true },
 	{ method: "PATCH", path: "/realm/profile_fields/{field_id}", action: "users.updateProfileField", admin: true },
 	{ method: "DELETE", path: "/realm/profile_fields/{field_id}", action: "users.deleteProfileField", admin: true },
 ];

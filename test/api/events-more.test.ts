@@ -340,7 +340,7 @@ describe("deactivation", () => {
 		expect(ofType(await read(alice), "realm_user")).toContainEqual({ type: "realm_user", op: "update", person: { user_id: victim.user_id, is_active: false } });
 		// Deactivated users cannot authenticate; the queues are gone from the events service itself.
 		for (const id of [read.queueOf(victim), second.queueOf(victim)]) {
-			await expect(app.node.broker.call("events.get", { queue_id: id, dont_block: true }, { meta: { user: { user_id: victim.user_id, role: 400 } } })).rejects.toMatchObject({ type: "BAD_EVENT_QUEUE_ID" });
+			await expect(app.node.broker.call("events.get", { queue_id: id, last_event_id: -1, dont_block: true }, { meta: { user: { user_id: victim.user_id, role: 400 } } })).rejects.toMatchObject({ type: "BAD_EVENT_QUEUE_ID" });
 		}
 		// Another user's queue lives on.
 		expect(await read(alice)).toEqual([]);

@@ -66,23 +66,29 @@ describe("queues", () => {
 		expectError(r, 400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: nope:1");
 		expect(r.body.queue_id).toBe("nope:1");
 		const q = await register(a);
-		expectError(await b.get("/events", { queue_id: q, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+		expectError(await b.get("/events", { queue_id: q, last_event_id: -1, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
 		expectError(await b.delete("/events", { queue_id: q }), 400, "BAD_EVENT_QUEUE_ID");
 		expectSuccess(await a.delete("/events", { queue_id: q }));
-		expectError(await a.get("/events", { queue_id: q, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+		expectError(await a.get("/events", { queue_id: q, last_event_id: -1, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
 		// Nobody reads this one: it expires after the idle timeout (3 s here).
 		const idle = await register(a);
 		await new Promise((r) => setTimeout(r, 4500));
-		expectError(await a.get("/events", { queue_id: idle, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+		expectError(await a.get("/events", { queue_id: idle, last_event_id: -1, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
 	});
 
 	test("bad parameters", async () => {
 		const q = await register(a);
 		expectError(await a.get("/events", {}), 400, "REQUEST_VARIABLE_MISSING");
 		expectError(await a.get("/events", { queue_id: q, last_event_id: "x" }), 400, "BAD_REQUEST");
-		expectError(await a.get("/events", { queue_id: q, dont_block: "maybe" }), 400, "BAD_REQUEST");
+		expectError(await a.get("/events", { queue_id: q, last_event_id: -1, dont_block: "maybe" }), 400, "BAD_REQUEST");
+		// Zulip's fetch_events: a JsonableError, before the queue is looked up.
+		for (const queue_id of [q, "nope:1"]) {
+			const missing = await a.get("/events", { queue_id, dont_block: true });
+			expectError(missing, 400, "BAD_REQUEST", "Missing 'last_event_id' argument");
+			expect(missing.body).toEqual({ result: "error", msg: "Missing 'last_event_id' argument", code: "BAD_REQUEST" });
+		}
 		expectError(await a.post("/register", { narrow: JSON.stringify([5]) }), 400, "BAD_REQUEST");
-		expectError(await client(app.baseUrl, null).get("/events", { queue_id: q }), 401, "UNAUTHORIZED");
+		expectError(await client(app.baseUrl, null).get("/events", { queue_id: q, last_event_id: -1 }), 401, "UNAUTHORIZED");
 	});
 });
 

@@ -29,9 +29,24 @@ describe("routing", () => {
 		const res = await owner.delete("/server_settings");
 		expectError(res, 405, "METHOD_NOT_ALLOWED");
 		expect(res.headers.get("allow")).toBe("GET");
-		const many = await owner.request("PUT", "/users/me");
+		const many = await owner.request("PUT", `/users/${app.owner.user_id}`);
 		expect(many.status).toBe(405);
-		expect(many.headers.get("allow")).toBe("GET, PATCH");
+		expect(many.headers.get("allow")).toBe("GET, PATCH, DELETE");
+		expect(many.body).toEqual({ result: "error", msg: "Method Not Allowed", code: "METHOD_NOT_ALLOWED", allowed_methods: ["GET", "PATCH", "DELETE"] });
+	});
+
+	test("a path goes to the first pattern that matches it, whatever the method, as Django resolves Zulip's urls.py", async () => {
+		// users/me/presence (POST only) comes before users/{user_id_or_email}/presence (GET).
+		const presence = await owner.get("/users/me/presence");
+		expect(presence.status).toBe(405);
+		expect(presence.headers.get("allow")).toBe("POST");
+		expect(presence.body).toEqual({ result: "error", msg: "Method Not Allowed", code: "METHOD_NOT_ALLOWED", allowed_methods: ["POST"] });
+		// users/me (GET) comes before users/{email} (GET, PATCH).
+		const me = await owner.patch("/users/me", { full_name: "Renamed" });
+		expect(me.status).toBe(405);
+		expect(me.headers.get("allow")).toBe("GET");
+		// Another name in the same place still reaches the later pattern.
+		expectError(await owner.get("/users/nobody%40chat.test/presence"), 400, "BAD_REQUEST", "No such user");
 	});
 
 	test("path parameters named *_id take digits only", async () => {

@@ -176,7 +176,10 @@ describe("GET /users/{user_id_or_email}/presence and GET /realm/presence", () =>
 		expectError(await get("999999"), 400, "BAD_REQUEST", "No such user");
 		expectError(await get("99999999999999999999999"), 400, "BAD_REQUEST", "No such user");
 		expectError(await get("nobody@chat.test"), 400, "BAD_REQUEST", "No such user");
-		expectError(await get("me"), 400, "BAD_REQUEST", "No such user");
+		// users/me/presence (POST only) comes first in Zulip's urls.py: a 405, not a lookup of "me".
+		const me = await get("me");
+		expectError(me, 405, "METHOD_NOT_ALLOWED", "Method Not Allowed");
+		expect(me.headers.get("allow")).toBe("POST");
 		expectError(await get(String(gone.user_id)), 400, "BAD_REQUEST", "No such user");
 		expectError(await get(gone.email), 400, "BAD_REQUEST", "No such user");
 		expectError(await get(String(bot.user_id)), 400, "BAD_REQUEST", "Presence is not supported for bot users.");

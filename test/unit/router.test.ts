@@ -49,43 +49,125 @@ test("a last {name...} takes the rest of the path, slashes included", () => {
 	expect(r.match("PATCH", "/views/")).toEqual({ kind: "wrong-method", allowed: ["GET"] });
 });
 
-test("a literal segment and a parameter at the same place: the table's order decides", () => {
+test("a path goes to the first pattern that matches it, whatever the method; that pattern's methods decide", () => {
 	const r = new Router([
 		{ method: "GET", path: "/a/{name}", action: "first" },
 		{ method: "GET", path: "/a/b", action: "second" },
 		{ method: "POST", path: "/a/b", action: "post" },
+		{ method: "DELETE", path: "/a/{name}", action: "delete" },
 	]);
 	expect(r.match("GET", "/a/b")).toMatchObject({ route: { action: "first" }, pathParams: { name: "b" } });
-	expect(r.match("POST", "/a/b")).toMatchObject({ route: { action: "post" } });
-	expect(r.match("PUT", "/a/b")).toEqual({ kind: "wrong-method", allowed: ["GET", "POST"] });
+	expect(r.match("DELETE", "/a/b")).toMatchObject({ route: { action: "delete" }, pathParams: { name: "b" } });
+	// As Django: /a/b is /a/{name}'s, so POST is a 405 although the later /a/b takes POST.
+	expect(r.match("POST", "/a/b")).toEqual({ kind: "wrong-method", allowed: ["GET", "DELETE"] });
+	expect(r.match("PUT", "/a/b")).toEqual({ kind: "wrong-method", allowed: ["GET", "DELETE"] });
 });
 
-/** The table as it was matched before the tree: each route's regular expression, in order. */
+test("a pattern whose parameter is not valid percent-encoding does not match: the next one may", () => {
+	const r = new Router([
+		{ method: "GET", path: "/a/{name}", action: "first" },
+		{ method: "POST", path: "/a/{other}", action: "second" },
+	]);
+	// Both fail to decode, so neither matches.
+	expect(r.match("POST", "/a/%E0%A4%A")).toEqual({ kind: "none" });
+	expect(r.match("POST", "/a/x")).toEqual({ kind: "wrong-method", allowed: ["GET"] });
+});
+
+describe("the route table's overlapping patterns resolve as Zulip's urls.py resolves them", () => {
+	const real = new Router(routes);
+	const found = (method: string, path: string, action: string, pathParams: Record<string, string>) =>
+		expect(real.match(method, path)).toEqual({ kind: "found", route: expect.objectContaining({ method, action }), pathParams });
+	const refused = (method: string, path: string, allowed: string[]) => expect(real.match(method, path)).toEqual({ kind: "wrong-method", allowed });
+
+	test("users/me/presence (POST) before users/<user_id_or_email>/presence (GET)", () => {
+		found("POST", "/users/me/presence", "users.updatePresence", {});
+		refused("GET", "/users/me/presence", ["POST"]);
+		found("GET", "/users/12/presence", "users.userPresence", { user_id_or_email: "12" });
+		found("GET", "/users/a%40b.c/presence", "users.userPresence", { user_id_or_email: "a@b.c" });
+		refused("POST", "/users/12/presence", ["GET"]);
+	});
+
+	test("users/me before users/<email>", () => {
+		found("GET", "/users/me", "users.me", {});
+		// Zulip's users/me also takes DELETE (deactivating oneself), which this server does not serve.
+		refused("PATCH", "/users/me", ["GET"]);
+		refused("DELETE", "/users/me", ["GET"]);
+	});
+
+	test("users/<int:user_id> before users/<email>", () => {
+		found("GET", "/users/12", "users.get", { user_id: "12" });
+		found("PATCH", "/users/12", "users.update", { user_id: "12" });
+		found("DELETE", "/users/12", "users.deactivate", { user_id: "12" });
+		refused("PUT", "/users/12", ["GET", "PATCH", "DELETE"]);
+		found("GET", "/users/a%40b.c", "users.getByEmail", { email: "a@b.c" });
+		found("PATCH", "/users/a%40b.c", "users.updateByEmail", { email: "a@b.c" });
+		refused("DELETE", "/users/a%40b.c", ["GET", "PATCH"]);
+	});
+
+	test("no other two patterns can take the same path (a new pair needs its place checked against urls.py)", () => {
+		type Seg = { kind: "literal"; value: string } | { kind: "digits" | "any" | "rest" };
+		const parse = (path: string): Seg[] =>
+			path
+				.split("/")
+				.slice(1)
+				.map((s) => {
+					const m = /^\{(\w+)(\.\.\.)?\}$/.exec(s);
+					if (!m) return { kind: "literal", value: s };
+					return { kind: m[2] ? "rest" : m[1].endsWith("_id") ? "digits" : "any" };
+				});
+		const segmentsMeet = (a: Seg, b: Seg): boolean => {
+			if (a.kind === "literal" && b.kind === "literal") return a.value === b.value;
+			if (b.kind === "literal") return segmentsMeet(b, a);
+			if (a.kind === "literal") return b.kind !== "digits" || /^\d+$/.test(a.value);
+			return true;
+		};
+		const meet = (a: Seg[], b: Seg[]): boolean => {
+			for (let i = 0; ; i++) {
+				if (a[i]?.kind === "rest") return b.length > i;
+				if (b[i]?.kind === "rest") return a.length > i;
+				if (i === a.length || i === b.length) return a.length === b.length;
+				if (!segmentsMeet(a[i], b[i])) return false;
+			}
+		};
+		const paths = [...new Set([...routes, ...benchRoutes].map((r) => r.path))];
+		const pairs: string[][] = [];
+		paths.forEach((a, i) => paths.slice(i + 1).forEach((b) => meet(parse(a), parse(b)) && pairs.push([a, b])));
+		expect(pairs).toEqual([
+			["/users/me", "/users/{email}"],
+			["/users/{user_id}", "/users/{email}"],
+			["/users/me/presence", "/users/{user_id_or_email}/presence"],
+		]);
+	});
+});
+
+/**
+ * The table resolved as Django resolves Zulip's urls.py: each distinct path a regular expression,
+ * tried in the order the paths first appear; the first that matches (and decodes) decides.
+ */
 function regexMatch(table: Route[], method: string, path: string): Match {
-	const allowed: string[] = [];
-	for (const route of table) {
+	for (const p of [...new Set(table.map((r) => r.path))]) {
 		const names: string[] = [];
-		const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)((?:\\\.){3})?\}/g, (_m, name: string, rest?: string) => {
+		const pattern = p.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)((?:\\\.){3})?\}/g, (_m, name: string, rest?: string) => {
 			names.push(name);
 			if (rest) return "([^/].*?)";
 			return name.endsWith("_id") ? "(\\d+)" : "([^/]+)";
 		});
 		const m = new RegExp(`^${pattern}/?$`).exec(path);
 		if (!m) continue;
-		if (route.method !== method) {
-			allowed.push(route.method);
-			continue;
-		}
+		let pathParams: Record<string, string>;
 		try {
-			return { kind: "found", route, pathParams: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])])) };
+			pathParams = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
 		} catch {
 			continue;
 		}
+		const mine = table.filter((r) => r.path === p);
+		const route = mine.find((r) => r.method === method);
+		return route ? { kind: "found", route, pathParams } : { kind: "wrong-method", allowed: [...new Set(mine.map((r) => r.method))] };
 	}
-	return allowed.length ? { kind: "wrong-method", allowed: [...new Set(allowed)] } : { kind: "none" };
+	return { kind: "none" };
 }
 
-test("the whole route table answers as its regular expressions tried in order did", () => {
+test("the whole route table answers as Django's resolution of its regular expressions", () => {
 	const table = [...routes, ...benchRoutes];
 	const real = new Router(table);
 	const literals = [...new Set(table.flatMap((r) => r.path.split("/").filter((s) => s && !s.startsWith("{"))))];

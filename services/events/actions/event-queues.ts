@@ -12,6 +12,8 @@ const badQueue = (queueId: string) => apiError(400, "BAD_EVENT_QUEUE_ID", `Bad e
 // Zulip's fetch_events refusals of a last_event_id.
 const alreadyPruned = (id: number) => apiError(400, "BAD_REQUEST", `An event newer than ${id} has already been pruned!`);
 const notInQueue = (id: number) => apiError(400, "BAD_REQUEST", `Event ${id} was not in this queue`);
+// A JsonableError in Zulip's fetch_events, checked before the queue is looked up: no var_name.
+const missingLastEventId = () => apiError(400, "BAD_REQUEST", "Missing 'last_event_id' argument");
 
 interface GetParams {
 	queue_id: string;
@@ -83,14 +85,14 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 			params: params({ queue_id: p.string(), last_event_id: p.int({ optional: true, min: -1 }), dont_block: p.bool({ optional: true }) }),
 			async handler(ctx: Ctx<GetParams>) {
 				const user = requireUser(ctx);
-				const { queue_id } = ctx.params;
+				const { queue_id, last_event_id: last } = ctx.params;
+				if (last === undefined) throw missingLastEventId();
 				const owner = ownerOf(queue_id);
 				if (owner !== ctx.broker.nodeID) {
 					return forward(ctx, owner, "events.get", heartbeatMs + 20_000);
 				}
 				const q = registry().get(queue_id);
 				if (!q || q.options.user_id !== user.user_id) throw badQueue(queue_id);
-				const last = ctx.params.last_event_id ?? -1;
 				const refused = q.acknowledge(last);
 				if (refused) throw refused === "pruned" ? alreadyPruned(last) : notInQueue(last);
 				let events = q.after(last);
