@@ -126,7 +126,8 @@ export const RETRIED_ACTIONS = new Set([
 	"users.checkInviteGroups",
 	"users.welcomeBot",
 	"channels.checkInviteChannels",
-	// Reading a queue with the same last_event_id answers the same events again.
+	// Reading a queue with the same last_event_id answers the same events again; without a queue
+	// ID it makes a queue, as events.createQueue does (below).
 	"events.get",
 	// A write, but retrying it is harmless: a queue created on a replica that went away went with
 	// it, and one whose ID never reached the client expires unused.

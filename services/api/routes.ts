@@ -36,6 +36,7 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/users", action: "users.list" },
 	{ method: "POST", path: "/users", action: "users.create" },
 	{ method: "GET", path: "/users/me", action: "users.me" },
+	{ method: "DELETE", path: "/users/me", action: "users.deactivateMe" },
 	{ method: "POST", path: "/users/{user_id}/reactivate", action: "users.reactivate" },
 	{ method: "GET", path: "/users/{user_id}", action: "users.get" },
 	{ method: "PATCH", path: "/users/{user_id}", action: "users.update" },

@@ -1,5 +1,6 @@
 // The events service: Zulip's real-time event queues. POST /register creates a queue here
-// (`events.createQueue`), GET /events long-polls it and DELETE /events removes it. Each replica
+// (`events.createQueue`; GET /events without a queue ID does too, with dont_block), GET /events
+// long-polls it and DELETE /events removes it. Each replica
 // keeps its own queues in memory and hears every domain event the other services broadcast,
 // keeping what its queues want; a queue ID names the replica that owns it, and a request that
 // reaches another replica is passed on to the owner. A replica that stops loses its queues: their

@@ -23,7 +23,12 @@ export interface QueueOptions {
 	archived_channels?: boolean;
 	/** presence events in the modern form (`presences` by user ID). */
 	simplified_presence_events?: boolean;
+	/** How long the queue lives unread, in seconds (GET /events' lifespan_secs); 0 or none: the idle timeout. */
+	lifespan_secs?: number;
 }
+
+/** The longest lifespan a client may ask for (Zulip's MAX_QUEUE_TIMEOUT_SECS: a week). */
+const MAX_LIFESPAN_SECS = 7 * 24 * 60 * 60;
 
 export interface QueuedEvent {
 	id: number;
@@ -187,9 +192,13 @@ export class QueueRegistry {
 		for (const q of [...(this.byUser.get(userId) ?? [])]) this.delete(q.id);
 	}
 
-	/** Removes queues nobody has read for the idle timeout. */
+	/** Removes queues nobody has read for the idle timeout, or for the lifespan they asked for. */
 	expire(now = Date.now()): void {
-		for (const [id, q] of this.queues) if (!q.waiting() && now - q.lastAccess > this.idleMs) this.delete(id);
+		for (const [id, q] of this.queues) {
+			const lifespan = q.options.lifespan_secs;
+			const idleMs = lifespan ? Math.min(lifespan, MAX_LIFESPAN_SECS) * 1000 : this.idleMs;
+			if (!q.waiting() && now - q.lastAccess > idleMs) this.delete(id);
+		}
 	}
 
 	close(): void {

@@ -1,8 +1,9 @@
 // PATCH /users/{user_id} and PATCH /users/{email}: an administrator changes another user's name,
 // role, email or custom profile data. Every change is checked before anything is written, and
-// all of them are written in one update. Who may deactivate a user, at the end.
+// all of them are written in one update. Who may deactivate a user, and when users may deactivate
+// themselves, at the end.
 import { isDuplicateKey } from "../../shared/db";
-import { badRequest, insufficientPermission, ownerRequired } from "../../shared/errors";
+import { apiError, badRequest, insufficientPermission, ownerRequired } from "../../shared/errors";
 import type { Identity } from "../../shared/actions";
 import { isAdmin, isOwner, Role } from "../../shared/roles";
 import type { UsersDb } from "./db";
@@ -89,5 +90,23 @@ export async function checkDeactivation(db: UsersDb, actor: Identity, target: Us
 		if (!isOwner(actor.role)) throw ownerRequired();
 		const owners = await db.User.countDocuments({ realm_id: db.realm._id, role: Role.OWNER, is_active: true });
 		if (owners <= 1) throw badRequest("Cannot deactivate the only organization owner");
+	}
+}
+
+/** Zulip's CannotDeactivateLastUserError. */
+const lastUser = (isLastOwner: boolean) => {
+	const entity = isLastOwner ? "organization owner" : "user";
+	return apiError(400, "CANNOT_DEACTIVATE_LAST_USER", `Cannot deactivate the only ${entity}.`, { is_last_owner: isLastOwner, entity });
+};
+
+/**
+ * DELETE /users/me, as Zulip's deactivate_user_own_backend: not the organization's only active
+ * account (bots count), nor its only human owner. Bots may deactivate themselves.
+ */
+export async function checkOwnDeactivation(db: UsersDb, self: UserDoc): Promise<void> {
+	if ((await db.User.countDocuments({ realm_id: db.realm._id, is_active: true })) === 1) throw lastUser(false);
+	if (isOwner(self.role) && !self.is_bot) {
+		const owners = await db.User.countDocuments({ realm_id: db.realm._id, role: Role.OWNER, is_active: true, is_bot: false });
+		if (owners === 1) throw lastUser(true);
 	}
 }

@@ -345,4 +345,21 @@ describe("deactivation", () => {
 		// Another user's queue lives on.
 		expect(await read(alice)).toEqual([]);
 	});
+
+	test("DELETE /users/me: the same announcements as an administrator's deactivation, and the user's queues go", async () => {
+		const leaver = await app.createUser({ full_name: "Leaving Myself" });
+		clients.set(leaver.user_id, client(app.baseUrl, leaver));
+		expectSuccess(await as(admin).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "self-leave" }]), principals: JSON.stringify([leaver.user_id, alice.user_id]) }));
+		const channel = (await as(admin).get("/get_stream_id", { stream: "self-leave" })).body.stream_id as number;
+		const read = await queues([leaver, alice]);
+		const second = await queues([leaver]);
+		expectSuccess(await as(leaver).delete("/users/me"));
+		const toAlice = await read(alice);
+		expect(ofType(toAlice, "realm_user")).toEqual([{ type: "realm_user", op: "update", person: { user_id: leaver.user_id, is_active: false } }]);
+		expect(ofType(toAlice, "subscription")).toEqual([{ type: "subscription", op: "peer_remove", stream_ids: [channel], user_ids: [leaver.user_id] }]);
+		for (const id of [read.queueOf(leaver), second.queueOf(leaver)]) {
+			await expect(app.node.broker.call("events.get", { queue_id: id, last_event_id: -1, dont_block: true }, { meta: { user: { user_id: leaver.user_id, role: 400 } } })).rejects.toMatchObject({ type: "BAD_EVENT_QUEUE_ID" });
+		}
+		expect(await read(alice)).toEqual([]);
+	});
 });

@@ -78,7 +78,6 @@ describe("queues", () => {
 
 	test("bad parameters", async () => {
 		const q = await register(a);
-		expectError(await a.get("/events", {}), 400, "REQUEST_VARIABLE_MISSING");
 		expectError(await a.get("/events", { queue_id: q, last_event_id: "x" }), 400, "BAD_REQUEST");
 		expectError(await a.get("/events", { queue_id: q, last_event_id: -1, dont_block: "maybe" }), 400, "BAD_REQUEST");
 		// Zulip's fetch_events: a JsonableError, before the queue is looked up.
@@ -89,6 +88,83 @@ describe("queues", () => {
 		}
 		expectError(await a.post("/register", { narrow: JSON.stringify([5]) }), 400, "BAD_REQUEST");
 		expectError(await client(app.baseUrl, null).get("/events", { queue_id: q, last_event_id: -1 }), 401, "UNAUTHORIZED");
+	});
+});
+
+describe("GET /events without queue_id (Zulip's queue made on the fly)", () => {
+	test("without dont_block it is Zulip's JsonableError, whatever else is sent", async () => {
+		for (const params of [{}, { last_event_id: -1 }, { dont_block: false }, { dont_block: false, narrow: [["colour", "blue"]] }]) {
+			const r = await a.get("/events", params);
+			expectError(r, 400, "BAD_REQUEST", "Missing 'queue_id' argument");
+			expect(r.body).toEqual({ result: "error", msg: "Missing 'queue_id' argument", code: "BAD_REQUEST" });
+		}
+	});
+
+	test("with dont_block it answers at once with a new queue of this replica, which then works as a registered one", async () => {
+		const r = await b.get("/events", { dont_block: true, slim_presence: true, user_client: "internal" });
+		expectSuccess(r);
+		expect(r.body).toEqual({ result: "success", msg: "", events: [], queue_id: expect.any(String) });
+		const q: string = r.body.queue_id;
+		expect(q.startsWith(`${app.node.broker.nodeID}:`)).toBe(true);
+		const id = await sendMessage(a, { type: "direct", to: JSON.stringify([bob.user_id]), content: "to the new queue" });
+		// apply_markdown defaults to false, as at POST /register.
+		expect(await events(b, q)).toMatchObject([{ type: "message", id: 0, message: { id, content: "to the new queue", content_type: "text/x-markdown" } }]);
+		// Another user cannot read it; its owner deletes it.
+		expectError(await c.get("/events", { queue_id: q, last_event_id: -1, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+		expectSuccess(await b.delete("/events", { queue_id: q }));
+		expectError(await b.get("/events", { queue_id: q, last_event_id: 0, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+	});
+
+	test("the new queue takes event_types, narrow and apply_markdown", async () => {
+		const make = async (params: Record<string, unknown>) => {
+			const r = await b.get("/events", { dont_block: true, ...params });
+			expectSuccess(r);
+			return r.body.queue_id as string;
+		};
+		const reactionsOnly = await make({ event_types: ["reaction"] });
+		const openOnly = await make({ narrow: [["channel", "open"]], apply_markdown: true });
+		const inOpen = await sendMessage(a, { type: "stream", to: "open", topic: "t", content: "**one**" });
+		await sendMessage(a, { type: "direct", to: JSON.stringify([bob.user_id]), content: "two" });
+		expect(await events(b, reactionsOnly)).toEqual([]);
+		const got = await events(b, openOnly);
+		expect(got.map((e) => e.message.id)).toEqual([inOpen]);
+		expect(got[0].message.content).toBe("<p><strong>one</strong></p>");
+	});
+
+	test("lifespan_secs sets how long it lives unread, shorter or longer than the idle timeout", async () => {
+		const make = async (lifespan_secs?: number) => (await a.get("/events", { dont_block: true, lifespan_secs })).body.queue_id as string;
+		const [short, long, usual] = [await make(1), await make(60), await make()];
+		// The idle timeout is 3 s here.
+		await new Promise((r) => setTimeout(r, 4500));
+		expectError(await a.get("/events", { queue_id: short, last_event_id: -1, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+		expectError(await a.get("/events", { queue_id: usual, last_event_id: -1, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+		expect(await events(a, long)).toEqual([]);
+	});
+
+	test("bad options are refused as Zulip refuses them", async () => {
+		const bad: Array<[Record<string, unknown>, string]> = [
+			[{ narrow: [["colour", "blue"]] }, "Operator colour not supported."],
+			[{ narrow: [["is", "followed"]] }, "Operand followed not supported."],
+			[{ narrow: [["channel"]] }, "Invalid narrow"],
+			[{ narrow: [5] }, "narrow[0] is not a list"],
+			[{ narrow: [{ operator: "channel", operand: "open" }] }, "narrow[0] is not a list"],
+			[{ lifespan_secs: -1 }, "Invalid lifespan_secs"],
+			[{ event_types: "message" }, 'Argument "event_types" is not valid JSON.'],
+			[{ apply_markdown: "yes" }, "apply_markdown is not a boolean"],
+		];
+		for (const [params, msg] of bad) expectError(await a.get("/events", { dont_block: true, ...params }), 400, "BAD_REQUEST", msg);
+	});
+
+	test("all_public_streams is refused to a guest, with or without a queue_id, as Zulip's view does", async () => {
+		const guest = client(app.baseUrl, await app.createUser({ role: 600 }));
+		expectError(await guest.get("/events", { dont_block: true, all_public_streams: true }), 400, "BAD_REQUEST", "User not authorized for this query");
+		const q = (await guest.post("/register", {})).body.queue_id as string;
+		expectError(await guest.get("/events", { queue_id: q, last_event_id: -1, dont_block: true, all_public_streams: true }), 400, "BAD_REQUEST", "User not authorized for this query");
+		// A member may.
+		const r = await a.get("/events", { dont_block: true, all_public_streams: true });
+		expectSuccess(r);
+		const id = await sendMessage(b, { type: "stream", to: "open", topic: "pub", content: "public" });
+		expect((await events(a, r.body.queue_id)).map((e) => e.message.id)).toEqual([id]);
 	});
 });
 

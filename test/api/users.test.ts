@@ -289,6 +289,74 @@ describe("DELETE /users/{user_id} and POST /users/{user_id}/reactivate", () => {
 	});
 });
 
+describe("DELETE /users/me", () => {
+	test("any user but the only owner deactivates their own account, which then cannot authenticate", async () => {
+		for (const role of [200, 300, 400, 600]) {
+			const self = await app.createUser({ role });
+			const res = await as(self).delete("/users/me");
+			expectSuccess(res);
+			expect(res.body).toEqual({ result: "success", msg: "" });
+			expect((await owner.get(`/users/${self.user_id}`)).body.user.is_active).toBe(false);
+			expectError(await as(self).get("/users/me"), 401, "UNAUTHORIZED", "Account is deactivated");
+			expectError(await as(self).delete("/users/me"), 401, "UNAUTHORIZED", "Account is deactivated");
+			// An administrator brings them back, data kept.
+			expectSuccess(await owner.post(`/users/${self.user_id}/reactivate`));
+			expect((await as(self).get("/users/me")).body).toMatchObject({ user_id: self.user_id, role, is_active: true });
+		}
+	});
+
+	test("a bot deactivates itself, as Zulip allows", async () => {
+		const bot = await app.createUser({ is_bot: true, bot_owner_id: member.user_id });
+		expectSuccess(await as(bot).delete("/users/me"));
+		expect((await owner.get(`/users/${bot.user_id}`)).body.user.is_active).toBe(false);
+	});
+
+	test("an owner may when another owner remains; parameters are ignored as unknown", async () => {
+		const second = await app.createUser({ role: 100 });
+		const res = await as(second).delete("/users/me", { user_id: member.user_id });
+		expectSuccess(res);
+		expect(res.body.ignored_parameters_unsupported).toEqual(["user_id"]);
+		expect((await owner.get(`/users/${second.user_id}`)).body.user.is_active).toBe(false);
+		expect((await owner.get(`/users/${member.user_id}`)).body.user.is_active).toBe(true);
+	});
+
+	test("the only user, and then the only human owner, cannot; the refusal changes nothing", async () => {
+		const solo = await startTestApp();
+		try {
+			const soloOwner = client(solo.baseUrl, solo.owner);
+			const snap = await snapshotter(solo);
+			try {
+				await snap.unchanged(async () => {
+					const only = await soloOwner.delete("/users/me");
+					expectError(only, 400, "CANNOT_DEACTIVATE_LAST_USER", "Cannot deactivate the only user.");
+					expect(only.body).toEqual({ result: "error", msg: "Cannot deactivate the only user.", code: "CANNOT_DEACTIVATE_LAST_USER", is_last_owner: false, entity: "user" });
+				});
+
+				// A bot is an active user too (one with the owner role is no human owner): the owner is now the only owner, not the only user.
+				await solo.createUser({ is_bot: true, bot_owner_id: solo.owner.user_id, role: 100 });
+				await snap.unchanged(async () => {
+					const lastOwner = await soloOwner.delete("/users/me");
+					expectError(lastOwner, 400, "CANNOT_DEACTIVATE_LAST_USER", "Cannot deactivate the only organization owner.");
+					expect(lastOwner.body).toEqual({ result: "error", msg: "Cannot deactivate the only organization owner.", code: "CANNOT_DEACTIVATE_LAST_USER", is_last_owner: true, entity: "organization owner" });
+				});
+				const admin = await solo.createUser({ role: 200 });
+				await snap.unchanged(async () => expectError(await soloOwner.delete("/users/me"), 400, "CANNOT_DEACTIVATE_LAST_USER", "Cannot deactivate the only organization owner."));
+				expect((await soloOwner.get("/users/me")).body.is_active).toBe(true);
+
+				// With a second owner, either may go, and the other is then the last.
+				const second = await solo.createUser({ role: 100 });
+				expectSuccess(await soloOwner.delete("/users/me"));
+				expectError(await client(solo.baseUrl, second).delete("/users/me"), 400, "CANNOT_DEACTIVATE_LAST_USER", "Cannot deactivate the only organization owner.");
+				expectSuccess(await client(solo.baseUrl, admin).delete("/users/me"));
+			} finally {
+				await snap.close();
+			}
+		} finally {
+			await solo.stop();
+		}
+	});
+});
+
 describe("GET /users/me max_message_id", () => {
 	test("is the newest message ID the user has, -1 before any", async () => {
 		const fresh = await app.createUser({ role: 400 });

@@ -89,9 +89,9 @@ describe("the route table's overlapping patterns resolve as Zulip's urls.py reso
 
 	test("users/me before users/<email>", () => {
 		found("GET", "/users/me", "users.me", {});
-		// Zulip's users/me also takes DELETE (deactivating oneself), which this server does not serve.
-		refused("PATCH", "/users/me", ["GET"]);
-		refused("DELETE", "/users/me", ["GET"]);
+		// GET then DELETE (deactivating oneself), as urls.py lists them.
+		found("DELETE", "/users/me", "users.deactivateMe", {});
+		refused("PATCH", "/users/me", ["GET", "DELETE"]);
 	});
 
 	test("users/<int:user_id> before users/<email>", () => {

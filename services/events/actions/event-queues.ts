@@ -1,24 +1,46 @@
 // POST /register's queue (`events.createQueue`), GET /events (a long poll) and DELETE /events. A
 // queue ID names the replica that owns the queue; a request that reaches another replica is
-// passed on to the owner.
+// passed on to the owner. GET /events without a queue ID allocates a queue on the replica that
+// answers, as Zulip's get_events_backend does with dont_block.
 import { Errors } from "moleculer";
-import { requireUser, type Ctx } from "../../../shared/actions";
+import { requireUser, type Ctx, type Identity } from "../../../shared/actions";
 import { apiError } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { isGuest } from "../../../shared/roles";
-import { ownerOf, type QueueOptions, type QueueRegistry } from "../queues";
+import { ownerOf, type Queue, type QueueOptions, type QueueRegistry } from "../queues";
 
 const badQueue = (queueId: string) => apiError(400, "BAD_EVENT_QUEUE_ID", `Bad event queue ID: ${queueId}`, { queue_id: queueId });
 // Zulip's fetch_events refusals of a last_event_id.
 const alreadyPruned = (id: number) => apiError(400, "BAD_REQUEST", `An event newer than ${id} has already been pruned!`);
 const notInQueue = (id: number) => apiError(400, "BAD_REQUEST", `Event ${id} was not in this queue`);
-// A JsonableError in Zulip's fetch_events, checked before the queue is looked up: no var_name.
+// JsonableErrors in Zulip's fetch_events, checked before the queue is looked up: no var_name.
 const missingLastEventId = () => apiError(400, "BAD_REQUEST", "Missing 'last_event_id' argument");
+const missingQueueId = () => apiError(400, "BAD_REQUEST", "Missing 'queue_id' argument");
+const notAuthorized = () => apiError(400, "BAD_REQUEST", "User not authorized for this query");
+/** The operators a queue's narrow may use (Zulip's check_narrow_for_events). */
+const EVENT_NARROW_OPERATORS = new Set(["channel", "stream", "topic", "sender", "is"]);
+
+/** A new queue's options, from POST /register or from GET /events without a queue ID. */
+type NewQueue = Partial<Omit<QueueOptions, "user_id" | "narrow">> & { narrow: QueueOptions["narrow"] };
+
+const flag = () => p.bool({ optional: true });
 
 interface GetParams {
-	queue_id: string;
+	queue_id?: string;
 	last_event_id?: number;
 	dont_block?: boolean;
+	// A new queue's options, read only without queue_id (Zulip's intentionally undocumented ones).
+	event_types?: string[];
+	narrow?: string[][];
+	apply_markdown?: boolean;
+	client_gravatar?: boolean;
+	all_public_streams?: boolean;
+	lifespan_secs?: number;
+	bulk_message_deletion?: boolean;
+	stream_typing_notifications?: boolean;
+	include_deactivated_groups?: boolean;
+	archived_channels?: boolean;
+	simplified_presence_events?: boolean;
 }
 
 /** This replica's queues, and how long a long poll waits before a heartbeat. */
@@ -32,17 +54,36 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 	 * Passes a queue's request to the replica that owns it. A replica that is gone, or that fails
 	 * to answer, took its queues with it: the client registers again, as after a server restart.
 	 */
-	async function forward(ctx: Ctx<{ queue_id: string }>, owner: string, action: string, timeout?: number) {
+	async function forward(ctx: Ctx<{ queue_id?: string }>, queueId: string, owner: string, action: string, timeout?: number) {
 		const node = ctx.broker.registry.nodes.get(owner);
-		if (!owner || !node?.available) throw badQueue(ctx.params.queue_id);
+		if (!owner || !node?.available) throw badQueue(queueId);
 		try {
 			// The same action on the replica that owns the queue: no call to another service.
 			// eslint-disable-next-line no-restricted-syntax
 			return await ctx.call(action, ctx.params, { nodeID: owner, timeout });
 		} catch (err) {
 			if (err instanceof Errors.MoleculerClientError) throw err;
-			throw badQueue(ctx.params.queue_id);
+			throw badQueue(queueId);
 		}
+	}
+
+	/** A new queue on this replica; anyone but a guest may ask for all_public_streams (Zulip's rule). */
+	function allocate(user: Identity, o: NewQueue): Queue {
+		if (o.all_public_streams && isGuest(user.role)) throw notAuthorized();
+		return registry().create({
+			user_id: user.user_id,
+			event_types: o.event_types ?? null,
+			narrow: o.narrow,
+			apply_markdown: o.apply_markdown ?? false,
+			client_gravatar: o.client_gravatar ?? false,
+			all_public_streams: o.all_public_streams ?? false,
+			bulk_message_deletion: o.bulk_message_deletion ?? false,
+			stream_typing_notifications: o.stream_typing_notifications ?? false,
+			include_deactivated_groups: o.include_deactivated_groups ?? false,
+			archived_channels: o.archived_channels ?? false,
+			simplified_presence_events: o.simplified_presence_events ?? false,
+			lifespan_secs: o.lifespan_secs,
+		});
 	}
 
 	return {
@@ -57,21 +98,15 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 				client_capabilities: { type: "record", key: "string", value: "boolean", optional: true },
 			}),
 			handler(ctx: Ctx<Partial<Omit<QueueOptions, "user_id" | "narrow">> & { narrow?: unknown[]; client_capabilities?: Record<string, boolean> }>) {
-				const user = requireUser(ctx);
-				// Zulip's rule: anyone who may read public channels without joining them (not guests).
-				if (ctx.params.all_public_streams && isGuest(user.role)) throw apiError(400, "BAD_REQUEST", "User not authorized for this query");
-				const q = registry().create({
-					user_id: user.user_id,
-					event_types: ctx.params.event_types ?? null,
-					narrow: narrowTerms(ctx.params.narrow ?? []),
-					apply_markdown: ctx.params.apply_markdown ?? false,
-					client_gravatar: ctx.params.client_gravatar ?? false,
-					all_public_streams: ctx.params.all_public_streams ?? false,
-					bulk_message_deletion: ctx.params.client_capabilities?.bulk_message_deletion ?? false,
-					stream_typing_notifications: ctx.params.client_capabilities?.stream_typing_notifications ?? false,
-					include_deactivated_groups: ctx.params.client_capabilities?.include_deactivated_groups ?? false,
-					archived_channels: ctx.params.client_capabilities?.archived_channels ?? false,
-					simplified_presence_events: ctx.params.client_capabilities?.simplified_presence_events ?? false,
+				const { client_capabilities: caps, narrow, ...o } = ctx.params;
+				const q = allocate(requireUser(ctx), {
+					...o,
+					narrow: narrowTerms(narrow ?? []),
+					bulk_message_deletion: caps?.bulk_message_deletion,
+					stream_typing_notifications: caps?.stream_typing_notifications,
+					include_deactivated_groups: caps?.include_deactivated_groups,
+					archived_channels: caps?.archived_channels,
+					simplified_presence_events: caps?.simplified_presence_events,
 				});
 				return { queue_id: q.id, last_event_id: q.lastEventId };
 			},
@@ -82,14 +117,44 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 			// Longer than a heartbeat period, so a long poll ends with an answer, not a timeout
 			// (Moleculer reads an action's own timeout; its types do not declare it).
 			...({ timeout: heartbeatMs + 30_000 } as object),
-			params: params({ queue_id: p.string(), last_event_id: p.int({ optional: true, min: -1 }), dont_block: p.bool({ optional: true }) }),
+			params: params({
+				queue_id: p.string({ optional: true }),
+				last_event_id: p.int({ optional: true, min: -1 }),
+				dont_block: flag(),
+				event_types: p.stringList({ optional: true }),
+				narrow: p.list(p.stringList(), { optional: true }),
+				apply_markdown: flag(),
+				client_gravatar: flag(),
+				all_public_streams: flag(),
+				lifespan_secs: p.int({ optional: true, min: 0 }),
+				bulk_message_deletion: flag(),
+				stream_typing_notifications: flag(),
+				include_deactivated_groups: flag(),
+				archived_channels: flag(),
+				simplified_presence_events: flag(),
+				// Accepted as Zulip accepts them, with no effect on a queue here.
+				slim_presence: flag(),
+				pronouns_field_type_supported: flag(),
+				linkifier_url_template: flag(),
+				user_list_incomplete: flag(),
+				empty_topic_name: flag(),
+				user_client: p.string({ optional: true }),
+			}),
 			async handler(ctx: Ctx<GetParams>) {
 				const user = requireUser(ctx);
-				const { queue_id, last_event_id: last } = ctx.params;
+				const { queue_id, last_event_id: last, ...o } = ctx.params;
+				// Zulip's view checks this first, whether or not a queue is named.
+				if (o.all_public_streams && isGuest(user.role)) throw notAuthorized();
+				if (queue_id === undefined) {
+					// Zulip's fetch_events: a queue made on the fly, answered at once (so empty).
+					if (!o.dont_block) throw missingQueueId();
+					const q = allocate(user, { ...o, narrow: eventsNarrow(o.narrow ?? []) });
+					return { events: q.after(-1), queue_id: q.id };
+				}
 				if (last === undefined) throw missingLastEventId();
 				const owner = ownerOf(queue_id);
 				if (owner !== ctx.broker.nodeID) {
-					return forward(ctx, owner, "events.get", heartbeatMs + 20_000);
+					return forward(ctx, queue_id, owner, "events.get", heartbeatMs + 20_000);
 				}
 				const q = registry().get(queue_id);
 				if (!q || q.options.user_id !== user.user_id) throw badQueue(queue_id);
@@ -118,7 +183,7 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 				const { queue_id } = ctx.params;
 				const owner = ownerOf(queue_id);
 				if (owner !== ctx.broker.nodeID) {
-					return forward(ctx, owner, "events.delete");
+					return forward(ctx, queue_id, owner, "events.delete");
 				}
 				const q = registry().get(queue_id);
 				if (!q || q.options.user_id !== user.user_id) throw badQueue(queue_id);
@@ -127,6 +192,20 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 			},
 		},
 	};
+}
+
+/**
+ * GET /events' narrow ([operator, operand] string pairs), refused as Zulip's
+ * check_narrow_for_events refuses it; a term that is not a pair (a 500 in Zulip) is "Invalid narrow".
+ */
+function eventsNarrow(raw: string[][]): QueueOptions["narrow"] {
+	return raw.map((t) => {
+		if (t.length !== 2) throw apiError(400, "BAD_REQUEST", "Invalid narrow");
+		const [operator, operand] = t;
+		if (!EVENT_NARROW_OPERATORS.has(operator)) throw apiError(400, "BAD_REQUEST", `Operator ${operator} not supported.`);
+		if (operator === "is" && operand === "followed") throw apiError(400, "BAD_REQUEST", `Operand ${operand} not supported.`);
+		return { operator, operand };
+	});
 }
 
 /** A register narrow as terms: Zulip takes [operator, operand] pairs or {operator, operand} objects. */

@@ -1,5 +1,6 @@
 // GET /users, GET /users/{user_id}, GET /users/{email}, GET /users/me, POST /users, PATCH
-// /users/{user_id} and /users/{email}, and deactivating and reactivating users (administrators).
+// /users/{user_id} and /users/{email}, deactivating and reactivating users (administrators), and
+// DELETE /users/me (a user deactivating their own account).
 // Each change is announced as users.changed; a role change or a (de)activation also asks the
 // channels service for its stream and peer events. The rules live in ../user-admin.ts and
 // ../accounts.ts.
@@ -12,7 +13,7 @@ import type { UserDoc } from "../models/user";
 import { createUser } from "../accounts";
 import { SYSTEM_REALM_ID } from "../system-bots";
 import { realmSetting } from "../realm-settings";
-import { applyUpdate, checkDeactivation, updateUser, type UserChanges } from "../user-admin";
+import { applyUpdate, checkDeactivation, checkOwnDeactivation, updateUser, type UserChanges } from "../user-admin";
 import { PROFILE_KEYS } from "../profile-cache";
 import type { ViewParams } from "../user-lookup";
 import { toApiUser } from "../user-view";
@@ -78,6 +79,14 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return undefined;
 			throw err;
 		}
+	}
+
+	/** Writes a checked deactivation and announces it (the user's event queues go with it). */
+	async function deactivate(ctx: Ctx<any>, target: UserDoc) {
+		await applyUpdate(db, target._id, { is_active: false });
+		await changed(ctx, [target._id], { is_active: false });
+		await tellChannels(ctx, () => call(ctx, "channels.userActivityChanged", { user_id: target._id, is_active: false }));
+		return {};
 	}
 
 	return {
@@ -172,10 +181,16 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 				const actor = requireAdmin(ctx);
 				const target = await findUser(ctx.params.user_id);
 				await checkDeactivation(db, actor, target);
-				await applyUpdate(db, target._id, { is_active: false });
-				await changed(ctx, [target._id], { is_active: false });
-				await tellChannels(ctx, () => call(ctx, "channels.userActivityChanged", { user_id: target._id, is_active: false }));
-				return {};
+				return deactivate(ctx, target);
+			},
+		},
+
+		deactivateMe: {
+			params: params({}),
+			async handler(ctx: Ctx) {
+				const self = await findUser(requireUser(ctx).user_id);
+				await checkOwnDeactivation(db, self);
+				return deactivate(ctx, self);
 			},
 		},
 
