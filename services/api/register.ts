@@ -18,6 +18,7 @@ interface RegisterParams {
 	client_capabilities?: Record<string, boolean>;
 	fetch_event_types?: string[];
 	narrow?: unknown;
+	queue_lifespan_secs?: number;
 }
 
 export const registerAction = {
@@ -32,6 +33,8 @@ export const registerAction = {
 		client_capabilities: { type: "record", key: "string", value: "boolean", optional: true },
 		fetch_event_types: p.stringList({ optional: true }),
 		narrow: p.list({ type: "any" }, { optional: true }),
+		// Zulip's intentionally undocumented queue lifespan (0: the idle timeout; at most a week).
+		queue_lifespan_secs: p.int({ optional: true, min: 0 }),
 	}),
 	async handler(ctx: Context<RegisterParams, Meta>) {
 		const q = ctx.params;
@@ -49,6 +52,7 @@ export const registerAction = {
 			? await ctx.call<{ queue_id: string; last_event_id: number }, Record<string, unknown>>("events.createQueue", {
 					event_types: q.event_types,
 					narrow: q.narrow,
+					lifespan_secs: q.queue_lifespan_secs,
 					apply_markdown: q.apply_markdown,
 					client_gravatar: q.client_gravatar,
 					all_public_streams: q.all_public_streams,

@@ -167,6 +167,8 @@ export function orgChangeHandlers(registry: () => QueueRegistry, deliver: Delive
 			}
 			if (c.role !== undefined) update(everyone(), { role: c.role });
 			if (c.is_active !== undefined) update(everyone(), { is_active: c.is_active });
+			// Zulip's do_deactivate_user tells a bot's administrators too.
+			if (c.is_active === false && p.bot_owner_id) deliver(to(botAudience), "realm_bot", () => ({ op: "update", bot: { user_id, is_active: false } }));
 			// A deactivated user's queues go, as in Zulip: their next GET /events is BAD_EVENT_QUEUE_ID.
 			if (c.is_active === false) registry().deleteUser(user_id);
 			if (c.timezone !== undefined) update(everyone(), { email: p.email, timezone: c.timezone });

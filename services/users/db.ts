@@ -10,6 +10,7 @@ import type { NavigationViewDoc } from "./models/navigation-view";
 import type { PlaygroundDoc } from "./models/playground";
 import type { LinkifierDoc } from "./models/linkifier";
 import type { PresenceDoc } from "./models/presence";
+import type { OwnerGuardDoc } from "./models/owner-guard";
 
 export interface UsersDb {
 	config: Config;
@@ -22,6 +23,7 @@ export interface UsersDb {
 	Playground: Model<PlaygroundDoc>;
 	Linkifier: Model<LinkifierDoc>;
 	Presence: Model<PresenceDoc>;
+	OwnerGuard: Model<OwnerGuardDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;

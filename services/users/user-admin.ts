@@ -3,7 +3,7 @@
 // all of them are written in one update. Who may deactivate a user, and when users may deactivate
 // themselves, at the end.
 import { isDuplicateKey } from "../../shared/db";
-import { apiError, badRequest, insufficientPermission, ownerRequired } from "../../shared/errors";
+import { apiError, badRequest, insufficientPermission, ownerRequired, unauthorized } from "../../shared/errors";
 import type { Identity } from "../../shared/actions";
 import { isAdmin, isOwner, Role } from "../../shared/roles";
 import type { UsersDb } from "./db";
@@ -104,6 +104,8 @@ const lastUser = (isLastOwner: boolean) => {
  * account (bots count), nor its only human owner. Bots may deactivate themselves.
  */
 export async function checkOwnDeactivation(db: UsersDb, self: UserDoc): Promise<void> {
+	// Deactivated by a request that ran just before this one: what authentication now answers.
+	if (!self.is_active) throw unauthorized("Account is deactivated");
 	if ((await db.User.countDocuments({ realm_id: db.realm._id, is_active: true })) === 1) throw lastUser(false);
 	if (isOwner(self.role) && !self.is_bot) {
 		const owners = await db.User.countDocuments({ realm_id: db.realm._id, role: Role.OWNER, is_active: true, is_bot: false });

@@ -18,8 +18,10 @@ import { linkifierModel } from "./models/linkifier";
 import { navigationViewModel } from "./models/navigation-view";
 import { playgroundModel } from "./models/playground";
 import { presenceModel } from "./models/presence";
+import { ownerGuardModel } from "./models/owner-guard";
 import { ensureOwner, ensureRealm } from "./bootstrap";
 import { ensureSystemBots } from "./system-bots";
+import { ensureOwnerGuard } from "./owner-guard";
 import { ensureSystemGroups } from "./system-groups";
 import { backfillPending, promoteFullMembers } from "./full-member-promotion";
 import { graphData } from "./user-group-rules";
@@ -125,12 +127,14 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				Playground: playgroundModel(conn),
 				Linkifier: linkifierModel(conn),
 				Presence: presenceModel(conn),
+				OwnerGuard: ownerGuardModel(conn),
 				nextId: counters(conn),
 			});
 			await ensureIndexes(conn);
 			db.realm = await ensureRealm(db.Realm, config);
 			await ensureSystemGroups(db);
 			await ensureOwner(db.User, db.nextId, db.realm, config, this.logger);
+			await ensureOwnerGuard(db);
 			await ensureSystemBots(db.User, db.nextId);
 			await backfillPending(db);
 			// Settings changed by another process (the management CLI) are picked up within seconds.

@@ -155,6 +155,27 @@ describe("GET /events without queue_id (Zulip's queue made on the fly)", () => {
 		for (const [params, msg] of bad) expectError(await a.get("/events", { dont_block: true, ...params }), 400, "BAD_REQUEST", msg);
 	});
 
+	test("POST /register checks its queue's narrow the same way, and takes queue_lifespan_secs", async () => {
+		const bad: Array<[Record<string, unknown>, string]> = [
+			[{ narrow: JSON.stringify([["colour", "blue"]]) }, "Operator colour not supported."],
+			[{ narrow: JSON.stringify([{ operator: "search", operand: "x" }]) }, "Operator search not supported."],
+			[{ narrow: JSON.stringify([["is", "followed"]]) }, "Operand followed not supported."],
+			[{ queue_lifespan_secs: -1 }, "Invalid queue_lifespan_secs"],
+			[{ queue_lifespan_secs: "soon" }, "queue_lifespan_secs is not an integer"],
+		];
+		for (const [params, msg] of bad) expectError(await a.post("/register", { fetch_event_types: JSON.stringify(["realm_user"]), ...params }), 400, "BAD_REQUEST", msg);
+		const make = async (queue_lifespan_secs: number) => {
+			const r = await a.post("/register", { fetch_event_types: JSON.stringify(["realm_user"]), narrow: JSON.stringify([{ operator: "channel", operand: "open" }]), queue_lifespan_secs });
+			expectSuccess(r);
+			return r.body.queue_id as string;
+		};
+		const [short, long] = [await make(1), await make(60)];
+		// The idle timeout is 3 s here.
+		await new Promise((r) => setTimeout(r, 4500));
+		expectError(await a.get("/events", { queue_id: short, last_event_id: -1, dont_block: true }), 400, "BAD_EVENT_QUEUE_ID");
+		expect(await events(a, long)).toEqual([]);
+	});
+
 	test("all_public_streams is refused to a guest, with or without a queue_id, as Zulip's view does", async () => {
 		const guest = client(app.baseUrl, await app.createUser({ role: 600 }));
 		expectError(await guest.get("/events", { dont_block: true, all_public_streams: true }), 400, "BAD_REQUEST", "User not authorized for this query");

@@ -78,6 +78,33 @@ describe("the last owner", () => {
 		expectError(await client(solo.baseUrl, second).patch(`/users/${second.user_id}`, { role: 400 }), 400, "BAD_REQUEST", "The owner permission cannot be removed from the only organization owner.");
 		expect(await roleOf(second.user_id)).toBe(100);
 	});
+
+	test("two owners removing each other and themselves at once leave exactly one owner, every time", async () => {
+		type Listed = { user_id: number; delivery_email: string; role: number; is_active: boolean; is_bot: boolean };
+		const owners = async (): Promise<Listed[]> => (await client(solo.baseUrl, solo.owner).get("/users")).body.members.filter((u: Listed) => u.role === 100 && u.is_active && !u.is_bot);
+		const account = (u: Listed) => solo.node.broker.call<Account, { email: string }>("users.credentials", { email: u.delivery_email });
+		let left = await owners();
+		expect(left).toHaveLength(1);
+		for (let round = 0; round < 6; round++) {
+			const survivor = await account(left[0]);
+			const n = await solo.createUser({ role: 100 });
+			const [s, c] = [client(solo.baseUrl, survivor), client(solo.baseUrl, n)];
+			const results = await Promise.all([
+				s.delete(`/users/${n.user_id}`),
+				c.delete(`/users/${survivor.user_id}`),
+				s.delete("/users/me"),
+				c.delete("/users/me"),
+				s.patch(`/users/${n.user_id}`, { role: 200 }),
+				c.patch(`/users/${survivor.user_id}`, { role: 200 }),
+				c.delete(`/users/${survivor.user_id}`),
+				s.delete(`/users/${n.user_id}`),
+			]);
+			// Each is answered (a loser may find itself deactivated or demoted), never with a server error.
+			for (const r of results) expect([200, 400, 401]).toContain(r.status);
+			left = await owners();
+			expect(left).toHaveLength(1);
+		}
+	});
 });
 
 describe("full_name", () => {

@@ -4,6 +4,7 @@ import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { BAD_FULL_NAMES } from "../support/full-names";
 import { diffSnapshots, snapshotter } from "../support/db-snapshot";
+import { eventQueues } from "../support/events";
 
 let app: TestApp;
 let owner: Client;
@@ -354,6 +355,50 @@ describe("DELETE /users/me", () => {
 		} finally {
 			await solo.stop();
 		}
+	});
+});
+
+describe("a deactivated user's bots", () => {
+	const botEvents = { event_types: JSON.stringify(["realm_user", "realm_bot"]) };
+	const isActive = async (id: number) => (await owner.get(`/users/${id}`)).body.user.is_active as boolean;
+
+	test("go with them (admin or self), told as Zulip's do_deactivate_user tells it; reactivation leaves them deactivated", async () => {
+		const keeper = await app.createUser({ full_name: "Bot Keeper" });
+		const [b1, b2, gone] = [await app.createUser({ is_bot: true, bot_owner_id: keeper.user_id }), await app.createUser({ is_bot: true, bot_owner_id: keeper.user_id }), await app.createUser({ is_bot: true, bot_owner_id: keeper.user_id })];
+		const others = await app.createUser({ is_bot: true, bot_owner_id: member.user_id });
+		expectSuccess(await as(gone).delete("/users/me"));
+		const read = await eventQueues(as, [admin, moderator], { register: botEvents });
+
+		expectSuccess(await owner.delete(`/users/${keeper.user_id}`));
+		for (const b of [b1, b2]) {
+			expect(await isActive(b.user_id)).toBe(false);
+			expectError(await as(b).get("/users/me"), 401, "UNAUTHORIZED", "Account is deactivated");
+		}
+		expect(await isActive(others.user_id)).toBe(true);
+		const deactivated = (id: number) => ({ type: "realm_user", op: "update", person: { user_id: id, is_active: false } });
+		const botUpdate = (id: number) => ({ type: "realm_bot", op: "update", bot: { user_id: id, is_active: false } });
+		// The bots first, then their owner; realm_bot only to administrators (and the owner).
+		expect(await read(admin)).toEqual([deactivated(b1.user_id), botUpdate(b1.user_id), deactivated(b2.user_id), botUpdate(b2.user_id), deactivated(keeper.user_id)]);
+		expect(await read(moderator)).toEqual([deactivated(b1.user_id), deactivated(b2.user_id), deactivated(keeper.user_id)]);
+
+		// Zulip's do_reactivate_user brings back the user alone.
+		expectSuccess(await owner.post(`/users/${keeper.user_id}/reactivate`));
+		for (const b of [b1, b2, gone]) expect(await isActive(b.user_id)).toBe(false);
+
+		// Deactivating oneself takes one's bots too.
+		const mine = await app.createUser({ is_bot: true, bot_owner_id: keeper.user_id });
+		await read(admin);
+		expectSuccess(await as(keeper).delete("/users/me"));
+		expect(await isActive(mine.user_id)).toBe(false);
+		expectError(await as(mine).get("/users/me"), 401, "UNAUTHORIZED", "Account is deactivated");
+		expect(await isActive(others.user_id)).toBe(true);
+		expect(await read(admin)).toEqual([deactivated(mine.user_id), botUpdate(mine.user_id), deactivated(keeper.user_id)]);
+	});
+
+	test("a refused deactivation leaves the bots active", async () => {
+		const bot = await app.createUser({ is_bot: true, bot_owner_id: app.owner.user_id });
+		expectError(await as(admin).delete(`/users/${app.owner.user_id}`), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+		expect(await isActive(bot.user_id)).toBe(true);
 	});
 });
 

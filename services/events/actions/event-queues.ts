@@ -96,12 +96,13 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 				client_gravatar: p.bool({ optional: true }),
 				all_public_streams: p.bool({ optional: true }),
 				client_capabilities: { type: "record", key: "string", value: "boolean", optional: true },
+				lifespan_secs: p.int({ optional: true, min: 0 }),
 			}),
 			handler(ctx: Ctx<Partial<Omit<QueueOptions, "user_id" | "narrow">> & { narrow?: unknown[]; client_capabilities?: Record<string, boolean> }>) {
 				const { client_capabilities: caps, narrow, ...o } = ctx.params;
 				const q = allocate(requireUser(ctx), {
 					...o,
-					narrow: narrowTerms(narrow ?? []),
+					narrow: checkEventsNarrow(narrowTerms(narrow ?? [])),
 					bulk_message_deletion: caps?.bulk_message_deletion,
 					stream_typing_notifications: caps?.stream_typing_notifications,
 					include_deactivated_groups: caps?.include_deactivated_groups,
@@ -199,13 +200,21 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
  * check_narrow_for_events refuses it; a term that is not a pair (a 500 in Zulip) is "Invalid narrow".
  */
 function eventsNarrow(raw: string[][]): QueueOptions["narrow"] {
-	return raw.map((t) => {
-		if (t.length !== 2) throw apiError(400, "BAD_REQUEST", "Invalid narrow");
-		const [operator, operand] = t;
+	return checkEventsNarrow(
+		raw.map((t) => {
+			if (t.length !== 2) throw apiError(400, "BAD_REQUEST", "Invalid narrow");
+			return { operator: t[0], operand: t[1] };
+		}),
+	);
+}
+
+/** Zulip's check_narrow_for_events, for GET /events' narrow and POST /register's alike. */
+function checkEventsNarrow(terms: QueueOptions["narrow"]): QueueOptions["narrow"] {
+	for (const { operator, operand } of terms) {
 		if (!EVENT_NARROW_OPERATORS.has(operator)) throw apiError(400, "BAD_REQUEST", `Operator ${operator} not supported.`);
 		if (operator === "is" && operand === "followed") throw apiError(400, "BAD_REQUEST", `Operand ${operand} not supported.`);
-		return { operator, operand };
-	});
+	}
+	return terms;
 }
 
 /** A register narrow as terms: Zulip takes [operator, operand] pairs or {operator, operand} objects. */

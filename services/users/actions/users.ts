@@ -15,6 +15,7 @@ import { SYSTEM_REALM_ID } from "../system-bots";
 import { realmSetting } from "../realm-settings";
 import { applyUpdate, checkDeactivation, checkOwnDeactivation, updateUser, type UserChanges } from "../user-admin";
 import { PROFILE_KEYS } from "../profile-cache";
+import { withOwnerGuard } from "../owner-guard";
 import type { ViewParams } from "../user-lookup";
 import { toApiUser } from "../user-view";
 import { requireAdmin, type Ctx, type ServiceDeps } from "./deps";
@@ -48,11 +49,17 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 		const actor = requireAdmin(ctx);
 		const { full_name, role, new_email, profile_data } = ctx.params;
 		// What the user could see before a role change, for the channels service to compare after it.
-		const seen = role !== undefined && role !== target.role ? await visibleChannels(ctx, target) : undefined;
-		const changes = await updateUser(db, actor, target, { full_name, role, new_email, profile_data });
+		const roleChange = role !== undefined && role !== target.role;
+		const seen = roleChange ? await visibleChannels(ctx, target) : undefined;
+		// A role change may remove an owner: checked and written holding the owner guard, on the user as they are then.
+		const write = async () => {
+			const now = roleChange ? await findUser(target._id) : target;
+			return { oldRole: now.role, changes: await updateUser(db, actor, now, { full_name, role, new_email, profile_data }) };
+		};
+		const { oldRole, changes } = roleChange ? await withOwnerGuard(db, write) : await write();
 		if (Object.keys(changes).length) await changed(ctx, [target._id], changes);
 		if (changes.role !== undefined) {
-			await systemGroupsChanged(ctx, target._id, target.role);
+			await systemGroupsChanged(ctx, target._id, oldRole);
 			if (seen) await tellChannels(ctx, () => call(ctx, "channels.userRoleChanged", { user_id: target._id, role: changes.role as number, channel_ids: seen }));
 		}
 		return {};
@@ -81,11 +88,26 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 		}
 	}
 
-	/** Writes a checked deactivation and announces it (the user's event queues go with it). */
-	async function deactivate(ctx: Ctx<any>, target: UserDoc) {
-		await applyUpdate(db, target._id, { is_active: false });
-		await changed(ctx, [target._id], { is_active: false });
-		await tellChannels(ctx, () => call(ctx, "channels.userActivityChanged", { user_id: target._id, is_active: false }));
+	/**
+	 * Deactivates a user and their active bots, as Zulip's do_deactivate_user: `check` runs on the
+	 * user as they are while the owner guard is held, then the bots are written first (a failure
+	 * midway never leaves the user deactivated with active bots), then the user. Each is announced
+	 * (their event queues go with it); reactivating the user later leaves the bots deactivated.
+	 */
+	async function deactivate(ctx: Ctx<any>, userId: number, check: (user: UserDoc) => Promise<void>) {
+		const { user, botIds } = await withOwnerGuard(db, async () => {
+			const user = await findUser(userId);
+			await check(user);
+			const bots = await db.User.find({ realm_id: db.realm._id, bot_owner_id: user._id, is_bot: true, is_active: true }, { _id: 1 }).lean();
+			const botIds = bots.map((b) => b._id);
+			if (botIds.length) await db.User.updateMany({ _id: { $in: botIds }, is_active: true }, { $set: { is_active: false } });
+			await applyUpdate(db, user._id, { is_active: false });
+			return { user, botIds };
+		});
+		for (const id of [...botIds, user._id]) {
+			await changed(ctx, [id], { is_active: false });
+			await tellChannels(ctx, () => call(ctx, "channels.userActivityChanged", { user_id: id, is_active: false }));
+		}
 		return {};
 	}
 
@@ -179,18 +201,14 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 			params: params({ user_id: p.int(), deactivation_notification_comment: p.string({ optional: true, max: 2000 }) }),
 			async handler(ctx: Ctx<{ user_id: number }>) {
 				const actor = requireAdmin(ctx);
-				const target = await findUser(ctx.params.user_id);
-				await checkDeactivation(db, actor, target);
-				return deactivate(ctx, target);
+				return deactivate(ctx, ctx.params.user_id, (target) => checkDeactivation(db, actor, target));
 			},
 		},
 
 		deactivateMe: {
 			params: params({}),
 			async handler(ctx: Ctx) {
-				const self = await findUser(requireUser(ctx).user_id);
-				await checkOwnDeactivation(db, self);
-				return deactivate(ctx, self);
+				return deactivate(ctx, requireUser(ctx).user_id, (self) => checkOwnDeactivation(db, self));
 			},
 		},
 
