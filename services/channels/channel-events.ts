@@ -85,8 +85,7 @@ export async function channelArchived(db: ChannelsDb, graph: GroupGraph, channel
 }
 
 /** A channel edit: the channel before and after, and who sees it (gaining or losing sight of it). */
-export async function channelUpdated(db: ChannelsDb, graph: GroupGraph, before: ChannelDoc, changes: Record<string, unknown>): Promise<ChannelUpdated> {
-	const after = (await db.Channel.findById(before._id).lean()) ?? before;
+export async function channelUpdated(db: ChannelsDb, graph: GroupGraph, before: ChannelDoc, after: ChannelDoc, changes: Record<string, unknown>): Promise<ChannelUpdated> {
 	const subscribers = (await subscribersOf(db, graph, [before._id])).get(before._id) ?? [];
 	const audienceBefore = metadataAudience(graph, before, subscribers);
 	const audience = metadataAudience(graph, after, subscribers);

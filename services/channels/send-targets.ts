@@ -8,6 +8,7 @@ import type { ChannelDoc } from "./models/channel";
 import { subscriptionKey } from "./models/subscription";
 import { hasContentAccess, hasMetadataAccess } from "./access";
 import { channelDoesNotExist } from "./unsubscribe";
+import { subscribersOf } from "./channel-lookup";
 
 /** What the messages service needs to deliver a message into a channel. */
 export const sendTargetOf = (channel: ChannelDoc, subscribers: number[]): ChannelTarget => ({
@@ -20,10 +21,24 @@ export const sendTargetOf = (channel: ChannelDoc, subscribers: number[]): Channe
 	subscribers,
 });
 
-/** The channel `ref` names, if the sender may post to it (Zulip's errors otherwise), and whether the sender muted it. */
-export async function postableChannel(db: ChannelsDb, graph: GroupGraph, actor: Identity, ref: number | string): Promise<{ channel: ChannelDoc; mutedBySender: boolean }> {
+/**
+ * The channel `ref` names, if the sender may post to it (Zulip's errors otherwise), whether the
+ * sender muted it, and its subscribers (read beside the sender's subscription: one message, one
+ * round trip fewer).
+ */
+export async function postableChannel(
+	db: ChannelsDb,
+	graph: GroupGraph,
+	actor: Identity,
+	ref: number | string,
+): Promise<{ channel: ChannelDoc; mutedBySender: boolean; subscribers: number[] }> {
 	const channel = await db.Channel.findOne(typeof ref === "number" ? { _id: ref, realm_id: db.realmId } : { realm_id: db.realmId, name_key: ref.trim().toLowerCase() }).lean();
-	const sub = channel && (await db.Subscription.findOne({ _id: subscriptionKey(actor.user_id, channel._id), active: true }, { is_muted: 1 }).lean());
+	const [sub, subscribers] = channel
+		? await Promise.all([
+				db.Subscription.findOne({ _id: subscriptionKey(actor.user_id, channel._id), active: true }, { is_muted: 1 }).lean(),
+				subscribersOf(db, graph, [channel._id]),
+			])
+		: [null, undefined];
 	const subscribed = !!sub;
 	if (!channel || !hasMetadataAccess(graph, actor, channel, subscribed)) {
 		throw typeof ref === "number"
@@ -34,5 +49,5 @@ export async function postableChannel(db: ChannelsDb, graph: GroupGraph, actor: 
 	if (!hasContentAccess(graph, actor, channel, subscribed) || !graph.allows(channel.settings.can_send_message_group, actor.user_id)) {
 		throw badRequest(`You do not have permission to post in this channel.`);
 	}
-	return { channel, mutedBySender: !!sub?.is_muted };
+	return { channel, mutedBySender: !!sub?.is_muted, subscribers: subscribers?.get(channel._id) ?? [] };
 }

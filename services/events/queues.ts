@@ -173,10 +173,6 @@ export class QueueRegistry {
 		return true;
 	}
 
-	all(): IterableIterator<Queue> {
-		return this.queues.values();
-	}
-
 	/** Queues of these users. */
 	*of(userIds: Iterable<number>): Generator<Queue> {
 		for (const u of userIds) yield* this.byUser.get(u) ?? [];

@@ -8,13 +8,13 @@ import type { QueueRegistry } from "./queues";
 export function settingsChangeHandlers(registry: () => QueueRegistry, deliver: Deliver) {
 	return {
 		"users.navigationViewChanged"(ctx: Context<NavigationViewChanged>) {
-			deliver([...registry().of([ctx.params.user_id])], "navigation_view", () => ({ ...ctx.params.event }));
+			deliver(registry().of([ctx.params.user_id]), "navigation_view", () => ({ ...ctx.params.event }));
 		},
 		"users.playgroundsChanged"(ctx: Context<PlaygroundsChanged>) {
-			deliver([...registry().of(new Set(ctx.params.user_ids))], "realm_playgrounds", () => ({ realm_playgrounds: ctx.params.realm_playgrounds }));
+			deliver(registry().of(new Set(ctx.params.user_ids)), "realm_playgrounds", () => ({ realm_playgrounds: ctx.params.realm_playgrounds }));
 		},
 		"users.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
-			deliver([...registry().of(new Set(ctx.params.user_ids))], "realm_linkifiers", () => ({ realm_linkifiers: ctx.params.realm_linkifiers }));
+			deliver(registry().of(new Set(ctx.params.user_ids)), "realm_linkifiers", () => ({ realm_linkifiers: ctx.params.realm_linkifiers }));
 		},
 	};
 }

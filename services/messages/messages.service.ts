@@ -149,22 +149,33 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				await deleteMessages(db, [m._id]);
 				await ctx.broadcast("messages.deleted", deleted);
 			},
-			async post(channelId, topic, content, unreadFor) {
-				const bot = await call(ctx, "users.notificationBot", {});
-				const channel = await call(ctx, "channels.notificationTarget", { channel_id: channelId });
-				const target = { channel, topic };
-				const { rendered, flagsFor } = await flagsForContent(ctx, bot, content, recipientsOf(bot, target), channelId, topic);
-				const flags = unreadFor ? (u: number) => [...(unreadFor.has(u) ? [] : ["read"]), ...flagsFor(u)] : flagsFor;
-				// Only resolve notices are unread for some alone; they are the ones a quick undo removes.
-				const sent = await storeMessage(db, bot, target, content, rendered, flags, !unreadFor, "Internal", !!unreadFor);
-				await announceSent(ctx, sent);
-				return sent.message._id;
-			},
+			// Only resolve notices are unread for some alone; they are the ones a quick undo removes.
+			post: (channelId, topic, content, unreadFor) =>
+				postNotice(ctx, channelId, topic, content, unreadFor && { isRead: (u) => !unreadFor.has(u), resolveNotice: true }),
 		};
 	}
 
+	/**
+	 * Posts as Notification Bot into a channel topic, the caller having checked both. `isRead`
+	 * marks recipients' copies read; the bot's own copy is read, but for a resolve notice only
+	 * by `isRead`.
+	 */
+	async function postNotice(ctx: Ctx<any>, channelId: number, topic: string, content: string, opts?: { isRead: (userId: number) => boolean; resolveNotice?: boolean }) {
+		const bot = await call(ctx, "users.notificationBot", {});
+		const channel = await call(ctx, "channels.notificationTarget", { channel_id: channelId });
+		const target = { channel, topic };
+		const { rendered, flagsFor } = await flagsForContent(ctx, bot, content, recipientsOf(bot, target), channelId, topic);
+		const readByBot = !opts?.resolveNotice;
+		// storeMessage marks the bot's own copy read when readByBot.
+		const isRead = opts && ((u: number) => !(readByBot && u === bot.user_id) && opts.isRead(u));
+		const flags = isRead ? (u: number) => [...(isRead(u) ? ["read"] : []), ...flagsFor(u)] : flagsFor;
+		const sent = await storeMessage(db, bot, target, content, rendered, flags, readByBot, "Internal", !readByBot);
+		await announceSent(ctx, sent);
+		return sent.message._id;
+	}
+
 	const autoFollow = new AutoFollow();
-	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs, autoFollow, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, views, announceSent, maxMessageIdOf, maxIds };
+	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs, autoFollow, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, postNotice, views, announceSent, maxMessageIdOf, maxIds };
 
 	return {
 		name: "messages",

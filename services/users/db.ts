@@ -28,3 +28,8 @@ export interface UsersDb {
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;
 }
+
+/** The organization's active users' IDs: who hears of an organization-wide change. */
+export async function activeUserIds(db: UsersDb): Promise<number[]> {
+	return (await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()).map((u) => u._id);
+}

@@ -7,7 +7,7 @@
 import { clock } from "../../shared/clock";
 import type { GroupsChanged } from "../../shared/org-events";
 import { Role } from "../../shared/roles";
-import type { UsersDb } from "./db";
+import { activeUserIds, type UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
 import { isFullMember, systemGroupIds, waitingDaysOf } from "./system-groups";
 
@@ -58,11 +58,10 @@ export async function promoteFullMembers(db: UsersDb, broadcast: (event: string,
 	const group_id = (await systemGroupIds(db)).get("role:fullmembers");
 	if (!claimed.length || group_id === undefined) return claimed;
 	claimed.sort((a, b) => a - b);
-	const active = await db.User.find({ realm_id: realm._id, is_active: true }, { _id: 1 }).lean();
 	await broadcast("users.groupsChanged", {
 		realm_id: realm._id,
 		events: [{ op: "add_members", group_id, user_ids: claimed }],
-		user_ids: active.map((u) => u._id),
+		user_ids: await activeUserIds(db),
 	} satisfies GroupsChanged);
 	return claimed;
 }

@@ -2,7 +2,7 @@
 // (services/events/realm-changes.ts delivers them to every active user).
 import type { GroupGraph } from "../../shared/group-settings";
 import type { GroupsChanged } from "../../shared/org-events";
-import type { UsersDb } from "./db";
+import { activeUserIds, type UsersDb } from "./db";
 import { groupView, loadGroups } from "./user-group-rules";
 
 type View = Record<string, unknown>;
@@ -10,20 +10,16 @@ type View = Record<string, unknown>;
 /** Fields that never change after creation, or that have their own ops. */
 const NOT_DATA = new Set(["id", "members", "direct_subgroup_ids", "creator_id", "date_created", "is_system_group"]);
 
-async function activeIds(db: UsersDb): Promise<number[]> {
-	return (await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()).map((u) => u._id);
-}
-
 /** A group as GET /user_groups shows it (undefined if there is none). */
 export async function groupSnapshot(db: UsersDb, graph: GroupGraph, groupId: number): Promise<View | undefined> {
-	const [groups, active] = await Promise.all([loadGroups(db), activeIds(db)]);
+	const [groups, active] = await Promise.all([loadGroups(db), activeUserIds(db)]);
 	const g = groups.find((x) => x._id === groupId);
 	return g ? groupView(g, graph, new Set(active)) : undefined;
 }
 
 /** The events turning `before` (none: a new group) into the group as it is now, and who gets them. */
 export async function groupChange(db: UsersDb, graph: GroupGraph, groupId: number, before: View | undefined): Promise<Partial<GroupsChanged>> {
-	const [after, user_ids] = await Promise.all([groupSnapshot(db, graph, groupId), activeIds(db)]);
+	const [after, user_ids] = await Promise.all([groupSnapshot(db, graph, groupId), activeUserIds(db)]);
 	if (!after) return {};
 	const group_id = groupId;
 	if (!before) return { events: [{ op: "add", group: after }], user_ids };

@@ -4,7 +4,7 @@
 import { clock } from "../../shared/clock";
 import { isDuplicateKey } from "../../shared/db";
 import type { PresenceChanged } from "../../shared/org-events";
-import type { UsersDb } from "./db";
+import { activeUserIds, type UsersDb } from "./db";
 import type { PresenceDoc } from "./models/presence";
 import type { UserDoc } from "./models/user";
 import { realmHost, realmSetting } from "./realm-settings";
@@ -60,8 +60,8 @@ export async function recordPresence(db: UsersDb, user: PresenceUser, status: Pr
 		times = { ...stored!, ...plan.set };
 	}
 	if (!force && (presenceDisabled(db) || !(plan.creating || plan.becameOnline))) return undefined;
-	const active = await db.User.find({ realm_id: user.realm_id, is_active: true }, { _id: 1 }).lean();
-	if (!force && active.length > USER_LIMIT_FOR_PRESENCE_EVENTS) return undefined;
+	const user_ids = await activeUserIds(db);
+	if (!force && user_ids.length > USER_LIMIT_FOR_PRESENCE_EVENTS) return undefined;
 	const website = legacyClientPresence(times, user.date_joined);
 	return {
 		user_id: user._id,
@@ -69,7 +69,7 @@ export async function recordPresence(db: UsersDb, user: PresenceUser, status: Pr
 		server_timestamp: clock.nowMs() / 1000,
 		presence: { website },
 		modern: modernPresence(times, user.date_joined),
-		user_ids: active.map((u) => u._id),
+		user_ids,
 	};
 }
 

@@ -10,7 +10,7 @@ import { badRequest, ownerRequired } from "../../shared/errors";
 import { sameGroupSetting, unwrapSettingChange, type GroupGraph, type GroupSettingValue } from "../../shared/group-settings";
 import type { GroupsChanged, RealmChanged } from "../../shared/org-events";
 import { isOwner } from "../../shared/roles";
-import type { UsersDb } from "./db";
+import { activeUserIds, type UsersDb } from "./db";
 import { REALM_GROUP_SETTING_DEFAULTS, realmSetting } from "./realm-settings";
 import { checkSettingValue } from "./user-group-rules";
 import { fullMemberIds, fullMembersChange } from "./system-groups";
@@ -189,8 +189,7 @@ export async function applyRealmChanges(db: UsersDb, ctx: Context<unknown>, plan
 async function reloadAndAnnounce(db: UsersDb, ctx: Context<unknown>, change: Omit<RealmChanged, "user_ids">, invalidate: () => void): Promise<number[]> {
 	db.realm = (await db.Realm.findById(db.realm._id).lean())!;
 	invalidate();
-	const active = await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean();
-	const user_ids = active.map((u) => u._id);
+	const user_ids = await activeUserIds(db);
 	await ctx.broadcast("users.realmChanged", { ...change, user_ids } satisfies RealmChanged);
 	return user_ids;
 }

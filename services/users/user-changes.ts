@@ -6,7 +6,7 @@ import type { Ctx } from "../../shared/actions";
 import type { GroupGraphCache } from "../../shared/group-settings";
 import type { GroupsChanged, ProfileFieldsChanged, UsersChanged } from "../../shared/org-events";
 import { isAdmin } from "../../shared/roles";
-import type { UsersDb } from "./db";
+import { activeUserIds, type UsersDb } from "./db";
 import { groupChange, groupSnapshot } from "./group-events";
 import { listFields } from "./profile-field-store";
 import { fieldView } from "./profile-fields";
@@ -42,8 +42,7 @@ export function userChanges(db: UsersDb, graphs: GroupGraphCache, host: () => st
 	/** Some user_group events, to every active user (Zulip's audience for them). */
 	async function groupEvents(ctx: Ctx<any>, events: GroupsChanged["events"]) {
 		graphs.invalidate();
-		const active = await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean();
-		await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id, events, user_ids: active.map((u) => u._id) } satisfies GroupsChanged);
+		await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id, events, user_ids: await activeUserIds(db) } satisfies GroupsChanged);
 	}
 
 	async function eventData(userId: number, created: boolean): Promise<Partial<UsersChanged>> {
@@ -87,8 +86,8 @@ export function userChanges(db: UsersDb, graphs: GroupGraphCache, host: () => st
 
 	/** Carries the fields now, for the `custom_profile_fields` event to every active user. */
 	async function fieldsChanged(ctx: Ctx<any>) {
-		const [fields, active] = await Promise.all([listFields(db), db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()]);
-		await ctx.broadcast("users.profileFieldsChanged", { realm_id: db.realm._id, fields: fields.map(fieldView), user_ids: active.map((u) => u._id) } satisfies ProfileFieldsChanged);
+		const [fields, user_ids] = await Promise.all([listFields(db), activeUserIds(db)]);
+		await ctx.broadcast("users.profileFieldsChanged", { realm_id: db.realm._id, fields: fields.map(fieldView), user_ids } satisfies ProfileFieldsChanged);
 	}
 
 	return { changed, systemGroupsChanged, groupsChanged, groupBefore, fieldsChanged };

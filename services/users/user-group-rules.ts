@@ -4,7 +4,7 @@ import { isDuplicateKey } from "../../shared/db";
 import type { Identity } from "../../shared/actions";
 import { badRequest, insufficientPermission } from "../../shared/errors";
 import { GroupGraph, isGroupSettingValue, unwrapSettingChange, type GroupGraphData, type GroupSettingValue } from "../../shared/group-settings";
-import type { UsersDb } from "./db";
+import { activeUserIds, type UsersDb } from "./db";
 import { insertGroup } from "./group-insert";
 import { GROUP_SETTINGS, type GroupSettingName, type UserGroupDoc } from "./models/user-group";
 import { withSystemMembers } from "./system-groups";
@@ -23,7 +23,7 @@ export async function loadGroups(db: UsersDb): Promise<UserGroupDoc[]> {
 }
 
 export async function graphData(db: UsersDb): Promise<GroupGraphData> {
-	const [groups, active] = await Promise.all([loadGroups(db), db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()]);
+	const [groups, active_user_ids] = await Promise.all([loadGroups(db), activeUserIds(db)]);
 	const idOf = new Map(groups.map((g) => [g.name, g._id]));
 	const realm: Record<string, GroupSettingValue> = {};
 	for (const [key, systemName] of Object.entries(REALM_GROUP_SETTING_DEFAULTS)) {
@@ -31,7 +31,7 @@ export async function graphData(db: UsersDb): Promise<GroupGraphData> {
 	}
 	return {
 		groups: groups.map((g) => ({ id: g._id, name: g.name, members: g.members, subgroups: g.direct_subgroup_ids, deactivated: g.deactivated })),
-		active_user_ids: active.map((u) => u._id),
+		active_user_ids,
 		realm,
 		empty_topic_display_name: realmSetting<string>(db.realm, "realm_empty_topic_display_name"),
 		spectator_access: realmSetting<boolean>(db.realm, "realm_enable_spectator_access"),

@@ -4,7 +4,7 @@
 import type { Identity, Principal } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { GroupGraphCache } from "../../shared/group-settings";
-import type { UsersDb } from "./db";
+import { activeUserIds, type UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
 import { fieldMap } from "./profile-field-store";
 import { realmHost } from "./realm-settings";
@@ -67,12 +67,8 @@ export function userLookup(db: UsersDb, graphs: GroupGraphCache) {
 	}
 
 	async function groupsView(includeDeactivated: boolean) {
-		const [groups, graph, active] = await Promise.all([
-			loadGroups(db),
-			graphs.get(),
-			db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean(),
-		]);
-		const activeIds = new Set(active.map((u) => u._id));
+		const [groups, graph, active] = await Promise.all([loadGroups(db), graphs.get(), activeUserIds(db)]);
+		const activeIds = new Set(active);
 		return groups.filter((g) => includeDeactivated || !g.deactivated).map((g) => groupView(g, graph, activeIds));
 	}
 

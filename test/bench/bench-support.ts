@@ -11,6 +11,7 @@ import { userMessageRow } from "../../services/messages/models/user-message";
 import { userModel } from "../../services/users/models/user";
 import { subscriptionModel } from "../../services/channels/models/subscription";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
+import { ownerKey } from "../support/cluster";
 
 // ---- cleanup on SIGINT / SIGTERM ----
 
@@ -68,10 +69,8 @@ export interface BenchServer {
 
 /** The basic-auth header of the owner whose zuliprc the server wrote into `dataDir`. */
 export function ownerAuth(dataDir: string): { authorization: string } {
-	const rc = fs.readFileSync(path.join(dataDir, "zuliprc"), "utf8");
-	const email = /email=(.*)/.exec(rc)![1];
-	const key = /key=(.*)/.exec(rc)![1];
-	return { authorization: `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}` };
+	const { email, api_key } = ownerKey(dataDir);
+	return { authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString("base64")}` };
 }
 
 /**

@@ -20,7 +20,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import { freePort, portAnswers } from "../../shared/store";
-import { natsServerBinary, waitFor } from "../support/processes";
+import { natsServerBinary, track, waitFor, type Proc } from "../support/processes";
 import { formatTable, startBenchNodes, type BenchServer } from "./bench-support";
 import { cpuDuring } from "./cpu-time";
 
@@ -49,29 +49,12 @@ export interface GatewayFigure {
 	hops: number | null;
 }
 
-interface Side {
-	pid: number;
-	stop(): Promise<void>;
-}
-
-function spawned(command: string, args: string[], env: Record<string, string>): Side & { output(): string } {
-	const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-	let out = "";
-	child.stdout.on("data", (d) => (out += d));
-	child.stderr.on("data", (d) => (out += d));
-	const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-	return {
-		pid: child.pid!,
-		output: () => out,
-		async stop() {
-			if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-			await exited;
-		},
-	};
+function spawned(command: string, args: string[], env: Record<string, string>): Proc {
+	return track(spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
 /** bare-http.ts on a free port, answering `body`. */
-async function startBare(body: unknown): Promise<Side & { url: string }> {
+async function startBare(body: unknown): Promise<Proc & { url: string }> {
 	const port = await freePort();
 	const tsx = path.resolve(__dirname, "../../node_modules/.bin/tsx");
 	const proc = spawned(tsx, [path.join(__dirname, "bare-http.ts")], { PORT: String(port), BARE_BODY: JSON.stringify(body) });
@@ -80,7 +63,7 @@ async function startBare(body: unknown): Promise<Side & { url: string }> {
 }
 
 /** A nats-server of its own with its monitoring port, to count the packets a request makes. */
-async function startMonitoredNats(): Promise<Side & { url: string; published(): Promise<number> }> {
+async function startMonitoredNats(): Promise<Proc & { url: string; published(): Promise<number> }> {
 	const [port, monitor] = [await freePort(), await freePort()];
 	const proc = spawned(natsServerBinary(), ["-a", "127.0.0.1", "-p", String(port), "-m", String(monitor)], {});
 	await waitFor(() => portAnswers(port), "nats-server", 30_000);
@@ -127,16 +110,16 @@ async function topologyFigures(
 	server: BenchServer,
 	/** What each of the server's processes runs, in order. */
 	nodeNames: string[],
-	bare: Side & { url: string },
-	opts: { seconds: number; connections: number; rounds: number; storePid?: number; nats?: Side & { published(): Promise<number> } },
+	bare: Proc & { url: string },
+	opts: { seconds: number; connections: number; rounds: number; storePid?: number; nats?: Proc & { published(): Promise<number> } },
 ): Promise<GatewayFigure[]> {
 	const targets: Record<Endpoint, Target> = {
 		bare: { url: bare.url, headers: {} },
 		noop: { url: `${server.base}/bench/noop`, headers: {} },
 		me: { url: `${server.base}/users/me`, headers: server.auth },
 	};
-	const serverParts = Object.fromEntries([...server.procs.map((p, i) => [nodeNames[i], [p.child.pid!]]), ...(opts.nats ? [["nats-server", [opts.nats.pid]]] : [])]);
-	const pidsOf = (e: Endpoint) => ({ parts: e === "bare" ? { bare: [bare.pid] } : serverParts, store: e === "bare" || !opts.storePid ? [] : [opts.storePid] });
+	const serverParts = Object.fromEntries([...server.procs.map((p, i) => [nodeNames[i], [p.child.pid!]]), ...(opts.nats ? [["nats-server", [opts.nats.child.pid!]]] : [])]);
+	const pidsOf = (e: Endpoint) => ({ parts: e === "bare" ? { bare: [bare.child.pid!] } : serverParts, store: e === "bare" || !opts.storePid ? [] : [opts.storePid] });
 	// Warm every path (JIT, caches, connections) before measuring.
 	for (const e of Object.keys(targets) as Endpoint[]) await measureOnce(targets[e], 2, opts.connections, pidsOf(e));
 	const runs = new Map<Endpoint, Array<Awaited<ReturnType<typeof measureOnce>>>>();

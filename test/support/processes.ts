@@ -35,7 +35,8 @@ export interface Proc {
 	stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-function track(child: ChildProcess): Proc {
+/** Collects a child's output and gives a way to stop it. */
+export function track(child: ChildProcess): Proc {
 	let out = "";
 	child.stdout?.on("data", (d) => (out += d));
 	child.stderr?.on("data", (d) => (out += d));

@@ -6,6 +6,7 @@ import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import type { ChannelsArchived } from "../../../shared/org-events";
 import type { ChannelsDb } from "../db";
+import { subscriptionKey } from "../models/subscription";
 import { hasMetadataAccess } from "../access";
 import { channelView } from "../channel-view";
 import { activeSubs, allChannels, subscribersOf, visibleChannel } from "../channel-lookup";
@@ -59,7 +60,7 @@ export function channelActions(db: ChannelsDb) {
 				const actor = requireUser(ctx);
 				const graph = await db.graphs.get();
 				const channel = await db.Channel.findOne({ realm_id: db.realmId, name_key: ctx.params.stream.trim().toLowerCase() }).lean();
-				const subscribed = !!channel && !!(await db.Subscription.exists({ _id: `${actor.user_id}:${channel._id}`, active: true }));
+				const subscribed = !!channel && !!(await db.Subscription.exists({ _id: subscriptionKey(actor.user_id, channel._id), active: true }));
 				if (!channel || !hasMetadataAccess(graph, actor, channel, subscribed)) throw badRequest(`Invalid channel name '${ctx.params.stream}'`);
 				return { stream_id: channel._id };
 			},
@@ -102,9 +103,9 @@ export function channelActions(db: ChannelsDb) {
 				const { stream_id, ...changes } = ctx.params;
 				const { actor, graph, channel, subscribed } = await visibleChannel(db, ctx, stream_id);
 				const set = await updateStream(db, graph, actor, channel, subscribed, changes);
-				if (Object.keys(set).length) await ctx.broadcast("channels.updated", await channelUpdated(db, graph, channel, set));
-				if (set.is_default !== undefined && set.is_default !== channel.is_default) await announceDefaults(db, ctx);
 				const after = Object.keys(set).length ? await db.Channel.findById(channel._id).lean() : null;
+				if (Object.keys(set).length) await ctx.broadcast("channels.updated", await channelUpdated(db, graph, channel, after ?? channel, set));
+				if (set.is_default !== undefined && set.is_default !== channel.is_default) await announceDefaults(db, ctx);
 				if (after) await updateNotices(ctx, graph, actor, channel, after, changes, set);
 				return {};
 			},

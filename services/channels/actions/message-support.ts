@@ -21,8 +21,8 @@ export function messageSupportActions(db: ChannelsDb) {
 			async handler(ctx: Ctx<{ channel: number | string }>) {
 				const actor = requireUser(ctx);
 				const graph = await db.graphs.get();
-				const { channel, mutedBySender } = await postableChannel(db, graph, actor, ctx.params.channel);
-				return { ...sendTargetOf(channel, (await subscribersOf(db, graph, [channel._id])).get(channel._id)!), muted_by_sender: mutedBySender };
+				const { channel, mutedBySender, subscribers } = await postableChannel(db, graph, actor, ctx.params.channel);
+				return { ...sendTargetOf(channel, subscribers), muted_by_sender: mutedBySender };
 			},
 		},
 

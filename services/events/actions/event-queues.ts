@@ -149,7 +149,7 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 				if (queue_id === undefined) {
 					// Zulip's fetch_events: a queue made on the fly, answered at once (so empty).
 					if (!o.dont_block) throw missingQueueId();
-					const q = allocate(user, { ...o, narrow: eventsNarrow(o.narrow ?? []) });
+					const q = allocate(user, { ...o, narrow: checkEventsNarrow(narrowTerms(o.narrow ?? [])) });
 					return { events: q.after(-1), queue_id: q.id };
 				}
 				if (last === undefined) throw missingLastEventId();
@@ -195,19 +195,6 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 	};
 }
 
-/**
- * GET /events' narrow ([operator, operand] string pairs), refused as Zulip's
- * check_narrow_for_events refuses it; a term that is not a pair (a 500 in Zulip) is "Invalid narrow".
- */
-function eventsNarrow(raw: string[][]): QueueOptions["narrow"] {
-	return checkEventsNarrow(
-		raw.map((t) => {
-			if (t.length !== 2) throw apiError(400, "BAD_REQUEST", "Invalid narrow");
-			return { operator: t[0], operand: t[1] };
-		}),
-	);
-}
-
 /** Zulip's check_narrow_for_events, for GET /events' narrow and POST /register's alike. */
 function checkEventsNarrow(terms: QueueOptions["narrow"]): QueueOptions["narrow"] {
 	for (const { operator, operand } of terms) {
@@ -217,7 +204,10 @@ function checkEventsNarrow(terms: QueueOptions["narrow"]): QueueOptions["narrow"
 	return terms;
 }
 
-/** A register narrow as terms: Zulip takes [operator, operand] pairs or {operator, operand} objects. */
+/**
+ * A narrow as terms: [operator, operand] pairs (GET /events' only form) or, for POST /register,
+ * {operator, operand} objects; anything else (a 500 in Zulip) is "Invalid narrow".
+ */
 function narrowTerms(raw: unknown[]): QueueOptions["narrow"] {
 	return raw.map((t) => {
 		if (Array.isArray(t) && t.length === 2 && typeof t[0] === "string") return { operator: t[0], operand: t[1] };

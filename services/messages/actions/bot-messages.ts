@@ -9,7 +9,7 @@ import { isDuplicateKey } from "../../../shared/db";
 import { recipientsOf, storeMessage } from "../send-rules";
 import type { Ctx, ServiceDeps } from "./deps";
 
-export function botMessageActions({ db, flagsForContent, announceSent }: ServiceDeps) {
+export function botMessageActions({ db, flagsForContent, announceSent, postNotice }: ServiceDeps) {
 	return {
 		notifyUser: {
 			visibility: "public",
@@ -83,17 +83,10 @@ export function botMessageActions({ db, flagsForContent, announceSent }: Service
 			}),
 			async handler(ctx: Ctx<{ channel_id: number; topic: string; content: string; mark_as_read?: number[]; limit_unread_user_ids?: number[] }>) {
 				const { channel_id, topic, content } = ctx.params;
-				const bot = await call(ctx, "users.notificationBot", {});
-				const channel = await call(ctx, "channels.notificationTarget", { channel_id });
-				const target = { channel, topic };
-				const { rendered, flagsFor } = await flagsForContent(ctx, bot, content, recipientsOf(bot, target), channel_id, topic);
 				const read = new Set(ctx.params.mark_as_read ?? []);
 				const unreadOnly = ctx.params.limit_unread_user_ids && new Set(ctx.params.limit_unread_user_ids);
-				const isRead = (u: number) => u !== bot.user_id && (read.has(u) || (!!unreadOnly && !unreadOnly.has(u)));
-				const flags = (u: number) => [...(isRead(u) ? ["read"] : []), ...flagsFor(u)];
-				const sent = await storeMessage(db, bot, target, content, rendered, flags, true, "Internal");
-				await announceSent(ctx, sent);
-				return { id: sent.message._id };
+				const isRead = (u: number) => read.has(u) || (!!unreadOnly && !unreadOnly.has(u));
+				return { id: await postNotice(ctx, channel_id, topic, content, { isRead }) };
 			},
 		},
 	};

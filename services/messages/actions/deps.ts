@@ -32,6 +32,8 @@ export interface ServiceDeps {
 		topic: string,
 	): Promise<{ rendered: Rendered; flagsFor: (userId: number) => string[] }>;
 	noticeDeps(ctx: Ctx<any>): NoticeDeps;
+	/** Posts as Notification Bot into a channel topic; `isRead` marks some recipients' copies read. */
+	postNotice(ctx: Ctx<any>, channelId: number, topic: string, content: string, opts?: { isRead: (userId: number) => boolean }): Promise<number>;
 	/** Message objects for these messages (one call for the users, one for channel names). */
 	views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams): Promise<Array<Record<string, unknown>>>;
 	/**

@@ -39,9 +39,7 @@ export function registerActions({ db, graphs, maxMessageIdOf, maxIds }: ServiceD
 				if (wants("recent_private_conversations")) out.recent_private_conversations = await recentConversations(db, actor.user_id);
 				// Keyword search drops no stop words (search.ts). scheduled_messages come from the scheduling service.
 				if (wants("stop_words")) out.stop_words = [];
-				if (wants("message")) {
-					out.max_message_id = await maxMessageIdOf(actor.user_id);
-				}
+				if (wants("message")) out.max_message_id = await maxMessageIdOf(actor.user_id);
 				if (wants("message") && wants("update_message_flags")) {
 					const graph = await graphs().get();
 					const allowEmpty = !!ctx.params.client_capabilities.empty_topic_name;

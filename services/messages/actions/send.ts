@@ -46,6 +46,23 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 		}
 	}
 
+	/**
+	 * After a channel message, the sender and those it mentions may follow or unmute the topic by
+	 * their settings; answers the new policies by user. The message is sent: a failure here is
+	 * logged, not answered.
+	 */
+	function followTopic(ctx: Ctx<any>, actor: Identity, target: { channel: ChannelTarget; topic: string }, sent: Sent, flagsFor: (u: number) => string[], starts: boolean) {
+		const mentioned = sent.userIds.filter((u) => u !== actor.user_id && flagsFor(u).includes("mentioned"));
+		const acts = [
+			{ user: actor, act: starts ? ("start" as const) : ("send" as const), channelMuted: target.channel.muted_by_sender },
+			...mentioned.map((user_id) => ({ user: { user_id }, act: "mentioned" as const })),
+		];
+		return autoFollow.apply(ctx, target.channel.channel_id, target.topic, acts).catch((err: unknown) => {
+			ctx.service?.logger.error({ err }, "automatic topic follow failed");
+			return new Map<number, number>();
+		});
+	}
+
 	/** The users a direct message goes to; a deactivated one (named by ID) is refused in Zulip's words. */
 	async function directRecipients(ctx: Ctx<any>, refs: Array<number | string>): Promise<Principal[]> {
 		try {
@@ -132,17 +149,7 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 				// A delivery that raced this one stored the message first: that one is the answer.
 				if ("first" in sent) return { id: sent.first, repeated: true };
 				await announceSent(ctx, sent);
-				if (channelId !== null) {
-					const mentioned = sent.userIds.filter((u) => u !== actor.user_id && flagsFor(u).includes("mentioned"));
-					const muted = "channel" in target ? target.channel.muted_by_sender : undefined;
-					const acts = [
-						{ user: actor, act: starts ? ("start" as const) : ("send" as const), channelMuted: muted },
-						...mentioned.map((user_id) => ({ user: { user_id }, act: "mentioned" as const })),
-					];
-					await autoFollow.apply(ctx, channelId, topic, acts).catch((err: unknown) => {
-						ctx.service?.logger.error({ err }, "automatic topic follow failed");
-					});
-				}
+				if ("channel" in target) await followTopic(ctx, actor, target, sent, flagsFor, starts);
 				return { id: sent.message._id, repeated: false };
 			},
 		},
@@ -169,20 +176,8 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 				if ("first" in sent) return { id: sent.first };
 				// The sender's queue named by queue_id gets local_message_id, for Zulip's local echo.
 				await announceSent(ctx, sent, key === undefined ? undefined : { sender_queue_id: q.queue_id!, local_id: q.local_id! });
-				if (channelId === null) return { id: sent.message._id };
-				// The sender, and those mentioned, may follow or unmute the topic by their settings.
-				const mentioned = sent.userIds.filter((u) => u !== actor.user_id && flagsFor(u).includes("mentioned"));
-				const muted = "channel" in target ? target.channel.muted_by_sender : undefined;
-				const acts = [
-					{ user: actor, act: starts ? ("start" as const) : ("send" as const), channelMuted: muted },
-					...mentioned.map((user_id) => ({ user: { user_id }, act: "mentioned" as const })),
-				];
-				const changed = await autoFollow.apply(ctx, channelId, topic, acts).catch((err: unknown) => {
-					// The message is sent: a failure to follow the topic is logged, not answered.
-					ctx.service?.logger.error({ err }, "automatic topic follow failed");
-					return new Map<number, number>();
-				});
-				const policy = changed.get(actor.user_id);
+				if (!("channel" in target)) return { id: sent.message._id };
+				const policy = (await followTopic(ctx, actor, target, sent, flagsFor, starts)).get(actor.user_id);
 				return { id: sent.message._id, ...(policy ? { automatic_new_visibility_policy: policy } : {}) };
 			},
 		},

@@ -2,22 +2,18 @@
 // PATCH /realm/linkifiers (reorder; administrators). Each change broadcasts the list in order:
 // Zulip's `realm_linkifiers` event, and the messages service's rendering cache.
 import { requireUser, type Ctx } from "../../../shared/actions";
-import { adminRequired } from "../../../shared/errors";
 import type { LinkifiersChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
-import { isAdmin } from "../../../shared/roles";
-import type { UsersDb } from "../db";
+import { activeUserIds, type UsersDb } from "../db";
 import { addLinkifier, listLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from "../linkifier-rules";
+import { requireAdmin } from "./deps";
 
 type Fields = { pattern: string; url_template: string };
 
 export function linkifierActions(db: UsersDb) {
-	const requireAdmin = (ctx: Ctx<unknown>) => {
-		if (!isAdmin(requireUser(ctx).role)) throw adminRequired();
-	};
 	async function announce(ctx: Ctx<unknown>) {
-		const [realm_linkifiers, active] = await Promise.all([listLinkifiers(db), db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()]);
-		await ctx.broadcast("users.linkifiersChanged", { realm_id: db.realm._id, user_ids: active.map((u) => u._id), realm_linkifiers } satisfies LinkifiersChanged);
+		const [realm_linkifiers, user_ids] = await Promise.all([listLinkifiers(db), activeUserIds(db)]);
+		await ctx.broadcast("users.linkifiersChanged", { realm_id: db.realm._id, user_ids, realm_linkifiers } satisfies LinkifiersChanged);
 	}
 	const fields = { pattern: p.string(), url_template: p.string() };
 

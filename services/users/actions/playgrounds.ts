@@ -1,20 +1,16 @@
 // POST and DELETE /realm/playgrounds (administrators), each change announced with the whole list
 // (Zulip's `realm_playgrounds` event) to every active user.
-import { requireUser, type Ctx } from "../../../shared/actions";
-import { adminRequired } from "../../../shared/errors";
+import type { Ctx } from "../../../shared/actions";
 import type { PlaygroundsChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
-import { isAdmin } from "../../../shared/roles";
-import type { UsersDb } from "../db";
+import { activeUserIds, type UsersDb } from "../db";
 import { addPlayground, listPlaygrounds, removePlayground } from "../playground-rules";
+import { requireAdmin } from "./deps";
 
 export function playgroundActions(db: UsersDb) {
-	const requireAdmin = (ctx: Ctx<unknown>) => {
-		if (!isAdmin(requireUser(ctx).role)) throw adminRequired();
-	};
 	async function announce(ctx: Ctx<unknown>) {
-		const [realm_playgrounds, active] = await Promise.all([listPlaygrounds(db), db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()]);
-		await ctx.broadcast("users.playgroundsChanged", { user_ids: active.map((u) => u._id), realm_playgrounds } satisfies PlaygroundsChanged);
+		const [realm_playgrounds, user_ids] = await Promise.all([listPlaygrounds(db), activeUserIds(db)]);
+		await ctx.broadcast("users.playgroundsChanged", { user_ids, realm_playgrounds } satisfies PlaygroundsChanged);
 	}
 
 	return {

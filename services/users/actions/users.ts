@@ -32,6 +32,9 @@ const userChangeParams = {
 	new_email: p.string({ optional: true }),
 };
 
+/** A call to a service this cluster does not run (or runs nowhere reachable now). */
+const serviceMissing = (err: unknown) => err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError;
+
 export function userActions({ db, view, findUser, userByEmail, changed, systemGroupsChanged }: ServiceDeps) {
 	/** The messages service's answer; -1 on a node of a cluster that runs no messages service. */
 	async function maxMessageId(ctx: Ctx): Promise<number> {
@@ -40,7 +43,7 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 		try {
 			return (await call(ctx, "messages.maxMessageId", {})).max_message_id;
 		} catch (err) {
-			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return -1;
+			if (serviceMissing(err)) return -1;
 			throw err;
 		}
 	}
@@ -73,7 +76,7 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 		try {
 			await run();
 		} catch (err) {
-			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return;
+			if (serviceMissing(err)) return;
 			ctx.service?.logger.error({ err }, "the channels service could not announce a user's change");
 		}
 	}
@@ -83,7 +86,7 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 		try {
 			return (await call(ctx, "channels.visibleChannels", { user_id: user._id, role: user.role })).channel_ids;
 		} catch (err) {
-			if (err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError) return undefined;
+			if (serviceMissing(err)) return undefined;
 			throw err;
 		}
 	}
