@@ -1,6 +1,7 @@
 // POST /register: the always-present keys, each part of the state, and fetch_event_types.
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
+import { copyMessage } from "../support/fixtures";
 
 let app: TestApp;
 let owner: Client;
@@ -170,13 +171,22 @@ describe("recent_private_conversations", () => {
 		const dave = await app.createUser({ full_name: "Dave" });
 		const erin = await app.createUser({ full_name: "Erin" });
 		const old = await sendMessage(as(dave), { type: "direct", to: [erin.user_id], content: "long ago" });
-		let last = 0;
-		for (let batch = 0; batch < 20; batch++) {
-			const sent = await Promise.all(Array.from({ length: 50 }, (_, i) => sendMessage(as(dave), { type: "direct", to: [dave.user_id], content: `note ${batch * 50 + i}` })));
-			last = Math.max(last, ...sent);
-		}
+		// 1,000 notes to self: one sent, 999 copies of it made in the database.
+		const note = await sendMessage(as(dave), { type: "direct", to: [dave.user_id], content: "note" });
+		expect(await recent(as(dave))).toEqual([
+			{ user_ids: [], max_message_id: note },
+			{ user_ids: [erin.user_id], max_message_id: old },
+		]);
+		const last = (await copyMessage(app, note, 999)).at(-1)!;
 		expect(await recent(as(dave))).toEqual([{ user_ids: [], max_message_id: last }]);
 		expect(await recent(as(erin))).toEqual([{ user_ids: [dave.user_id], max_message_id: old }]);
+		// A reply is newer than every copy, and brings the conversation back.
+		const reply = await sendMessage(as(erin), { type: "direct", to: [dave.user_id], content: "still there?" });
+		expect(reply).toBeGreaterThan(last);
+		expect(await recent(as(dave))).toEqual([
+			{ user_ids: [erin.user_id], max_message_id: reply },
+			{ user_ids: [], max_message_id: last },
+		]);
 	});
 });
 

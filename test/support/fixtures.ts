@@ -1,0 +1,29 @@
+// Large fixtures built straight in a test app's databases, so that a test needing 1,000 messages
+// does not spend 1,000 requests (whose time depends on the machine) to make them.
+import mongoose from "mongoose";
+import type { TestApp } from "./app";
+
+/**
+ * `count` copies of the stored message `messageId`, each with every user's row of it (same
+ * conversation, content and flags), under new IDs reserved from the messages service's counter as
+ * a send reserves them: later sends get higher IDs, and no ID is used twice. The copies' IDs are
+ * returned in ascending order. Caches the service keeps (a user's newest message ID) learn of them
+ * only when they expire: a test reads what it checks from the database-backed answers.
+ */
+export async function copyMessage(app: TestApp, messageId: number, count: number): Promise<number[]> {
+	const conn = await mongoose.createConnection(process.env.TEST_MONGO_URL!, { dbName: `${app.node.config.dbPrefix}_messages` }).asPromise();
+	try {
+		const db = conn.db!;
+		const message = await db.collection("messages").findOne({ _id: messageId as never });
+		if (!message) throw new Error(`no message ${messageId} to copy`);
+		const rows = await db.collection("user_messages").find({ message_id: messageId }).toArray();
+		const counter = await db.collection("counters").findOneAndUpdate({ _id: "message" as never }, { $inc: { seq: count } }, { returnDocument: "after" });
+		const first = (counter!.seq as number) - count + 1;
+		const ids = Array.from({ length: count }, (_, i) => first + i);
+		await db.collection("messages").insertMany(ids.map((id) => ({ ...message, _id: id })) as never[]);
+		await db.collection("user_messages").insertMany(ids.flatMap((id) => rows.map((r) => ({ ...r, _id: `${r.user_id}:${id}`, message_id: id }))) as never[]);
+		return ids;
+	} finally {
+		await conn.close();
+	}
+}
