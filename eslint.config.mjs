@@ -3,7 +3,7 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-	{ ignores: ["node_modules/**", "data/**", "deploy/embedded-store/bin/**", "coverage/**"] },
+	{ ignores: ["node_modules/**", "data/**", "deploy/embedded-store/bin/**", "coverage/**", "dist/**"] },
 	...tseslint.configs.recommended,
 	{
 		rules: {

@@ -10,7 +10,17 @@ import { goForStore, StartupError } from "./go-toolchain";
 
 export { StartupError };
 
-const LAUNCHER_DIR = path.resolve(__dirname, "..", "deploy", "embedded-store");
+/** The project's root, the nearest folder above with package.json: from shared/ or from dist/shared/. */
+function projectRoot(dir = __dirname): string {
+	while (!fs.existsSync(path.join(dir, "package.json"))) {
+		const up = path.dirname(dir);
+		if (up === dir) return path.resolve(__dirname, "..");
+		dir = up;
+	}
+	return dir;
+}
+
+const LAUNCHER_DIR = path.join(projectRoot(), "deploy", "embedded-store");
 const BIN_DIR = path.join(LAUNCHER_DIR, "bin");
 const BINARY = path.join(BIN_DIR, "embedded-store");
 
@@ -109,8 +119,10 @@ export async function startEmbeddedStore(opts: { dataDir: string; port: number; 
 	const child: ChildProcess = spawn(
 		binary,
 		["-listen", `127.0.0.1:${opts.port}`, "-data", storeDir, "-watch-stdin", "-log-level", "error"],
-		// stdin is a pipe we never write to: when this process dies, the launcher sees EOF and exits.
-		{ stdio: ["pipe", "ignore", "inherit"] },
+		// stdin is a pipe we never write to: when this process dies, even by SIGKILL, the store sees
+		// EOF, flushes its journal and exits. In a process group of its own, it gets no signal meant
+		// for the server (Ctrl+C, `kill -TERM -<pgid>`): the server stops it last, after its drain.
+		{ stdio: ["pipe", "ignore", "inherit"], detached: true },
 	);
 	let exited = false;
 	const exitedPromise = new Promise<void>((resolve) =>

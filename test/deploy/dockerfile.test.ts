@@ -33,5 +33,6 @@ test("exposes the gateway, health and metrics ports the manifests use, and start
 	expect(exposed).toEqual(expect.arrayContaining(["9991", "9090", "3030"]));
 	expect(text).toMatch(/HEALTH_PORT=9090/);
 	expect(text).toMatch(/METRICS_PORT=3030/);
-	expect(text).toMatch(/^CMD \["\.\/node_modules\/\.bin\/tsx", "deploy\/server\.ts"\]$/m);
+	expect(text).toMatch(/^RUN node node_modules\/typescript\/bin\/tsc -p tsconfig\.build\.json$/m);
+	expect(text).toMatch(/^CMD \["node", "dist\/deploy\/server\.js"\]$/m);
 });

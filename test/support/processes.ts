@@ -1,5 +1,5 @@
 // Child processes for the cluster tests: a real nats-server, and server nodes started the way an
-// operator starts them (`tsx deploy/server.ts` with SERVICES and TRANSPORTER).
+// operator starts them (`node dist/deploy/server.js` with SERVICES and TRANSPORTER).
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -59,10 +59,21 @@ export async function startNats(port?: number): Promise<{ url: string; port: num
 	return { url: `nats://127.0.0.1:${port}`, port, proc };
 }
 
+let built = false;
+
+/** Compiles the server into dist/ (`npm run build`, what `npm start` does first), once per test process. */
+export function buildServer(): void {
+	if (built) return;
+	execFileSync(path.join(ROOT, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json", "--noCheck"], { cwd: ROOT, stdio: "pipe" });
+	built = true;
+}
+
+/** A server node as the image runs one: `node dist/deploy/server.js`, the Node of the project. */
 export function startServerNode(env: Record<string, string>): Proc {
 	fs.mkdirSync(env.DATA_DIR ?? path.join(ROOT, "data"), { recursive: true });
+	buildServer();
 	return track(
-		spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["deploy/server.ts"], {
+		spawn(path.join(ROOT, "node_modules/.bin/node"), ["dist/deploy/server.js"], {
 			cwd: ROOT,
 			env: { ...process.env, LOG_LEVEL: "warn", ...env },
 			stdio: ["ignore", "pipe", "pipe"],
