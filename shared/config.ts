@@ -59,6 +59,11 @@ export interface Config {
 	/** Per-user request budget in each window; 0 turns rate limiting off. */
 	rateLimit: number;
 	rateLimitWindowSeconds: number;
+	/** Wrong or expired keys one address may try on the sign-up and confirmation pages per window; 0 turns the limit off. */
+	signupKeyFailures: number;
+	signupKeyWindowSeconds: number;
+	/** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty trusts none. */
+	trustedProxies: string[];
 	/** First-start organization and owner. */
 	realmName: string;
 	ownerEmail: string;
@@ -120,6 +125,12 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		bodyLimit: int("BODY_LIMIT_BYTES", 5 * 1024 * 1024),
 		rateLimit: int("RATE_LIMIT", 200),
 		rateLimitWindowSeconds: int("RATE_LIMIT_WINDOW_SECONDS", 60),
+		signupKeyFailures: int("SIGNUP_KEY_FAILURES", 20),
+		signupKeyWindowSeconds: positive("SIGNUP_KEY_WINDOW_SECONDS", 600),
+		trustedProxies: str("TRUSTED_PROXIES", "")
+			.split(",")
+			.map((s) => s.trim())
+			.filter(Boolean),
 		realmName: str("REALM_NAME", "Team chat"),
 		ownerEmail: str("OWNER_EMAIL", `owner@${new URL(externalUrl).hostname}`),
 		ownerName: str("OWNER_NAME", "Organization owner"),

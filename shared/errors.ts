@@ -18,6 +18,7 @@ export type ErrorCode =
 	| "NOT_FOUND"
 	| "METHOD_NOT_ALLOWED"
 	| "RATE_LIMIT_HIT"
+	| "CSRF_FAILED"
 	| "STREAM_DOES_NOT_EXIST"
 	| "REACTION_DOES_NOT_EXIST"
 	| "REACTION_ALREADY_EXISTS"
@@ -41,6 +42,7 @@ const CODES = new Set<string>([
 	"NOT_FOUND",
 	"METHOD_NOT_ALLOWED",
 	"RATE_LIMIT_HIT",
+	"CSRF_FAILED",
 	"STREAM_DOES_NOT_EXIST",
 	"REACTION_DOES_NOT_EXIST",
 	"REACTION_ALREADY_EXISTS",
@@ -90,6 +92,9 @@ export const authenticationFailed = () =>
 
 export const rateLimited = (retryAfterSeconds: number) =>
 	apiError(429, "RATE_LIMIT_HIT", "API usage exceeded rate limit", { "retry-after": retryAfterSeconds });
+
+/** Zulip's CsrfFailureError: a form posted from another site (`reason` in Django's words). */
+export const csrfFailed = (reason: string) => apiError(403, "CSRF_FAILED", `CSRF error: ${reason}`, { reason });
 
 export const adminRequired = () => apiError(400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
 

@@ -9,7 +9,7 @@ import { clock } from "../../shared/clock";
 import { call, type Identity, type Meta } from "../../shared/actions";
 import { convertParams, type ParamSchema } from "../../shared/params";
 import { adminRequired, guestNotAllowed, methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
-import { clientAddress, queryParams, send, sendJson, successJson, type Headers } from "./responses";
+import { queryParams, send, sendJson, successJson, type Headers } from "./responses";
 import { Drain } from "./drain";
 import { confirmEmailPage } from "./email-confirm-page";
 import { isAdmin, isGuest } from "../../shared/roles";
@@ -20,6 +20,8 @@ import { CredentialCache, parseBasicAuth } from "./auth";
 import { registerAction } from "./register";
 import { createHttpServer } from "./http-server";
 import { signupPage } from "./signup-page";
+import { PageGuard } from "./page-guard";
+import { clientAddressOf } from "./client-address";
 import { observeHttp } from "./http-metrics";
 import { MULTIPART_TYPE, multipartFields } from "./multipart";
 import { clientName } from "./client-name";
@@ -38,6 +40,9 @@ export function apiService(config: Config): ServiceSchema {
 	const router = new Router(config.benchRoutes ? [...routes, ...benchRoutes] : routes);
 	const limiter = new RateLimiter(config.rateLimit, config.rateLimitWindowSeconds * 1000, () => clock.nowMs());
 	const credentials = new CredentialCache(60_000, () => clock.nowMs());
+	const clientAddress = clientAddressOf(config.trustedProxies);
+	/** The checks of the pages opened by a key in their URL: wrong keys per address, cross-site posts. */
+	const pageGuard = new PageGuard(config, clientAddress);
 
 	async function authenticate(req: Req): Promise<Identity> {
 		const header = req.headers.authorization;
@@ -136,7 +141,7 @@ export function apiService(config: Config): ServiceSchema {
 	/** An invitation's sign-up page (signup-page.ts), counted among the requests a drain waits for. */
 	const signup = (kind: "invitation" | "link") =>
 		function (this: any, req: Req, res: ServerResponse) {
-			void drain.track(res, () => signupPage(req, res, kind).catch((err: unknown) => sendError(this, res, err)));
+			void drain.track(res, () => signupPage(req, res, kind, pageGuard).catch((err: unknown) => sendError(this, res, err)));
 		};
 
 	/** A request's route for the HTTP metrics: its action under /api/v1, else "other". */
@@ -204,7 +209,7 @@ export function apiService(config: Config): ServiceSchema {
 					bodyParsers: false,
 					aliases: {
 						"GET /confirm_new_email/:confirmation_key"(req: Req & { $params?: Record<string, string> }, res: ServerResponse) {
-							void drain.track(res, () => confirmEmailPage(req.$ctx, req.$params?.confirmation_key ?? "", res));
+							void drain.track(res, () => confirmEmailPage(req, req.$params?.confirmation_key ?? "", res, pageGuard));
 						},
 					},
 				},

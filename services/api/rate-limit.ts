@@ -44,6 +44,14 @@ export class RateLimiter {
 		return state;
 	}
 
+	/** Seconds until `key` may go on, when its budget is spent; undefined when it may now. Spends nothing. */
+	waitFor(key: string): number | undefined {
+		const now = this.now();
+		const w = this.windows.get(key);
+		if (!w || now - w.start >= this.windowMs || w.count < this.limit) return undefined;
+		return Math.max(0.001, (w.start + this.windowMs - now) / 1000);
+	}
+
 	/** Drops finished windows once per window length, so memory stays bounded by active clients. */
 	private sweep(now: number): void {
 		if (now - this.lastSweep < this.windowMs) return;

@@ -1,6 +1,6 @@
 // How the gateway writes answers: JSON with its length, Zulip's success envelope, and the query
 // string read flat.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 
 export type Headers = Record<string, string | number>;
 
@@ -49,8 +49,4 @@ export function successJson(data: Record<string, unknown> | undefined, ignored: 
 	delete out.ignored_parameters_unsupported;
 	if (ignored.length || reported.length) out.ignored_parameters_unsupported = [...ignored, ...reported];
 	return JSON.stringify(out);
-}
-
-export function clientAddress(req: IncomingMessage): string {
-	return req.socket.remoteAddress ?? "unknown";
 }

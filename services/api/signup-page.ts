@@ -2,11 +2,14 @@
 // email invitation: name and password) and `/join/<key>/` (a reusable link: the address to
 // confirm). GET answers the HTML form; POST takes it form-encoded, or as JSON from API clients,
 // who get Zulip's JSON envelope back. The invites service decides everything; this file only
-// renders. Every value put into HTML is escaped.
+// renders, after the guard's checks (page-guard.ts: wrong keys per address, cross-site posts).
+// Every value put into HTML is escaped; every answer carries the pages' headers (html-page.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { renderError } from "../../shared/errors";
 import { escapeHtml } from "../../shared/html";
+import { sendPage as page, sendPageJson as json } from "./html-page";
+import { sendRefusal, type PageGuard } from "./page-guard";
 
 type Req = IncomingMessage & { body?: unknown; $params?: Record<string, string>; $ctx: Context };
 
@@ -14,20 +17,6 @@ interface Info {
 	realm_name: string;
 	realm_url: string;
 	email: string | null;
-}
-
-const STYLE = "body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:1rem;padding:.5rem 1rem}.error{color:#b00}";
-
-function page(res: ServerResponse, status: number, title: string, body: string): void {
-	const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>\n`;
-	res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Content-Length": Buffer.byteLength(html), "Cache-Control": "no-store" });
-	res.end(html);
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-	const text = JSON.stringify(body);
-	res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-	res.end(text);
 }
 
 const wantsJson = (req: IncomingMessage) => /application\/json/i.test(req.headers["content-type"] ?? "") || /^application\/json/i.test(req.headers.accept ?? "");
@@ -54,14 +43,20 @@ function linkForm(info: Info, error?: string, email = ""): string {
 }
 
 /** One request to a sign-up link; `kind` says which of the two. */
-export async function signupPage(req: Req, res: ServerResponse, kind: "invitation" | "link"): Promise<void> {
+export async function signupPage(req: Req, res: ServerResponse, kind: "invitation" | "link", guard: PageGuard): Promise<void> {
 	const key = req.$params?.key ?? "";
 	const asJson = req.method === "POST" && wantsJson(req);
+	try {
+		guard.check(req);
+	} catch (err) {
+		return sendRefusal(res, err, asJson);
+	}
 	let info: Info;
 	try {
 		info = await req.$ctx.call<Info, Record<string, string>>("invites.signupInfo", { key, kind });
 	} catch (err) {
 		const r = renderError(err);
+		guard.keyFailed(req, r.status);
 		if (asJson) return json(res, r.status, r.body);
 		return page(res, r.status, "Invitation not usable", `<p>${escapeHtml(r.body.msg)}</p><p>Ask the person who invited you for a new invitation.</p>`);
 	}
