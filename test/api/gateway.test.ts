@@ -219,13 +219,12 @@ describe("no input is a 500 or a dropped connection", () => {
 		return { status: res.status, body: (await res.json()) as any };
 	};
 	const form = { "Content-Type": "application/x-www-form-urlencoded" };
-	/** Sends raw bytes and reads until the server closes (or `ms` passes). */
-	const rawExchange = (data: string, ms = 5000) =>
-		new Promise<{ text: string; elapsed: number }>((resolve) => {
-			const started = Date.now();
+	/** Sends raw bytes and reads until the server closes (or `ms` passes: that bounds only a hang). */
+	const rawExchange = (data: string, ms = 20_000) =>
+		new Promise<{ text: string }>((resolve) => {
 			const socket = net.connect(Number(new URL(app.baseUrl).port), "127.0.0.1");
 			let text = "";
-			const done = () => resolve({ text, elapsed: Date.now() - started });
+			const done = () => resolve({ text });
 			const timer = setTimeout(() => {
 				socket.destroy();
 				done();
@@ -303,17 +302,17 @@ describe("no input is a 500 or a dropped connection", () => {
 		const big = JSON.stringify(Array.from({ length: 100_000 }, (_, i) => i + 1));
 		const res = await post("/messages/flags", `op=add&flag=read&messages=${encodeURIComponent(big)}`, form);
 		expect(res.status).toBe(413); // over this file's 2 KB body limit
-		const started = Date.now();
+		// 431 comes from the HTTP parser's header limit, before the list is read.
 		const query = await fetch(`${app.baseUrl}/users?user_ids=${big}`, { headers: { Authorization: auth() } });
 		expect(query.status).toBe(431);
-		expect(Date.now() - started).toBeLessThan(5000);
 	});
 
 	test("a Content-Length over the body limit is refused with 413 at once, before any body arrives", async () => {
-		const { text, elapsed } = await rawExchange(
+		// The body never comes: an answer at all is one given before it (a server's wait for it would
+		// end in 408, not 413).
+		const { text } = await rawExchange(
 			`POST /api/v1/users/me/alert_words HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 99999999\r\n\r\n`,
 		);
 		expect(text).toMatch(/^HTTP\/1\.1 413 [^]*\{"result":"error","msg":"Request body too large","code":"BAD_REQUEST"\}$/);
-		expect(elapsed).toBeLessThan(2000);
 	});
 });

@@ -3,6 +3,7 @@
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, dropNotices, expectError, expectSuccess, type Client } from "../support/http";
 import { recordEvents } from "../support/events";
+import { copyMessage } from "../support/fixtures";
 
 let app: TestApp;
 let owner: Client;
@@ -257,9 +258,9 @@ describe("mark all, a channel, a topic as read", () => {
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "busy" }], principals: [alice.user_id, bob.user_id] }));
 		const busy = (await owner.get("/get_stream_id", { stream: "busy" })).body.stream_id;
 		await dropNotices(owner, busy);
-		// More than one batch (1,000 rows), sent ten at a time.
+		// More than one batch (1,000 rows): one message sent, the others copies made in the database.
 		const total = 1_050;
-		for (let i = 0; i < total; i += 10) await Promise.all(Array.from({ length: Math.min(10, total - i) }, (_, j) => send(as(alice), busy, "bulk", `m${i + j}`)));
+		await copyMessage(app, await send(as(alice), busy, "bulk", "m"), total - 1);
 		const narrow = [["channel", "busy"], ["is", "unread"]];
 		const unread = async () => (await as(bob).get("/messages", { anchor: "newest", num_before: 5000, num_after: 0, narrow })).body.messages.length;
 		expect(await unread()).toBe(total);
@@ -278,6 +279,5 @@ describe("mark all, a channel, a topic as read", () => {
 		expect(await unread()).toBe(0);
 		const res = await as(bob).post("/messages/flags/narrow", { anchor: "oldest", num_before: 0, num_after: 5000, narrow: [["channel", "busy"]], op: "add", flag: "read" });
 		expect(res.body).toMatchObject({ processed_count: total, updated_count: 0 });
-		// Sending the messages through the API is the slow part on the embedded store.
-	}, 180_000);
+	});
 });
