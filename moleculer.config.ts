@@ -7,18 +7,23 @@ import { NATS_OPTIONS } from "./shared/transport-recovery";
 import { loggerOptions, usePretty } from "./shared/logging";
 import { busChunks } from "./shared/bus-chunks";
 
-/** A nats:// URL gets the reconnection settings of shared/transport-recovery.ts; anything else goes to Moleculer as given. */
-function transporter(url: string): BrokerOptions["transporter"] {
+/**
+ * A nats:// URL gets the reconnection settings of shared/transport-recovery.ts and a connection
+ * named after the node, so that nats-server's disconnect advisories name it (shared/node-loss.ts);
+ * anything else goes to Moleculer as given.
+ */
+function transporter(url: string, nodeID: string): BrokerOptions["transporter"] {
 	if (!url) return null;
 	if (!url.startsWith("nats://")) return url as BrokerOptions["transporter"];
-	return { type: "NATS", options: { url, ...NATS_OPTIONS } };
+	return { type: "NATS", options: { url, name: nodeID, ...NATS_OPTIONS } };
 }
 
 export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions {
+	const nodeID = `${nodeName}-${os.hostname()}-${process.pid}`;
 	return {
-		nodeID: `${nodeName}-${os.hostname()}-${process.pid}`,
+		nodeID,
 		namespace: config.dbPrefix,
-		transporter: transporter(config.transporter),
+		transporter: transporter(config.transporter, nodeID),
 		// Compact and fast; every node of a cluster must use the same.
 		serializer: "JSON",
 		logger: loggerOptions(config.logLevel, usePretty(config.logFormat)),

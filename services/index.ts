@@ -6,6 +6,7 @@ import type { Config } from "../shared/config";
 import { startEmbeddedStore, type RunningStore } from "../shared/store";
 import { startHealth, type Health } from "../shared/health";
 import { watchTransport } from "../shared/transport-recovery";
+import { watchNodeLoss } from "../shared/node-loss";
 import { apiService } from "./api/api.service";
 import { usersService } from "./users/users.service";
 import { channelsService } from "./channels/channels.service";
@@ -55,6 +56,7 @@ export async function startNode(config: Config, nodeName = "node"): Promise<Runn
 	try {
 		await broker.start();
 		watchTransport(broker);
+		watchNodeLoss(broker);
 		health = await startHealth(broker, config.healthPort, config.host);
 	} catch (err) {
 		await broker.stop().catch(() => undefined);

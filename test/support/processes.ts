@@ -2,8 +2,10 @@
 // operator starts them (`node dist/deploy/server.js` with SERVICES and TRANSPORTER).
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { freePort, portAnswers } from "../../shared/store";
+import { DISCONNECT_SUBJECT } from "../../shared/node-loss";
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -51,10 +53,33 @@ export function track(child: ChildProcess): Proc {
 	};
 }
 
-/** Starts nats-server on a free port, or on `port` (a restart in place). */
-export async function startNats(port?: number): Promise<{ url: string; port: number; proc: Proc }> {
+/**
+ * The accounts part of the project's nats-server configuration (as in deploy/compose-nats.conf):
+ * clients without credentials use the account CHAT, which receives the system account's client
+ * disconnect advisories under DISCONNECT_SUBJECT (shared/node-loss.ts).
+ */
+export const NATS_ACCOUNTS_CONF = `accounts {
+  SYS: { exports: [{ stream: "$SYS.ACCOUNT.CHAT.DISCONNECT" }] }
+  CHAT: {
+    users: [{ user: chat }]
+    imports: [{ stream: { account: SYS, subject: "$SYS.ACCOUNT.CHAT.DISCONNECT" }, to: "${DISCONNECT_SUBJECT}" }]
+  }
+}
+system_account: SYS
+no_auth_user: chat
+`;
+
+/** Starts nats-server on a free port, or on `port` (a restart in place); `advisories: false` leaves out the accounts (no disconnect advisories). */
+export async function startNats(port?: number, o: { advisories?: boolean } = {}): Promise<{ url: string; port: number; proc: Proc }> {
 	port ??= await freePort();
-	const proc = track(spawn(natsServerBinary(), ["-a", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", "pipe", "pipe"] }));
+	const args = ["-a", "127.0.0.1", "-p", String(port)];
+	const dir = o.advisories === false ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), "nats-"));
+	if (dir) {
+		fs.writeFileSync(path.join(dir, "nats.conf"), NATS_ACCOUNTS_CONF);
+		args.push("-c", path.join(dir, "nats.conf"));
+	}
+	const proc = track(spawn(natsServerBinary(), args, { stdio: ["ignore", "pipe", "pipe"] }));
+	if (dir) proc.child.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
 	await waitFor(() => portAnswers(port), "nats-server");
 	return { url: `nats://127.0.0.1:${port}`, port, proc };
 }
@@ -79,4 +104,15 @@ export function startServerNode(env: Record<string, string>): Proc {
 			stdio: ["ignore", "pipe", "pipe"],
 		}),
 	);
+}
+
+/** The process that runs deploy/server.ts under a node's `tsx` (which starts it as a child of its own): the one to kill to lose the node. */
+export function serverPid(proc: Proc): number {
+	let pid = proc.child.pid!;
+	for (;;) {
+		const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+		const server = children.find((c) => fs.readFileSync(`/proc/${c}/cmdline`, "utf8").includes("deploy/server.ts"));
+		if (server === undefined) return pid;
+		pid = server;
+	}
 }

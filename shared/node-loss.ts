@@ -1,0 +1,73 @@
+// A node that dies (kill -9, a crash, out of memory) is taken out of every other node's registry
+// within milliseconds, rather than after Moleculer's heartbeat timeout (6 s, checked every 6 s:
+// 6 to 12 s), during which every call routed to it waits and, with round-robin, every client
+// soon has one such call.
+//
+// When a process dies its kernel closes its sockets, so nats-server sees the connection close at
+// once and, with a system account configured, publishes a client disconnect advisory. The
+// nats-server configurations of the project (deploy/compose-nats.conf, deploy/k8s/nats.yaml,
+// startNats in test/support/processes.ts) export it from the system account into the services'
+// account under DISCONNECT_SUBJECT. Each node names its NATS connection after its Moleculer node
+// ID (moleculer.config.ts), so the advisory names the node. The node is then probed on its own
+// liveness subject: "no responders" means nothing of it is connected, and it is declared gone
+// (Moleculer rejects the calls in flight to it with REQUEST_REJECTED: a read is retried on
+// another replica, anything else answered 503). An answer means it has already reconnected (its
+// connection was replaced, not its process lost), and it is left alone. Without the advisories
+// (a NATS without this configuration) nothing changes: the heartbeats still find a lost node.
+import type { Msg, NatsConnection, NatsError } from "nats";
+import type { ServiceBroker } from "moleculer";
+
+/** Where the services' account receives nats-server's client disconnect advisories. */
+export const DISCONNECT_SUBJECT = "chat.nats.client_disconnect";
+
+/** How long a probed node has to answer; on a timeout the heartbeats decide. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+interface Internals {
+	transit?: {
+		tx?: { client?: NatsConnection | null };
+		discoverer: { remoteNodeDisconnected(nodeID: string, isUnexpected: boolean): unknown };
+	};
+	registry: { nodes: { get(nodeID: string): { local: boolean; available: boolean } | undefined } };
+}
+
+/** The subject a node answers on, for as long as its NATS connection is up. */
+export const livenessSubject = (namespace: string, nodeID: string) => `chat.alive.${namespace || "-"}.${nodeID}`;
+
+/** Answers this node's liveness probes, and declares a node gone when NATS reports its connection closed and nothing of it answers. */
+export function watchNodeLoss(broker: ServiceBroker): void {
+	const internals = broker as unknown as Internals;
+	const transit = internals.transit;
+	const nc = transit?.tx?.client;
+	if (!transit || !nc || typeof nc.subscribe !== "function") return;
+	const log = broker.getLogger("node-loss");
+	nc.subscribe(livenessSubject(broker.namespace, broker.nodeID), { callback: (_err, msg) => msg?.respond() });
+
+	const probing = new Set<string>();
+	const check = async (nodeID: string, reason: string) => {
+		try {
+			await nc.request(livenessSubject(broker.namespace, nodeID), undefined, { timeout: PROBE_TIMEOUT_MS });
+		} catch (err) {
+			if ((err as NatsError).code !== "503") return; // a timeout: left to the heartbeats
+			if (!internals.registry.nodes.get(nodeID)?.available) return;
+			log.warn(`Node '${nodeID}' lost its NATS connection (${reason}) and nothing of it answers: taken out of the registry`);
+			transit.discoverer.remoteNodeDisconnected(nodeID, true);
+		}
+	};
+	nc.subscribe(DISCONNECT_SUBJECT, {
+		callback: (_err, msg: Msg) => {
+			let advisory: { client?: { name?: string }; reason?: string };
+			try {
+				advisory = msg.json();
+			} catch {
+				return;
+			}
+			const nodeID = advisory.client?.name;
+			if (!nodeID || probing.has(nodeID)) return;
+			const node = internals.registry.nodes.get(nodeID);
+			if (!node || node.local || !node.available) return;
+			probing.add(nodeID);
+			void check(nodeID, advisory.reason ?? "closed").finally(() => probing.delete(nodeID));
+		},
+	});
+}
