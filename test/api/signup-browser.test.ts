@@ -77,7 +77,7 @@ test("filling in the emailed form creates an account that logs in through the AP
 	await Promise.all([page.waitForLoadState("load"), page.click("button[type=submit]")]);
 	expect(await page.textContent("[role=alert]")).toBe("The password is too weak.");
 	// The inline stylesheet applies under the policy (allowed by its hash).
-	expect(await page.$eval("[role=alert]", (e) => (globalThis as unknown as { getComputedStyle(e: Element): { color: string } }).getComputedStyle(e).color)).toBe("rgb(187, 0, 0)");
+	expect(await page.$eval("[role=alert]", (e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe("rgb(187, 0, 0)");
 	expect(await page.inputValue("#full_name")).toBe("Bro' & <Ser");
 
 	await page.fill("#full_name", "Brow Ser");
