@@ -42,7 +42,23 @@ export function params(schema: Record<string, Rule>): ParamSchema {
 	return { ...schema, $$strict: "remove" };
 }
 
+/** The largest value of the integer columns Zulip stores settings in (IntegerField, PositiveIntegerField). */
+export const INT32_MAX = 2_147_483_647;
+
 const INT = /^\s*-?\d+\s*$/;
+
+/** Zulip's words for an integer out of range (its `less_than` and `greater_than` templates). */
+const outOfRange = (name: string, n: number) => badRequest(n > 0 ? `${name} is too large` : `${name} is too small`);
+
+/**
+ * An integer from its decimal spelling. Beyond Number.MAX_SAFE_INTEGER a number no longer holds
+ * the integer sent (2^53 + 1 reads as 2^53), so such a value is refused rather than rounded.
+ */
+function toInt(name: string, raw: string): number {
+	const n = Number(raw);
+	if (!Number.isSafeInteger(n)) throw outOfRange(name, n);
+	return n;
+}
 
 function parseJson(name: string, raw: string): unknown {
 	try {
@@ -59,7 +75,7 @@ function decode(name: string, rule: Rule, raw: string): unknown {
 		case "string":
 			return raw;
 		case "number":
-			if (INT.test(raw)) return Number(raw);
+			if (INT.test(raw)) return toInt(name, raw);
 			if (!rule.integer && raw.trim() !== "" && Number.isFinite(Number(raw))) return Number(raw);
 			throw badRequest(`${name} is not an integer`);
 		case "boolean":
@@ -68,7 +84,7 @@ function decode(name: string, rule: Rule, raw: string): unknown {
 			throw badRequest(`${name} is not a boolean`);
 		case "enum":
 			if (rule.values.every((v: unknown) => typeof v === "number")) {
-				if (INT.test(raw)) return Number(raw);
+				if (INT.test(raw)) return toInt(name, raw);
 				throw badRequest(`${name} is not an integer`);
 			}
 			return raw;
@@ -79,7 +95,12 @@ function decode(name: string, rule: Rule, raw: string): unknown {
 			if ((types.includes("array") || types.includes("object") || types.includes("any")) && /^[[{"]|^null$/.test(trimmed)) {
 				return parseJson(name, raw);
 			}
-			if ((types.includes("number") || types.includes("enum")) && INT.test(raw)) return Number(raw);
+			if ((types.includes("number") || types.includes("enum")) && INT.test(raw)) {
+				// Too large for an integer, a string where one is allowed: the action reads it as Zulip
+				// reads it (an anchor past every ID is the newest, a time limit "Bad value for ...").
+				if (!Number.isSafeInteger(Number(raw)) && types.includes("string")) return raw;
+				return toInt(name, raw);
+			}
 			if (types.includes("boolean") && (raw === "true" || raw === "false")) return raw === "true";
 			if (types.includes("string")) {
 				// Zulip declares these Json[str] | Json[int] (or similar): its web app sends the string
@@ -109,8 +130,9 @@ export const MAX_VALUES = 10_000;
 
 /**
  * The guards every decoded value passes, in one walk that uses no recursion (so no input can
- * exhaust the stack): nesting at most MAX_DEPTH deep, at most MAX_VALUES values, and no NUL
- * byte in any string or key (no text the API stores may hold one).
+ * exhaust the stack): nesting at most MAX_DEPTH deep, at most MAX_VALUES values, no NUL byte in
+ * any string or key (no text the API stores may hold one), and no integral number beyond
+ * Number.MAX_SAFE_INTEGER (a JSON body's 2^63 or 1e308 arrives already rounded: refused too).
  */
 function checkValue(name: string, value: unknown): void {
 	const stack: Array<[unknown, number]> = [[value, 0]];
@@ -119,6 +141,10 @@ function checkValue(name: string, value: unknown): void {
 		const [v, depth] = stack.pop()!;
 		if (typeof v === "string") {
 			if (v.includes("\u0000")) throw badRequest(`${name} contains a null byte`);
+			continue;
+		}
+		if (typeof v === "number") {
+			if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw outOfRange(name, v);
 			continue;
 		}
 		if (!v || typeof v !== "object") continue;

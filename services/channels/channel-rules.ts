@@ -2,6 +2,7 @@
 import { badRequest, insufficientPermission } from "../../shared/errors";
 import { renderMarkdown } from "../../shared/markdown/render";
 import { isGroupSettingValue, type GroupGraph, type GroupSettingValue } from "../../shared/group-settings";
+import { INT32_MAX } from "../../shared/params";
 import { LIMITS } from "../../shared/version";
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelGroupSetting } from "./models/channel";
 
@@ -32,7 +33,7 @@ export function checkRetention(raw: unknown): number | null {
 	if (raw === "realm_default") return null;
 	if (raw === "unlimited") return -1;
 	const n = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
-	if (typeof n === "number" && Number.isInteger(n) && n > 0) return n;
+	if (typeof n === "number" && Number.isInteger(n) && n > 0 && n <= INT32_MAX) return n;
 	throw badRequest("Bad value for 'message_retention_days'");
 }
 

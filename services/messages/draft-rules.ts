@@ -16,6 +16,17 @@ const KEYS = ["type", "to", "topic", "content", "timestamp"];
 const REQUIRED = ["type", "to", "topic", "content"];
 const TYPES = ["", "stream", "private"];
 
+/** The last second of year 9999, the latest time Zulip's datetimes hold. */
+const MAX_TIMESTAMP = 253_402_300_799;
+const TRUNCATED = "\n[message truncated]";
+
+/** As Zulip's normalize_body: content past the message length limit is cut, with a notice, not refused. */
+function truncated(content: string): string {
+	const chars = [...content];
+	if (chars.length <= LIMITS.max_message_length) return content;
+	return chars.slice(0, LIMITS.max_message_length - TRUNCATED.length).join("") + TRUNCATED;
+}
+
 export const draftMissing = () => apiError(404, "BAD_REQUEST", "Draft does not exist");
 export const draftsDisabled = () => badRequest("User has disabled synchronizing drafts.");
 
@@ -51,6 +62,7 @@ export function draftShape(raw: unknown, name: string): DraftInput {
 	if (typeof d.topic !== "string") throw badRequest(`${field("topic")} is not a string`);
 	if (typeof d.content !== "string") throw badRequest(`${field("content")} is not a string`);
 	if (d.timestamp !== undefined && !Number.isInteger(d.timestamp)) throw badRequest(`${field("timestamp")} is not an integer`);
+	if ((d.timestamp as number | undefined) !== undefined && (d.timestamp as number) > MAX_TIMESTAMP) throw badRequest(`${field("timestamp")} is too large`);
 	return { type: d.type as DraftInput["type"], to: d.to as number[], topic: d.topic, content: d.content, timestamp: d.timestamp as number };
 }
 
@@ -64,19 +76,20 @@ export function checkDraft(d: DraftInput, targets: DraftTargets, drafter: number
 	if (d.topic.includes("\0")) throw badRequest("Topic must not contain null bytes");
 	if (d.timestamp !== undefined && d.timestamp < 0) throw badRequest("Timestamp must not be negative.");
 	const timestamp = d.timestamp ?? clock.now();
+	const content = truncated(d.content);
 	if (d.type === "stream") {
 		if (d.to.length !== 1) throw badRequest("Must specify exactly 1 channel ID for channel messages");
 		if (!targets.channels.has(d.to[0])) throw badRequest("Invalid channel ID");
 		// As Zulip does, an over-long topic is cut to the limit rather than refused.
-		return { type: "stream", to: d.to, topic: [...d.topic].slice(0, LIMITS.max_topic_length).join(""), content: d.content, timestamp };
+		return { type: "stream", to: d.to, topic: [...d.topic].slice(0, LIMITS.max_topic_length).join(""), content, timestamp };
 	}
 	if (d.type === "private" && d.to.length) {
 		if (!targets.usersValid) throw badRequest("Invalid user ID");
 		const to = [...new Set(d.to)].sort((a, b) => a - b);
 		const others = to.filter((u) => u !== drafter);
-		return { type: "private", to: others.length ? others : to, topic: "", content: d.content, timestamp };
+		return { type: "private", to: others.length ? others : to, topic: "", content, timestamp };
 	}
-	return { type: "", to: [], topic: "", content: d.content, timestamp };
+	return { type: "", to: [], topic: "", content, timestamp };
 }
 
 /** A stored draft as the API shows it. */

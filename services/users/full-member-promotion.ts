@@ -13,8 +13,11 @@ import { isFullMember, systemGroupIds, waitingDaysOf } from "./system-groups";
 
 const DAY_MS = 86_400_000;
 
-/** Members who joined before this are past the waiting period. */
-const cutoff = (days: number) => new Date(clock.nowMs() - days * DAY_MS);
+/** The earliest instant a Date holds (ECMAScript's time range). */
+const EARLIEST_MS = -8.64e15;
+
+/** Members who joined before this are past the waiting period (the earliest date for a period reaching past it). */
+const cutoff = (days: number) => new Date(Math.max(clock.nowMs() - days * DAY_MS, EARLIEST_MS));
 
 /** After a user's creation or role change: whether it now waits to be announced a full member. */
 export async function markPending(db: UsersDb, user: Pick<UserDoc, "_id" | "role" | "date_joined">): Promise<void> {

@@ -9,6 +9,9 @@ import type { UsersDb } from "./db";
 import { templateVariables } from "./playground-rules";
 
 /** Zulip's ValidationFailureError: the first message, and every message by field. */
+/** Zulip keeps a pattern as unbounded text; this bound is the server's own. */
+export const MAX_PATTERN_LENGTH = 1000;
+
 const invalid = (field: string, msg: string) => badRequest(msg, { errors: { [field]: [msg] } });
 
 export function checkLinkifier(input: { pattern: string; url_template: string }) {

@@ -5,6 +5,13 @@ import { badRequest, notFound } from "../../shared/errors";
 import type { UsersDb } from "./db";
 import type { NavigationViewDoc } from "./models/navigation-view";
 
+/**
+ * Zulip stores both as unbounded text; these bounds are the server's own (a fragment is a URL
+ * hash, a name a sidebar label), refused with Zulip's "too long" wording.
+ */
+export const MAX_FRAGMENT_LENGTH = 1000;
+export const MAX_VIEW_NAME_LENGTH = 200;
+
 /** Zulip's BUILT_IN_VIEW_FRAGMENTS. */
 export const BUILT_IN_VIEW_FRAGMENTS = ["inbox", "recent", "feed", "drafts", "narrow/has/reaction/sender/me", "narrow/is/mentioned", "narrow/is/starred"];
 

@@ -8,6 +8,12 @@ import type { UsersDb } from "./db";
 import type { PlaygroundDoc } from "./models/playground";
 
 export const MAX_PYGMENTS_LANGUAGE_LENGTH = 40;
+/**
+ * Zulip keeps a playground's name and a URL template (a linkifier's too) as unbounded text;
+ * these bounds are the server's own, refused with Zulip's "too long" wording.
+ */
+export const MAX_PLAYGROUND_NAME_LENGTH = 200;
+export const MAX_URL_TEMPLATE_LENGTH = 2000;
 const LANGUAGE_CHARS = /^[ a-zA-Z0-9_+\-./#]*$/;
 
 export type Playground = { id: number; name: string; pygments_language: string; url_template: string };

@@ -7,6 +7,7 @@
 import type { Context } from "moleculer";
 import type { Identity } from "../../shared/actions";
 import { badRequest, ownerRequired } from "../../shared/errors";
+import { INT32_MAX } from "../../shared/params";
 import { sameGroupSetting, unwrapSettingChange, type GroupGraph, type GroupSettingValue } from "../../shared/group-settings";
 import type { GroupsChanged, RealmChanged } from "../../shared/org-events";
 import { isOwner } from "../../shared/roles";
@@ -72,10 +73,13 @@ export interface RealmChanges {
 	expect: Record<string, unknown>;
 }
 
-/** "unlimited" or a positive number of seconds (Zulip's parse_message_time_limit_setting). */
+/**
+ * "unlimited" or a positive number of seconds (Zulip's parse_message_time_limit_setting), at most
+ * what its PositiveIntegerField holds.
+ */
 function timeLimit(name: string, raw: unknown): number | null {
 	if (raw === "unlimited") return null;
-	if (typeof raw === "number" && Number.isInteger(raw) && raw > 0) return raw;
+	if (typeof raw === "number" && Number.isInteger(raw) && raw > 0 && raw <= INT32_MAX) return raw;
 	throw badRequest(`Bad value for '${name}': ${typeof raw === "string" ? raw : JSON.stringify(raw)}`);
 }
 

@@ -5,7 +5,8 @@ import { requireUser, type Ctx } from "../../../shared/actions";
 import type { LinkifiersChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
 import { activeUserIds, type UsersDb } from "../db";
-import { addLinkifier, listLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from "../linkifier-rules";
+import { addLinkifier, listLinkifiers, MAX_PATTERN_LENGTH, removeLinkifier, reorderLinkifiers, updateLinkifier } from "../linkifier-rules";
+import { MAX_URL_TEMPLATE_LENGTH } from "../playground-rules";
 import { requireAdmin } from "./deps";
 
 type Fields = { pattern: string; url_template: string };
@@ -15,7 +16,7 @@ export function linkifierActions(db: UsersDb) {
 		const [realm_linkifiers, user_ids] = await Promise.all([listLinkifiers(db), activeUserIds(db)]);
 		await ctx.broadcast("users.linkifiersChanged", { realm_id: db.realm._id, user_ids, realm_linkifiers } satisfies LinkifiersChanged);
 	}
-	const fields = { pattern: p.string(), url_template: p.string() };
+	const fields = { pattern: p.string({ max: MAX_PATTERN_LENGTH }), url_template: p.string({ max: MAX_URL_TEMPLATE_LENGTH }) };
 
 	return {
 		listLinkifiers: {

@@ -4,7 +4,7 @@ import { requireUser, type Ctx } from "../../../shared/actions";
 import type { NavigationViewChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
 import type { UsersDb } from "../db";
-import { addView, listViews, removeView, stripped, updateView } from "../navigation-view-rules";
+import { addView, listViews, MAX_FRAGMENT_LENGTH, MAX_VIEW_NAME_LENGTH, removeView, stripped, updateView } from "../navigation-view-rules";
 
 export function navigationViewActions(db: UsersDb) {
 	const announce = (ctx: Ctx<unknown>, user_id: number, event: Record<string, unknown>) =>
@@ -19,7 +19,7 @@ export function navigationViewActions(db: UsersDb) {
 		},
 
 		addNavigationView: {
-			params: params({ fragment: p.string(), is_pinned: p.bool(), name: p.string({ optional: true }) }),
+			params: params({ fragment: p.string({ max: MAX_FRAGMENT_LENGTH }), is_pinned: p.bool(), name: p.string({ optional: true, max: MAX_VIEW_NAME_LENGTH }) }),
 			async handler(ctx: Ctx<{ fragment: string; is_pinned: boolean; name?: string }>) {
 				const me = requireUser(ctx);
 				const fragment = stripped("fragment", ctx.params.fragment);
@@ -31,7 +31,7 @@ export function navigationViewActions(db: UsersDb) {
 		},
 
 		updateNavigationView: {
-			params: params({ fragment: p.string(), is_pinned: p.bool({ optional: true }), name: p.string({ optional: true }) }),
+			params: params({ fragment: p.string({ max: MAX_FRAGMENT_LENGTH }), is_pinned: p.bool({ optional: true }), name: p.string({ optional: true, max: MAX_VIEW_NAME_LENGTH }) }),
 			async handler(ctx: Ctx<{ fragment: string; is_pinned?: boolean; name?: string }>) {
 				const me = requireUser(ctx);
 				const fragment = stripped("fragment", ctx.params.fragment);
@@ -43,7 +43,7 @@ export function navigationViewActions(db: UsersDb) {
 		},
 
 		removeNavigationView: {
-			params: params({ fragment: p.string() }),
+			params: params({ fragment: p.string({ max: MAX_FRAGMENT_LENGTH }) }),
 			async handler(ctx: Ctx<{ fragment: string }>) {
 				const me = requireUser(ctx);
 				const fragment = stripped("fragment", ctx.params.fragment);

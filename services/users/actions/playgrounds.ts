@@ -4,7 +4,7 @@ import type { Ctx } from "../../../shared/actions";
 import type { PlaygroundsChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
 import { activeUserIds, type UsersDb } from "../db";
-import { addPlayground, listPlaygrounds, removePlayground } from "../playground-rules";
+import { addPlayground, listPlaygrounds, MAX_PLAYGROUND_NAME_LENGTH, MAX_URL_TEMPLATE_LENGTH, removePlayground } from "../playground-rules";
 import { requireAdmin } from "./deps";
 
 export function playgroundActions(db: UsersDb) {
@@ -15,7 +15,7 @@ export function playgroundActions(db: UsersDb) {
 
 	return {
 		addPlayground: {
-			params: params({ name: p.string(), pygments_language: p.string(), url_template: p.string() }),
+			params: params({ name: p.string({ max: MAX_PLAYGROUND_NAME_LENGTH }), pygments_language: p.string(), url_template: p.string({ max: MAX_URL_TEMPLATE_LENGTH }) }),
 			async handler(ctx: Ctx<{ name: string; pygments_language: string; url_template: string }>) {
 				requireAdmin(ctx);
 				const id = await addPlayground(db, ctx.params);

@@ -4,7 +4,7 @@
 import { call, requireUser, type Ctx } from "../../../shared/actions";
 import { adminRequired, badRequest } from "../../../shared/errors";
 import type { GroupGraphCache } from "../../../shared/group-settings";
-import { p, params } from "../../../shared/params";
+import { INT32_MAX, p, params } from "../../../shared/params";
 import { isAdmin } from "../../../shared/roles";
 import type { UsersDb } from "../db";
 import { REALM_SETTING_DEFAULTS } from "../realm-settings";
@@ -32,7 +32,7 @@ const patchParams = {
 	message_edit_history_visibility_policy: p.oneOf(EDIT_HISTORY_POLICIES, { optional: true }),
 	topics_policy: p.oneOf(REALM_TOPICS_POLICIES, { optional: true }),
 	enable_spectator_access: p.bool({ optional: true }),
-	waiting_period_threshold: p.int({ optional: true, min: 0 }),
+	waiting_period_threshold: p.int({ optional: true, min: 0, max: INT32_MAX }),
 	moderation_request_channel_id: p.int({ optional: true }),
 	...Object.fromEntries(ANNOUNCEMENT_CHANNEL_SETTINGS.map((k) => [k, p.int({ optional: true })])),
 	...Object.fromEntries(REALM_GROUP_SETTINGS.map((k) => [k, p.json({ optional: true })])),
