@@ -5,16 +5,18 @@
 // answering the same JSON in the same run. Then the messages figures (messages-bench.ts), each
 // beside the raw store doing the same work, and the store figures (store-bench.ts): the store issue's goals, each with its verdict, and
 // the events figures (events-bench.ts): one message fanned out to 1,000 long-polling clients, and
-// the scheduling figures (scheduling-bench.ts): 2,000 scheduled messages due at once, 1 and 3 replicas.
+// the scheduling figures (scheduling-bench.ts): 2,000 scheduled messages due at once, 1 and 3 replicas,
+// and the lost-replica figures (replica-loss-bench.ts): a messages replica killed under 20 clients.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_GATEWAY_ROUNDS (gateway figures, each the median of that many, default 3), BENCH_CPU_PROF
 // (a directory: the gateway figures' server nodes write CPU profiles there),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
 // without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
-// "flags" for the flag figures alone, "store", "events" or "scheduling"); the store figures' own
-// settings are in store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in
-// events-bench.ts, the scheduling figures' in scheduling-bench.ts.
+// "flags" for the flag figures alone, "store", "events", "scheduling" or "replica-loss"); the store
+// figures' own settings are in store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in
+// events-bench.ts, the scheduling figures' in scheduling-bench.ts, the lost-replica figures' in
+// replica-loss-bench.ts.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -27,12 +29,13 @@ import { messageFigures, pairTable, type Pair } from "./messages-bench";
 import { STORE_SETTINGS, storeFigures, storeTable, type StoreReport } from "./store-bench";
 import { EVENTS_SETTINGS, eventsFigures, eventsTable, type EventsFigure } from "./events-bench";
 import { SCHEDULING_SETTINGS, schedulingFigures, schedulingTable, type SchedulingFigure } from "./scheduling-bench";
+import { LOSS_SETTINGS, lossFigures, lossTable, type LossFigure } from "./replica-loss-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY;
-const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 
 async function main() {
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-bench-"));
@@ -49,6 +52,7 @@ async function main() {
 	let storeReport: StoreReport | undefined;
 	let eventsReport: EventsFigure[] = [];
 	let schedulingReport: SchedulingFigure[] = [];
+	let lossReport: LossFigure[] = [];
 	try {
 		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 		const common = {
@@ -101,6 +105,7 @@ async function main() {
 		}
 		if (runs("events")) eventsReport = await eventsFigures(common, nats!.url, work);
 		if (runs("scheduling")) schedulingReport = await schedulingFigures(common, nats!.url, work);
+		if (runs("replica-loss")) lossReport = await lossFigures(common.MONGO_URL);
 	} finally {
 		forget();
 		await cleanUp();
@@ -124,6 +129,11 @@ async function main() {
 		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
 		const command = commandLine(["BENCH_ONLY", ...SCHEDULING_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
 		process.stdout.write(`\n${schedulingTable(schedulingReport, { store: storeName, command, cores: os.cpus().length })}\n`);
+	}
+	if (lossReport.length) {
+		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
+		const command = commandLine(["BENCH_ONLY", ...LOSS_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
+		process.stdout.write(`\n${lossTable(lossReport, { store: storeName, command, cores: os.cpus().length })}\n`);
 	}
 }
 

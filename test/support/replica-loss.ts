@@ -33,9 +33,9 @@ export interface LossCluster {
 	clients: Client[];
 }
 
-/** The cluster, its channel and the clients (each user subscribed). `natsUrl`: a nats-server of the caller's own. */
-export async function startLossCluster(name: string, natsUrl?: string): Promise<LossCluster> {
-	const cluster = await startCluster({ name, nodes: ["users", "channels", "messages", "messages", "messages"], ready: ownerReadsMessages, natsUrl });
+/** The cluster, its channel and the clients (each user subscribed); a nats-server and a store of the caller's own if given. */
+export async function startLossCluster(name: string, o: { natsUrl?: string; mongoUrl?: string } = {}): Promise<LossCluster> {
+	const cluster = await startCluster({ name, nodes: ["users", "channels", "messages", "messages", "messages"], ready: ownerReadsMessages, ...o });
 	try {
 		const { owner, gateways } = cluster;
 		const users: Client[] = [];
