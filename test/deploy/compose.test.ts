@@ -7,6 +7,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { SERVICES } from "../../services";
 import { ROOT } from "../support/deploy-tools";
+import { NATS_ACCOUNTS_CONF } from "../support/processes";
 
 const FILE = path.join(ROOT, "deploy/compose.yaml");
 
@@ -29,6 +30,12 @@ test("runs MongoDB as a replica set and NATS with room for the largest request b
 	expect(services.nats.image).toMatch(/^nats:\d/);
 	const conf = services.nats.volumes!.map((v) => v.split(":")[0]).find((f) => f.endsWith(".conf"))!;
 	expect(fs.readFileSync(path.join(ROOT, "deploy", conf), "utf8")).toMatch(/^max_payload: 8MB$/m);
+});
+
+test("NATS gives the services its client disconnect advisories, as the cluster tests' nats-server does", () => {
+	const conf = services.nats.volumes!.map((v) => v.split(":")[0]).find((f) => f.endsWith(".conf"))!;
+	const squash = (text: string) => text.replace(/#.*$/gm, "").replace(/\s+/g, "");
+	expect(squash(fs.readFileSync(path.join(ROOT, "deploy", conf), "utf8"))).toContain(squash(NATS_ACCOUNTS_CONF));
 });
 
 test("every service in services/index.ts has its own container, and nothing else runs the image", () => {

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { SERVICES } from "../../services";
 import { render, ROOT, schemaProblems, type K8sObject } from "../support/deploy-tools";
+import { NATS_ACCOUNTS_CONF } from "../support/processes";
 
 jest.setTimeout(300_000); // the first run may install kustomize (test/support/prerequisites.sh)
 
@@ -144,6 +145,9 @@ describe("base: the bundled NATS cluster and MongoDB replica set", () => {
 		expect(routes).toEqual([0, 1, 2].map((i) => `nats-${i}.${sts.spec.serviceName}:6222`));
 		expect(podSpec(sts).containers[0].ports).toContainEqual({ name: "cluster", containerPort: 6222 });
 		expect(conf).toMatch(/max_payload: 8MB/);
+		// Client disconnect advisories for the services (shared/node-loss.ts), as in the cluster tests.
+		const squash = (text: string) => text.replace(/#.*$/gm, "").replace(/\s+/g, "");
+		expect(squash(conf)).toContain(squash(NATS_ACCOUNTS_CONF));
 	});
 
 	test("TRANSPORTER is the NATS client Service", () => {
