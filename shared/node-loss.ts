@@ -4,7 +4,8 @@
 // soon has one such call.
 //
 // When a process dies its kernel closes its sockets, so nats-server sees the connection close at
-// once and, with a system account configured, publishes a client disconnect advisory. The
+// once and, with a system account configured, publishes a client disconnect advisory with the
+// reason (LOST_REASONS below: only those that mean the client's side went away count). The
 // nats-server configurations of the project (deploy/compose-nats.conf, deploy/k8s/nats.yaml,
 // startNats in test/support/processes.ts) export it from the system account into the services'
 // account under DISCONNECT_SUBJECT. Each node names its NATS connection after its Moleculer node
@@ -19,6 +20,15 @@ import type { ServiceBroker } from "moleculer";
 
 /** Where the services' account receives nats-server's client disconnect advisories. */
 export const DISCONNECT_SUBJECT = "chat.nats.client_disconnect";
+
+/**
+ * The advisory reasons that mean the client's side went away: its socket closed or reset (a
+ * process killed: "Client Closed" or "Read Error"), or it stopped answering the server's pings (a
+ * machine gone). Others are the server's doing, after which the client reconnects: "Server
+ * Shutdown" (a NATS server stopping, or in lame duck mode moving its clients to the others), a
+ * slow consumer, a limit.
+ */
+const LOST_REASONS = new Set(["Client Closed", "Read Error", "Write Error", "Stale Connection"]);
 
 /** How long a probed node has to answer; on a timeout the heartbeats decide. */
 const PROBE_TIMEOUT_MS = 2_000;
@@ -63,11 +73,11 @@ export function watchNodeLoss(broker: ServiceBroker): void {
 				return;
 			}
 			const nodeID = advisory.client?.name;
-			if (!nodeID || probing.has(nodeID)) return;
+			if (!nodeID || !LOST_REASONS.has(advisory.reason ?? "") || probing.has(nodeID)) return;
 			const node = internals.registry.nodes.get(nodeID);
 			if (!node || node.local || !node.available) return;
 			probing.add(nodeID);
-			void check(nodeID, advisory.reason ?? "closed").finally(() => probing.delete(nodeID));
+			void check(nodeID, advisory.reason!).finally(() => probing.delete(nodeID));
 		},
 	});
 }
