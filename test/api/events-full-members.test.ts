@@ -62,7 +62,7 @@ describe("the node-cron job", () => {
 
 		// Three days after the first joined: only that one.
 		clock.advance(2 * DAY_MS + 1000);
-		expect(await next(read, 5000)).toEqual([{ type: "user_group", op: "add_members", group_id: fullMembers, user_ids: [early.user_id] }]);
+		expect(await next(read, 30_000)).toEqual([{ type: "user_group", op: "add_members", group_id: fullMembers, user_ids: [early.user_id] }]);
 		expect(await members()).toContain(early.user_id);
 		expect(await members()).not.toContain(later.user_id);
 		// Further runs announce nothing more.
@@ -70,7 +70,7 @@ describe("the node-cron job", () => {
 		expect(await read()).toEqual([]);
 
 		clock.advance(DAY_MS);
-		expect(await next(read, 5000)).toEqual([{ type: "user_group", op: "add_members", group_id: fullMembers, user_ids: [later.user_id] }]);
+		expect(await next(read, 30_000)).toEqual([{ type: "user_group", op: "add_members", group_id: fullMembers, user_ids: [later.user_id] }]);
 		expect(await members()).toContain(later.user_id);
 	});
 });

@@ -40,7 +40,7 @@ beforeAll(async () => {
 	reversed = await post("animals", "brown, then quick");
 	entity = await post("food", "fish & chips amp");
 	linked = await post("links", "see [the docs](https://zebra.example.com/page)");
-}, 60_000);
+});
 afterAll(() => app.stop());
 
 describe("matching", () => {

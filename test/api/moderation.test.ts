@@ -67,7 +67,7 @@ beforeAll(async () => {
 	general = await channelId("general");
 	secret = await channelId("secret");
 	modChannel = await channelId("moderation");
-}, 60_000);
+});
 
 afterAll(async () => {
 	clock.reset();
@@ -212,7 +212,7 @@ describe("the moderation service on its own nodes", () => {
 		app2 = await startTestApp({ transporter: "Fake", services: ["api", "users", "channels", "messages", "events"] });
 		for (const name of ["mod1", "mod2"]) replicas.push(await startNode({ ...app2.node.config, services: ["moderation"] }, name));
 		await app2.node.broker.waitForServices(["moderation"]);
-	}, 60_000);
+	});
 	afterAll(async () => {
 		for (const r of replicas) await r.stop();
 		await app2?.stop();

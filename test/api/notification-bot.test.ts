@@ -66,7 +66,7 @@ beforeAll(async () => {
 	const ownerName = (await owner.get("/users/me")).body.full_name;
 	ownerMention = `@_**${ownerName}|${app.owner.user_id}**`;
 	memberMention = `@_**Mia Member|${member.user_id}**`;
-}, 60_000);
+});
 afterAll(async () => {
 	await snaps?.close();
 	await app?.stop();

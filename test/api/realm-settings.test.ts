@@ -36,7 +36,7 @@ beforeAll(async () => {
 	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "mods" }], invite_only: true }));
 	general = (await owner.get("/get_stream_id", { stream: "general" })).body.stream_id;
 	privateChannel = (await owner.get("/get_stream_id", { stream: "mods" })).body.stream_id;
-}, 60_000);
+});
 
 afterAll(async () => {
 	clock.reset();

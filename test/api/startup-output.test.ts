@@ -8,8 +8,6 @@ import { randomBytes } from "node:crypto";
 import { freePort } from "../../shared/store";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
 
-jest.setTimeout(90_000);
-
 const dirs: string[] = [];
 const procs: Proc[] = [];
 
@@ -30,7 +28,7 @@ async function start(env: Record<string, string>): Promise<{ proc: Proc; dataDir
 
 test("pretty output: readable log lines, then the banner once the server listens", async () => {
 	const { proc, dataDir, url } = await start({ LOG_FORMAT: "pretty" });
-	await waitFor(async () => proc.output().includes("Their zuliprc"), "the banner", 10_000);
+	await waitFor(async () => proc.output().includes("Their zuliprc"), "the banner", 60_000);
 	const out = proc.output();
 	expect(out).toContain(`Team chat server ready: ${url}`);
 	expect(out).toContain(`(a zuliprc for any Zulip client): ${path.join(dataDir, "zuliprc")}`);
