@@ -1,10 +1,12 @@
 // Property-based fuzzing of every route in services/api/routes.ts: each request sends one declared
 // parameter with a generated bad value (wrong type, null, huge, deeply nested, odd Unicode,
-// out-of-range number, unknown ID) or leaves it out, the others plausible, as an administrator or
-// a member, form-encoded, as JSON or in the query string. Every answer must be a success or
-// Zulip's error envelope, never a 5xx, and a refused request must change no document in any
-// service's database. FUZZ_SEED and FUZZ_RUNS override the fixed seed and the number of runs
-// (1,500: about 30 s); FUZZ_DEBUG=1 prints every answer.
+// out-of-range number, unknown ID; integers past 2^53, 1e308 and fractions to every parameter that
+// takes integers) or leaves it out, the others plausible or a valid baseline for each route that
+// writes, as the owner, an administrator or a member, form-encoded, as JSON or in the query
+// string. Every answer must be a success or Zulip's error envelope, never a 5xx, and a refused
+// request must change no document in any service's database (test/support/db-snapshot.ts reads
+// them all). FUZZ_SEED and FUZZ_RUNS override the fixed seed and the number of runs (1,500:
+// about a minute); FUZZ_DEBUG=1 prints every answer.
 import fc from "fast-check";
 import { routes, type Route } from "../../services/api/routes";
 import type { Rule } from "../../shared/params";
@@ -65,6 +67,33 @@ function baselines(): Record<string, Record<string, unknown>> {
 		"POST /messages/flags": { messages: ids.message_id, op: "add", flag: "starred" },
 		"POST /user_topics": { stream_id: ids.stream_id[0], topic: "t", visibility_policy: 1 },
 		"POST /default_streams": { stream_id: ids.stream_id[1] },
+		"DELETE /default_streams": { stream_id: ids.stream_id[1] },
+		"PATCH /users/{email}": { full_name: "Renamed Again" },
+		"POST /users/me/presence": { status: "active" },
+		"DELETE /users/me/profile_data": { data: [ids.field_id[0]] },
+		"PATCH /settings/display": { web_font_size_px: 14 },
+		"PATCH /settings/notifications": { enable_sounds: false },
+		"POST /user_groups/{user_group_id}/subgroups": { add: [], delete: [] },
+		"DELETE /users/me/subscriptions": { subscriptions: ["fuzz two"] },
+		"PATCH /users/me/subscriptions/muted_topics": { stream_id: ids.stream_id[0], topic: "t", op: "add" },
+		"POST /messages/flags/narrow": { anchor: "newest", num_before: 5, num_after: 0, narrow: [], op: "add", flag: "read" },
+		"POST /mark_stream_as_read": { stream_id: ids.stream_id[0] },
+		"POST /mark_topic_as_read": { stream_id: ids.stream_id[0], topic_name: "t" },
+		"DELETE /messages/{message_id}/reactions": { emoji_name: "smile" },
+		"POST /messages/{message_id}/report": { report_type: "spam", description: "d" },
+		"POST /scheduled_messages": { type: "stream", to: ids.stream_id[0], topic: "t", content: "c", scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400 },
+		"PATCH /scheduled_messages/{scheduled_message_id}": { content: "c2", topic: "t2" },
+		"POST /invites": { invitee_emails: "invitee@chat.test", stream_ids: [ids.stream_id[0]] },
+		"POST /invites/multiuse": { invite_expires_in_minutes: 60, stream_ids: [ids.stream_id[0]] },
+		"DELETE /users/me/alert_words": { alert_words: ["word"] },
+		"PATCH /realm": { name: "Fuzz org", description: "d", message_content_edit_limit_seconds: 600 },
+		"POST /realm/playgrounds": { name: "P", pygments_language: "python", url_template: "https://play.test/?c={code}" },
+		"POST /realm/filters": { pattern: "#(?P<id>[0-9]+)", url_template: "https://issues.test/{id}" },
+		"PATCH /realm/filters/{filter_id}": { pattern: "!(?P<id>[0-9]+)", url_template: "https://issues.test/m/{id}" },
+		"PATCH /realm/linkifiers": { ordered_linkifier_ids: ids.filter_id },
+		"POST /navigation_views": { fragment: "narrow/is/alerted", is_pinned: true, name: "Alerts" },
+		"PATCH /navigation_views/{fragment...}": { is_pinned: false, name: "Renamed view" },
+		"PATCH /realm/profile_fields": { order: ids.field_id },
 	};
 }
 
@@ -84,6 +113,17 @@ beforeAll(async () => {
 	const folder = await owner.post("/channel_folders/create", { name: "Folder", description: "" });
 	const draft = await client(app.baseUrl, cast.member).post("/drafts", { drafts: [{ type: "stream", to: [streams[0].stream_id], topic: "t", content: "c", timestamp: 1 }] });
 	const snippet = await client(app.baseUrl, cast.member).post("/saved_snippets", { title: "s", content: "c" });
+	const scheduled = await client(app.baseUrl, cast.admin).post("/scheduled_messages", {
+		type: "stream",
+		to: streams[0].stream_id,
+		topic: "t",
+		content: "later",
+		scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400,
+	});
+	const filter = await owner.post("/realm/filters", { pattern: "#(?P<id>[0-9]+)", url_template: "https://issues.test/{id}" });
+	const playground = await owner.post("/realm/playgrounds", { name: "Py", pygments_language: "python", url_template: "https://play.test/?c={code}" });
+	const invite = await owner.post("/invites", { invitee_emails: "pending@chat.test", stream_ids: [streams[0].stream_id] });
+	await client(app.baseUrl, cast.member).post("/navigation_views", { fragment: "narrow/is/alerted", is_pinned: true, name: "Alerts" });
 	ids.user_id = [victim.user_id, cast.member2.user_id];
 	ids.stream_id = streams.map((s) => s.stream_id);
 	ids.message_id = [messageId];
@@ -92,6 +132,11 @@ beforeAll(async () => {
 	ids.channel_folder_id = [folder.body.channel_folder_id];
 	ids.draft_id = draft.body.ids ?? [];
 	ids.saved_snippet_id = [snippet.body.saved_snippet_id];
+	ids.scheduled_message_id = [scheduled.body.scheduled_message_id];
+	ids.filter_id = [filter.body.id];
+	ids.playground_id = [playground.body.id];
+	ids.invite_id = ((await owner.get("/invites")).body.invites as { id: number }[]).map((i) => i.id);
+	expect(invite.status).toBe(200);
 	snap = await snapshotter(app);
 }, 60_000);
 
@@ -192,9 +237,24 @@ const hostile: fc.Arbitrary<V> = fc.oneof(
 	fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map((b) => rawJson(b.toString())),
 );
 
+/** Integers no JavaScript number holds exactly, and numbers that are no integers: each alone or in a list. */
+const HUGE = ["9223372036854775808", "-9223372036854775809", "9007199254740993", "1e308", "-1e308", "1.5"];
+const hugeInts: fc.Arbitrary<V> = fc.constantFrom(...HUGE).chain((h) => fc.constantFrom(rawJson(h), rawJson(`[${h}]`)));
+
+/** Whether a parameter takes integers anywhere in its shape (IDs, lists of IDs, integer settings). */
+function takesIntegers(rule: Rule, depth = 0): boolean {
+	if (depth > 4) return false;
+	if (rule.type === "number") return true;
+	if (rule.type === "enum") return (rule.values as unknown[]).some((x) => typeof x === "number");
+	if (rule.type === "multi") return (rule.rules as Rule[]).some((r) => takesIntegers(normalize(r), depth + 1));
+	if (rule.type === "array") return takesIntegers(normalize(rule.items ?? "any"), depth + 1);
+	if (rule.type === "object") return Object.values((rule.props ?? {}) as Record<string, Rule>).some((r) => takesIntegers(normalize(r), depth + 1));
+	return false;
+}
+
 interface Plan {
 	route: Route;
-	as: "admin" | "member";
+	as: "owner" | "admin" | "member";
 	encoding: "form" | "json";
 	path: string;
 	params: Record<string, V>;
@@ -207,6 +267,7 @@ function pathArb(route: Route): fc.Arbitrary<string> {
 		...parts.map((part) => {
 			const m = /^\{(\w+)(?:\.\.\.)?\}$/.exec(part);
 			if (!m) return fc.constant(part);
+			if (m[1] === "fragment") return fc.constantFrom("narrow%2Fis%2Falerted", "inbox", "x".repeat(2000));
 			if (m[1] === "email") return fc.constantFrom(encodeURIComponent(victimEmail), "nobody%40chat.test", "%F0%9F%99%82", "a".repeat(300));
 			return fc.constantFrom(...(ids[m[1]] ?? [1]).map(String), "0", "999999", "99999999999999999999");
 		}),
@@ -220,13 +281,14 @@ function planArb(): fc.Arbitrary<Plan> {
 		const schema = (endpoint?.action.params ?? {}) as Record<string, Rule | Rule[] | string | boolean>;
 		const declared = Object.keys(schema).filter((k) => !k.startsWith("$$") && !/\{/.test(k) && !route.path.includes(`{${k}}`) && !route.path.includes(`{${k}...}`));
 		const names = declared.length ? declared : ["anything"];
-		return fc.record({
+		return fc.constantFrom(...names).chain((target) => fc.record({
 			route: fc.constant(route),
-			as: fc.constantFrom<"admin" | "member">("admin", "member"),
+			// The owner too: some settings (the waiting period among them) only an owner may change.
+			as: fc.constantFrom<Plan["as"]>("owner", "admin", "member"),
 			encoding: fc.constantFrom<"form" | "json">("form", "json"),
 			path: pathArb(route),
-			target: fc.constantFrom(...names),
-			bad: fc.option(hostile, { freq: 6 }),
+			target: fc.constant(target),
+			bad: fc.option(schema[target] !== undefined && takesIntegers(normalize(schema[target])) ? fc.oneof(hostile, hugeInts) : hostile, { freq: 6 }),
 			others: fc.oneof(
 				fc.record(
 					Object.fromEntries(declared.map((k) => [k, plausible(normalize(schema[k])).map(v)])),
@@ -240,12 +302,14 @@ function planArb(): fc.Arbitrary<Plan> {
 			// null from fc.option: the target parameter is left out.
 			if (bad !== null) params[target] = bad;
 			return { ...rest, target, params };
-		});
+		}));
 	});
 }
 
+const caller = (plan: Plan) => (plan.as === "owner" ? app.owner : plan.as === "admin" ? cast.admin : cast.member);
+
 async function send(plan: Plan): Promise<{ status: number; body: any; text: string }> {
-	const who = plan.as === "admin" ? cast.admin : cast.member;
+	const who = caller(plan);
 	const headers: Record<string, string> = { Authorization: `Basic ${Buffer.from(`${who.email}:${who.api_key}`).toString("base64")}` };
 	let url = `${app.baseUrl}${plan.path}`;
 	let body: string | undefined;
@@ -306,7 +370,7 @@ test("every route answers bad parameters with a Zulip error or a success, never 
 					if (res.body.result !== "success") throw new Error(`200 without success: ${what}`);
 					// The caller deactivated their own account: back, so the runs after it still reach the handlers.
 					if (plan.route.method === "DELETE" && plan.route.path === "/users/me") {
-						const who = plan.as === "admin" ? cast.admin : cast.member;
+						const who = caller(plan);
 						const back = await client(app.baseUrl, app.owner).post(`/users/${who.user_id}/reactivate`);
 						if (back.status !== 200) throw new Error(`could not reactivate ${who.email}: ${back.status}`);
 					}
