@@ -388,6 +388,13 @@ func parseFind(cmd bson.D, filterKey string) (findOpts, error) {
 	if o.sort, err = docField(cmd, "sort"); err != nil {
 		return o, err
 	}
+	switch h := field(cmd, "hint").(type) {
+	case string, bson.D:
+		o.hint = h
+	case nil:
+	default:
+		return o, cmdError(2, "BadValue", "hint must be a string or an object")
+	}
 	o.skip = intOf(field(cmd, "skip"))
 	o.limit = intOf(field(cmd, "limit"))
 	if o.limit < 0 {

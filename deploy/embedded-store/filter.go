@@ -163,6 +163,9 @@ func prepareCondition(v interface{}) (interface{}, error) {
 							return nil, cmdError(2, "BadValue", "the embedded store does not match regular expressions inside "+op.Key)
 						}
 					}
+					if set := newInSet(arr); set != nil {
+						op.Value = set
+					}
 				}
 			}
 			out = append(out, op)

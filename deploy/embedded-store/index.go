@@ -157,12 +157,22 @@ func isArray(v interface{}) bool { _, ok := v.(bson.A); return ok }
 
 func uniqueValues(arr bson.A) []interface{} {
 	out := make([]interface{}, 0, len(arr))
+	seen := make(map[string]struct{}, len(arr))
+	var others []interface{} // values without an exact key (documents, decimals): compared in turn
 outer:
 	for _, v := range arr {
-		for _, o := range out {
-			if bsonkit.Compare(o, v) == 0 {
-				continue outer
+		if k, ok := setKey(v); ok {
+			if _, dup := seen[k]; dup {
+				continue
 			}
+			seen[k] = struct{}{}
+		} else {
+			for _, o := range others {
+				if bsonkit.Compare(o, v) == 0 {
+					continue outer
+				}
+			}
+			others = append(others, v)
 		}
 		out = append(out, v)
 	}

@@ -19,7 +19,8 @@ type findOpts struct {
 	filter bsonkit.Doc
 	sort   bsonkit.Doc
 	skip   int
-	limit  int // 0: no limit
+	limit  int         // 0: no limit
+	hint   interface{} // an index name or key pattern: the query uses that index (nil: planned)
 }
 
 // cond is what a filter says of one field that an index can use.
@@ -62,6 +63,9 @@ func analyze(filter bsonkit.Doc, conds map[string]*cond) {
 					}
 				case "$in":
 					arr, ok := op.Value.(bson.A)
+					if set, isSet := op.Value.(*inSet); isSet {
+						arr, ok = set.values, true
+					}
 					if !ok || c.hasEq {
 						break
 					}
@@ -110,39 +114,76 @@ type plan struct {
 
 func (c *Collection) plan(conds map[string]*cond, sort bsonkit.Doc) *plan {
 	var best *plan
+	hasSort := sort != nil && len(*sort) > 0
 	for _, ix := range c.indexes {
-		p := &plan{ix: ix}
-		multiValue := false
-		for _, f := range ix.fields {
-			cd := conds[f.path]
-			if cd == nil || !cd.hasEq {
-				break
-			}
-			multiValue = multiValue || len(cd.eq) > 1
-			p.eqN++
-		}
-		if p.eqN < len(ix.fields) {
-			if cd := conds[ix.fields[p.eqN].path]; cd != nil && cd.hasRange {
-				p.rng = true
-			}
-		}
-		p.ordered, p.reverse = sortFollows(ix, p.eqN, conds, sort, multiValue)
-		hasSort := sort != nil && len(*sort) > 0
+		p := planIndex(ix, conds, sort)
 		if p.eqN == 0 && !p.rng && !(p.ordered && hasSort) {
 			continue
-		}
-		p.score = p.eqN * 10
-		if p.rng {
-			p.score += 5
-		}
-		if p.ordered && hasSort {
-			p.score += 3
 		}
 		if best == nil || p.score > best.score {
 			best = p
 		}
 	}
 	return best
+}
+
+// planIndex is how one index serves the conditions and the sort, and how well (score).
+func planIndex(ix *Index, conds map[string]*cond, sort bsonkit.Doc) *plan {
+	p := &plan{ix: ix}
+	multiValue := false
+	for _, f := range ix.fields {
+		cd := conds[f.path]
+		if cd == nil || !cd.hasEq {
+			break
+		}
+		multiValue = multiValue || len(cd.eq) > 1
+		p.eqN++
+	}
+	if p.eqN < len(ix.fields) {
+		if cd := conds[ix.fields[p.eqN].path]; cd != nil && cd.hasRange {
+			p.rng = true
+		}
+	}
+	p.ordered, p.reverse = sortFollows(ix, p.eqN, conds, sort, multiValue)
+	p.score = p.eqN * 10
+	if p.rng {
+		p.score += 5
+	}
+	if p.ordered && sort != nil && len(*sort) > 0 {
+		p.score += 3
+	}
+	return p
+}
+
+// hinted is the index a query's hint names, by name or by key pattern, as MongoDB's hint.
+func (c *Collection) hinted(hint interface{}) (*Index, error) {
+	switch h := hint.(type) {
+	case string:
+		if ix := c.index(h); ix != nil {
+			return ix, nil
+		}
+	case bson.D:
+		for _, ix := range c.indexes {
+			if sameKeys(ix.keySpec, h) {
+				return ix, nil
+			}
+		}
+	}
+	return nil, cmdError(2, "BadValue", "hint provided does not correspond to an existing index")
+}
+
+func sameKeys(a, b bson.D) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, okX := number(a[i].Value)
+		y, okY := number(b[i].Value)
+		if a[i].Key != b[i].Key || !okX || !okY || (x < 0) != (y < 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // sortFollows reports whether walking the index after its equality prefix yields the sort order,
@@ -185,6 +226,13 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 	conds := map[string]*cond{}
 	analyze(o.filter, conds)
 	p := c.plan(conds, o.sort)
+	if o.hint != nil {
+		ix, err := c.hinted(o.hint)
+		if err != nil {
+			return nil, err
+		}
+		p = planIndex(ix, conds, o.sort)
+	}
 	want := math.MaxInt
 	if o.limit > 0 {
 		want = o.skip + o.limit
@@ -204,7 +252,10 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 	}
 	hasSort := o.sort != nil && len(*o.sort) > 0
 	natural, naturalDesc := isNaturalSort(o.sort)
-	branches := c.orPlans(o.filter, conds, p)
+	var branches []branchPlan
+	if o.hint == nil {
+		branches = c.orPlans(o.filter, conds, p)
+	}
 	if branches != nil && !natural {
 		// Each branch of the $or from its own index, as MongoDB's OR plan; no index order then.
 		p = &plan{}
@@ -218,7 +269,7 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 				return visit(r)
 			})
 		}
-	} else if p == nil || natural {
+	} else if p == nil || (natural && o.hint == nil) {
 		iter := c.natural.Scan
 		if naturalDesc {
 			iter = c.natural.Reverse
