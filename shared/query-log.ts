@@ -16,6 +16,8 @@ export interface QueryRecord {
 	sort?: unknown;
 	projection?: unknown;
 	limit?: unknown;
+	/** find: the index the query names (hint), which alone may serve it. */
+	hint?: unknown;
 	/** distinct: the field. */
 	field?: string;
 	/** aggregate: the stage names. */
@@ -131,7 +133,7 @@ function describeCommand(service: string, name: string, command: Doc): QueryReco
 	const base = (coll: unknown) => ({ db: service, coll: String(coll), cmd: name });
 	switch (name) {
 		case "find":
-			return [{ ...base(command.find), filter: filterShape(command.filter ?? {}), sort: keysShape(command.sort), projection: keysShape(command.projection), limit: command.limit === undefined ? undefined : VALUE }];
+			return [{ ...base(command.find), filter: filterShape(command.filter ?? {}), sort: keysShape(command.sort), projection: keysShape(command.projection), limit: command.limit === undefined ? undefined : VALUE, hint: typeof command.hint === "string" ? command.hint : keysShape(command.hint) }];
 		case "count":
 			return [{ ...base(command.count), filter: filterShape(command.query ?? {}) }];
 		case "distinct":

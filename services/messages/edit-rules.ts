@@ -10,7 +10,7 @@ import type { EditRecord, MessageDoc } from "./models/message";
 import { userMessageKey } from "./models/user-message";
 import { checkContent, checkTopic } from "./send-rules";
 import type { Rendered } from "../../shared/markdown/render";
-import { contentWords, topicWords } from "./search";
+import { allWords, contentWords, topicWords } from "./search";
 import { topicForClient } from "../../shared/topics";
 
 
@@ -80,7 +80,7 @@ export async function applyContentEdit(
 	await db.Message.updateOne(
 		{ _id: m._id },
 		{
-			$set: { content, rendered_content: rendered.html, is_me_message: rendered.isMeMessage, ...rendered.has, search_words: contentWords(rendered.html), last_edit_timestamp: now },
+			$set: { content, rendered_content: rendered.html, is_me_message: rendered.isMeMessage, ...rendered.has, ...editedWords(m, rendered.html), last_edit_timestamp: now },
 			$push: { edit_history: record },
 		},
 	);
@@ -91,6 +91,12 @@ export async function applyContentEdit(
 		.filter(({ r, flags }) => flags.join() !== r.flags.join())
 		.map(({ r, flags }) => ({ updateOne: { filter: { _id: userMessageKey(r.user_id, m._id) }, update: { $set: { flags } } } }));
 	if (ops.length) await db.UserMessage.bulkWrite(ops);
+}
+
+/** The search fields after a content edit: the new content's stems, the topic's as they were. */
+function editedWords(m: MessageDoc, html: string) {
+	const search_words = contentWords(html);
+	return { search_words, words: allWords(search_words, m.topic_words) };
 }
 
 export type PropagateMode = "change_one" | "change_later" | "change_all";
@@ -130,7 +136,10 @@ export async function applyMove(
 	const scope = mode === "change_one" ? { _id: m._id } : { channel_id: m.channel_id, topic_key: m.topic_key, ...(mode === "change_later" ? { _id: { $gte: m._id } } : {}) };
 	const ids = (await db.Message.find(scope, { _id: 1 }).lean()).map((x) => x._id);
 	const record: EditRecord = { user_id: actor.user_id, timestamp: now, ...moveRecord(m, topic, target) };
-	const set: Record<string, unknown> = { topic, topic_key: topic.toLowerCase(), topic_words: topicWords(topic) };
+	const topicStems = topicWords(topic);
+	const set: Record<string, unknown> = { topic, topic_key: topic.toLowerCase(), topic_words: topicStems };
+	// A new topic's words change each message's search words (its content's and the topic's).
+	const newWords = topicStems.join() !== m.topic_words.join();
 	if (target) Object.assign(set, { channel_id: target.channel_id, recipient_id: target.recipient_id });
 	if (target || resolveChange(m.topic, topic) === 0) set.last_moved_timestamp = now;
 	const rowSet: Record<string, unknown> = { topic_key: topic.toLowerCase() };
@@ -142,8 +151,21 @@ export async function applyMove(
 		if (i > 0) await yieldToLoop();
 		const batch = order.slice(i, i + MOVE_BATCH);
 		const recorded = contentEdited ? batch.filter((id) => id !== m._id) : batch;
-		if (recorded.length) await db.Message.updateMany({ _id: { $in: recorded } }, { $set: set, $push: { edit_history: record } });
-		if (recorded.length < batch.length) await db.Message.updateOne({ _id: m._id }, { $set: set });
+		const history = new Set(recorded);
+		if (newWords) {
+			const contents = await db.Message.find({ _id: { $in: batch } }, { search_words: 1 }).lean();
+			await db.Message.bulkWrite(
+				contents.map((c) => ({
+					updateOne: {
+						filter: { _id: c._id },
+						update: { $set: { ...set, words: allWords(c.search_words, topicStems) }, ...(history.has(c._id) ? { $push: { edit_history: record } } : {}) },
+					},
+				})),
+			);
+		} else {
+			if (recorded.length) await db.Message.updateMany({ _id: { $in: recorded } }, { $set: set, $push: { edit_history: record } });
+			if (recorded.length < batch.length) await db.Message.updateOne({ _id: m._id }, { $set: set });
+		}
 		await db.UserMessage.updateMany({ message_id: { $in: batch } }, { $set: rowSet });
 		if (target?.keepUsers) {
 			const losing = { message_id: { $in: batch }, user_id: { $nin: [...target.keepUsers] } };

@@ -1,7 +1,7 @@
 // GET /messages: anchors, windows before and after them, and narrows, over either a channel's
 // whole history (where the caller may read it) or the caller's own received messages.
 import { topicFromClient } from "../../shared/topics";
-import { searchFilter } from "./search";
+import { SEARCH_INDEX, searchFilter } from "./search";
 import type { Identity, TopicPolicies } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { MessagesDb } from "./db";
@@ -300,7 +300,7 @@ function mutedConditions(policies: TopicPolicies, channels: boolean): Filter[] {
 /** Message IDs matching a narrow beyond a bound on the ID field, in one direction, up to a limit. */
 export type Window = (cond: Filter, dir: 1 | -1, limit: number) => Promise<number[]>;
 interface IdModel {
-	find(f: object, proj: object): { sort(s: object): { limit(n: number): { lean(): Promise<Array<Record<string, number>>> } }; lean(): Promise<Array<Record<string, number>>> };
+	find(f: object, proj: object): { sort(s: object): { limit(n: number): { hint(h: object): { lean(): Promise<Array<Record<string, number>>> }; lean(): Promise<Array<Record<string, number>>> } }; lean(): Promise<Array<Record<string, number>>> };
 }
 
 /**
@@ -309,15 +309,23 @@ interface IdModel {
  */
 const both = (a: Filter, b: Filter): Filter => (Object.keys(b).some((k) => k in a) ? { $and: [a, b] } : { ...a, ...b });
 
-/** The window over one collection's ID field (indexes serve the filter with the ID as sort). */
-function window(model: unknown, field: string, filter: Filter): Window {
+/**
+ * The window over one collection's ID field (indexes serve the filter with the ID as sort). With
+ * `hint`, that index serves it: a planner scoring indexes by the fields they pin may otherwise
+ * take a channel's index for a search, and walk the channel instead of the matches.
+ */
+function window(model: unknown, field: string, filter: Filter, hint?: object): Window {
 	const m = model as IdModel;
 	return async (cond, dir, limit) => {
 		if (limit <= 0) return [];
-		const docs = await m.find(both(filter, { [field]: cond }), { [field]: 1 }).sort({ [field]: dir }).limit(limit).lean();
+		const query = m.find(both(filter, { [field]: cond }), { [field]: 1 }).sort({ [field]: dir }).limit(limit);
+		const docs = await (hint ? query.hint(hint) : query).lean();
 		return docs.map((d) => d[field]);
 	};
 }
+
+/** Messages matching a positive search, newest or oldest first, from the search index. */
+const searchWindow = (db: MessagesDb, messages: Filter, search: Filter) => window(db.Message, "_id", both(messages, search), SEARCH_INDEX);
 
 async function idSet(model: unknown, field: string, filter: Filter): Promise<Set<number>> {
 	const docs = await (model as IdModel).find(filter, { [field]: 1 }).lean();
@@ -382,11 +390,12 @@ function windowsFor(db: MessagesDb, p: Plan): { ids: Window; personal: (rows: Fi
 	};
 	const personal = (rows: Filter): Window => {
 		const rowsHave: Check = (ids) => idSet(db.UserMessage, "message_id", both(rows, { message_id: { $in: ids } }));
-		if (search?.positive) return led(window(db.Message, "_id", both(p.messages, search.filter)), [rowsHave, reactions]);
+		if (search?.positive) return led(searchWindow(db, p.messages, search.filter), [rowsHave, reactions]);
 		const messagesMatch: Check | undefined = search && ((ids) => idSet(db.Message, "_id", both({ _id: { $in: ids } }, search.filter)));
 		return led(window(db.UserMessage, "message_id", rows), [messagesMatch, reactions]);
 	};
-	const ids = p.channelHistory ? led(window(db.Message, "_id", search ? both(p.messages, search.filter) : p.messages), [reactions]) : personal(p.rows);
+	const history = !search ? window(db.Message, "_id", p.messages) : search.positive ? searchWindow(db, p.messages, search.filter) : window(db.Message, "_id", both(p.messages, search.filter));
+	const ids = p.channelHistory ? led(history, [reactions]) : personal(p.rows);
 	return { ids, personal };
 }
 

@@ -13,6 +13,7 @@ import type { MessagesDb } from "./db";
 import { messageModel, type MessageDoc } from "./models/message";
 import { userMessageModel } from "./models/user-message";
 import { recipientModel } from "./models/recipient";
+import { backfillSearchWords } from "./search-backfill";
 import { recipientsOf, storeMessage, type Sent } from "./send-rules";
 import type { NoticeDeps } from "./move-notices";
 import { AutoFollow } from "./auto-follow";
@@ -48,6 +49,8 @@ import { registerActions } from "./actions/register";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
+	let stopping = false;
+	let backfill: Promise<unknown> | undefined;
 	const db = { realmId: 1 } as MessagesDb;
 	// The organization snapshot (empty-topic name) comes with the group graph.
 	let graphs: GroupGraphCache;
@@ -236,9 +239,15 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			});
 			graphs = new GroupGraphCache(() => call(this.broker, "users.groupGraph", {}));
 			await ensureIndexes(conn);
+			// In the background: the service answers meanwhile (search-backfill.ts).
+			backfill = backfillSearchWords(db, () => stopping)
+				.then((n) => n && this.logger.info(`Keyword search: ${n} older messages indexed`))
+				.catch((err: Error) => this.logger.warn(`Keyword search: indexing older messages failed: ${err.message}`));
 		},
 
 		async stopped() {
+			stopping = true;
+			await backfill;
 			await conn?.close();
 		},
 	} as ServiceSchema;

@@ -1,7 +1,9 @@
-// Keyword search (the `search` narrow). Each message stores the stems of its words, the rendered
-// content's in `search_words` and the topic's in `topic_words` (kept apart so a topic move rewrites
-// only the topic's), behind multikey indexes. A query matches a message holding every stem of its
-// keywords in either field; a quoted phrase must also appear as written.
+// Keyword search (the `search` narrow). Each message stores the stems of its words: the rendered
+// content's in `search_words`, the topic's in `topic_words` (kept apart so an edit or a move
+// replaces one of them), and both together in `words`, behind one multikey index { words, _id }.
+// A query matches a message holding every stem of its keywords; a quoted phrase must also appear
+// as written. The index is walked newest first from the first stem, so a search reads about as
+// many entries as it finds messages, however long the history (fetch-rules.ts names the index).
 //
 // Decisions: words are runs of letters and digits, lowercased and reduced by the Porter2 English
 // stemmer (the stemmer Zulip's PostgreSQL search uses), so "running" finds "runs". Unlike
@@ -62,6 +64,16 @@ export function contentWords(html: string): string[] {
 
 export const topicWords = (topic: string) => stems(topic);
 
+/** What keyword search looks up: the content's stems and the topic's, each once. */
+export const allWords = (contentStems: string[], topicStems: string[]) => [...new Set([...contentStems, ...topicStems])];
+
+/** A message's search fields, from its rendered content and its topic. */
+export function searchFields(html: string, topic: string): { search_words: string[]; topic_words: string[]; words: string[] } {
+	const search_words = contentWords(html);
+	const topic_words = topicWords(topic);
+	return { search_words, topic_words, words: allWords(search_words, topic_words) };
+}
+
 export interface SearchQuery {
 	/** Every stem the message must hold. */
 	stems: string[];
@@ -84,9 +96,12 @@ export function parseSearch(operand: string, limit?: { words: number; error: () 
 	return { stems: [...new Set(found.map(stemOf))], phrases };
 }
 
+/** The index a search led by its words walks (the messages model declares it). */
+export const SEARCH_INDEX = { words: 1, _id: 1 } as const;
+
 /** A filter on messages matching the query; null when it holds no word at all (matches all). */
 export function searchFilter(q: SearchQuery): Record<string, unknown> | null {
-	const conds: object[] = q.stems.map((s) => ({ $or: [{ search_words: s }, { topic_words: s }] }));
+	const conds: object[] = q.stems.map((s) => ({ words: s }));
 	for (const phrase of q.phrases) {
 		const re = new RegExp(phrase.split(/\s+/).map(escapeRegExp).join("\\s+"), "i");
 		conds.push({ $or: [{ content: re }, { topic: re }] });

@@ -10,7 +10,7 @@ import { recipientId, type MessagesDb } from "./db";
 import { userMessageRow } from "./models/user-message";
 import type { MessageDoc } from "./models/message";
 import type { Rendered } from "../../shared/markdown/render";
-import { contentWords, topicWords } from "./search";
+import { searchFields } from "./search";
 
 export interface SendParams {
 	type: "channel" | "stream" | "direct" | "private";
@@ -145,8 +145,7 @@ export async function storeMessage(
 		client,
 		is_me_message: rendered.isMeMessage,
 		...rendered.has,
-		search_words: contentWords(rendered.html),
-		topic_words: topicWords(topic),
+		...searchFields(rendered.html, topic),
 		is_resolve_notice: isResolveNotice,
 		...(idempotencyKey !== undefined ? { idempotency_key: idempotencyKey } : {}),
 		edit_history: [],

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import mongoose from "mongoose";
 import { randomToken } from "../../shared/passwords";
-import { contentWords, topicWords } from "../../services/messages/search";
+import { searchFields } from "../../services/messages/search";
 import type { MessageDoc } from "../../services/messages/models/message";
 import { userMessageRow } from "../../services/messages/models/user-message";
 import { userModel } from "../../services/users/models/user";
@@ -137,7 +137,7 @@ export async function startBenchNodes(nodes: Array<Record<string, string>>, shar
 /** The fields of a generated message that differ from one message to the next. */
 export function messageContent(id: number, topic: string) {
 	const rendered = `<p>message ${id}</p>`;
-	return { _id: id, topic, topic_key: topic.toLowerCase(), topic_words: topicWords(topic), content: `message ${id}`, rendered_content: rendered, search_words: contentWords(rendered) };
+	return { _id: id, topic, topic_key: topic.toLowerCase(), content: `message ${id}`, rendered_content: rendered, ...searchFields(rendered, topic) };
 }
 
 /** A whole channel message as the messages service stores it (for the raw-store figures). */

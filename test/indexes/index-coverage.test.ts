@@ -54,7 +54,7 @@ for (const r of records) {
 	indexes.set(where(r), list);
 }
 
-const verdict = (r: QueryRecord) => servedByIndex({ filter: (r.filter ?? {}) as Filter, sort: r.sort as Record<string, number> | undefined }, indexes.get(where(r)) ?? []);
+const verdict = (r: QueryRecord) => servedByIndex({ filter: (r.filter ?? {}) as Filter, sort: r.sort as Record<string, number> | undefined, hint: r.hint }, indexes.get(where(r)) ?? []);
 const describe_ = (r: QueryRecord) => `${where(r)} ${r.cmd} filter ${JSON.stringify(r.filter ?? {})}${r.sort ? ` sort ${JSON.stringify(r.sort)}` : ""}`;
 
 test("the log holds the indexes and queries of every service", () => {
@@ -83,14 +83,16 @@ test("every query is served by a declared index (or allowed, with its reason)", 
 	}
 });
 
-test("keyword searches are logged and served by the search_words and topic_words indexes", () => {
+test("keyword searches are logged and served by the words index they name, newest first", () => {
 	const declared = (indexes.get("messages.messages") ?? []).map((ix) => JSON.stringify(ix.key));
-	expect(declared).toEqual(expect.arrayContaining([JSON.stringify({ search_words: 1, _id: 1 }), JSON.stringify({ topic_words: 1, _id: 1 })]));
-	const searches = queries.filter((r) => where(r) === "messages.messages" && r.cmd === "find" && r.sort && JSON.stringify(r.filter).includes('"search_words"'));
+	expect(declared).toContain(JSON.stringify({ words: 1, _id: 1 }));
+	const searches = queries.filter((r) => where(r) === "messages.messages" && r.cmd === "find" && r.sort && JSON.stringify(r.filter).includes('"words"'));
 	expect(searches.length).toBeGreaterThan(0);
-	// A search window with no other narrow is led by the word indexes: nothing else may serve it.
+	// A window of a search led by its words (a channel's, or the caller's whole history) names the
+	// words index, which then serves it in _id order: the scan is bounded by the matches.
 	const window = (r: QueryRecord) => /"\$[lg]te?"/.test(JSON.stringify((r.filter as Filter)._id ?? null));
-	const led = searches.filter((r) => window(r) && Object.keys(r.filter as Filter).every((k) => k === "$and" || k === "_id"));
+	const led = searches.filter((r) => window(r) && r.hint !== undefined);
 	expect(led.length).toBeGreaterThan(0);
-	for (const r of led) expect({ query: describe_(r), verdict: verdict(r) }).toEqual({ query: describe_(r), verdict: { served: true, reason: expect.stringMatching(/^\$or branches: .*search_words.*topic_words/) } });
+	expect(led.some((r) => "channel_id" in (r.filter as Filter))).toBe(true);
+	for (const r of led) expect({ query: describe_(r), hint: r.hint, verdict: verdict(r) }).toEqual({ query: describe_(r), hint: { words: 1, _id: 1 }, verdict: { served: true, reason: 'index {"words":1,"_id":1}' } });
 });

@@ -34,6 +34,8 @@ export interface IndexSpec {
 export interface QueryShape {
 	filter?: Filter;
 	sort?: Record<string, unknown>;
+	/** The index the query names (a key pattern): only it may serve the query. */
+	hint?: unknown;
 }
 
 export interface Verdict {
@@ -157,7 +159,12 @@ function servesConj(conj: Conj, sort: Array<[string, number]>, indexes: IndexSpe
 
 /** Whether MongoDB would serve the query from one of the indexes (the `_id` index is added). */
 export function servedByIndex(query: QueryShape, indexes: IndexSpec[]): Verdict {
-	const all = indexes.some((ix) => show(ix.key) === show(ID_INDEX.key)) ? indexes : [ID_INDEX, ...indexes];
+	let all = indexes.some((ix) => show(ix.key) === show(ID_INDEX.key)) ? indexes : [ID_INDEX, ...indexes];
+	if (query.hint !== undefined) {
+		// A hint: MongoDB uses that index and no other.
+		all = all.filter((ix) => typeof query.hint === "object" && show(ix.key) === show(query.hint as Record<string, unknown>));
+		if (!all.length) return { served: false, reason: `hint ${JSON.stringify(query.hint)} names no declared index (hint by key pattern only)` };
+	}
 	const sort = Object.entries(query.sort ?? {}).map(([f, dir]): [string, number] => [f, typeof dir === "number" ? dir : NaN]);
 	if (sort.some(([, dir]) => dir !== 1 && dir !== -1)) return { served: false, reason: `sort ${show(query.sort!)} is not an index order` };
 	return servesConj(conjOf(query.filter ?? {}), sort, all);

@@ -5,7 +5,8 @@
 //   a channel topic's messages              -> { channel_id, topic_key, _id }
 //   a conversation's messages               -> { recipient_id, _id }
 //   a sender's messages                     -> { sender_id, _id }
-//   keyword search (each stem, newest first) -> { search_words, _id } and { topic_words, _id }
+//   keyword search (a stem, newest first)   -> { words, _id }, named by a hint: a channel's index
+//                                              would walk the channel, not the matches
 //   a delivery's idempotency key              -> { idempotency_key } (unique, sparse: only
 //                                                scheduled deliveries carry one)
 import { Connection, Schema } from "mongoose";
@@ -32,9 +33,13 @@ export interface MessageDoc {
 	has_link: boolean;
 	has_image: boolean;
 	has_attachment: boolean;
-	/** Stems of the rendered content's and the topic's words, for keyword search (search.ts). */
+	/**
+	 * Stems of the rendered content's words and of the topic's, kept apart so each can be
+	 * replaced alone, and `words`, both together: what keyword search looks up (search.ts).
+	 */
 	search_words: string[];
 	topic_words: string[];
+	words: string[];
 	/** Notification Bot's notice that the topic was resolved or unresolved (undone within a minute). */
 	is_resolve_notice: boolean;
 	/**
@@ -82,6 +87,7 @@ const schema = new Schema<MessageDoc>(
 		has_attachment: { type: Boolean, default: false },
 		search_words: { type: [String], default: [] },
 		topic_words: { type: [String], default: [] },
+		words: { type: [String], default: undefined },
 		is_resolve_notice: { type: Boolean, default: false },
 		idempotency_key: { type: String },
 		edit_history: { type: Schema.Types.Mixed, default: [] },
@@ -94,8 +100,7 @@ schema.index({ channel_id: 1, _id: 1 });
 schema.index({ channel_id: 1, topic_key: 1, _id: 1 });
 schema.index({ recipient_id: 1, _id: 1 });
 schema.index({ sender_id: 1, _id: 1 });
-schema.index({ search_words: 1, _id: 1 });
-schema.index({ topic_words: 1, _id: 1 });
+schema.index({ words: 1, _id: 1 });
 schema.index({ idempotency_key: 1 }, { unique: true, sparse: true });
 
 export const messageModel = (conn: Connection) => conn.model<MessageDoc>("Message", schema, "messages");
