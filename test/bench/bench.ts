@@ -30,12 +30,13 @@ import { STORE_SETTINGS, storeFigures, storeTable, type StoreReport } from "./st
 import { EVENTS_SETTINGS, eventsFigures, eventsTable, type EventsFigure } from "./events-bench";
 import { SCHEDULING_SETTINGS, schedulingFigures, schedulingTable, type SchedulingFigure } from "./scheduling-bench";
 import { LOSS_SETTINGS, lossFigures, lossTable, type LossFigure } from "./replica-loss-bench";
+import { STARTUP_SETTINGS, startupFigures, startupTable, type StartupReport } from "./startup-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY;
-const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 
 async function main() {
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-bench-"));
@@ -53,6 +54,7 @@ async function main() {
 	let eventsReport: EventsFigure[] = [];
 	let schedulingReport: SchedulingFigure[] = [];
 	let lossReport: LossFigure[] = [];
+	let startupReport: StartupReport | undefined;
 	try {
 		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 		const common = {
@@ -106,6 +108,7 @@ async function main() {
 		if (runs("events")) eventsReport = await eventsFigures(common, nats!.url, work);
 		if (runs("scheduling")) schedulingReport = await schedulingFigures(common, nats!.url, work);
 		if (runs("replica-loss")) lossReport = await lossFigures(common.MONGO_URL);
+		if (runs("startup")) startupReport = await startupFigures(common, work, SECONDS);
 	} finally {
 		forget();
 		await cleanUp();
@@ -129,6 +132,11 @@ async function main() {
 		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
 		const command = commandLine(["BENCH_ONLY", ...SCHEDULING_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
 		process.stdout.write(`\n${schedulingTable(schedulingReport, { store: storeName, command, cores: os.cpus().length })}\n`);
+	}
+	if (startupReport) {
+		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
+		const command = commandLine(["BENCH_ONLY", ...STARTUP_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
+		process.stdout.write(`\n${startupTable(startupReport, { store: storeName, command, cores: os.cpus().length })}\n`);
 	}
 	if (lossReport.length) {
 		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
