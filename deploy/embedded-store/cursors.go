@@ -52,19 +52,18 @@ func take(docs bsonkit.List, batchSize int, first bool) (bson.A, bsonkit.List) {
 	batch := bson.A{}
 	size := 0
 	for len(docs) > 0 && len(batch) < batchSize && (size < batchBytes || len(batch) == 0) {
-		batch = append(batch, *docs[0])
-		size += approxSize(docs[0])
+		// Encoded once here, to know the batch's size, and sent as these bytes.
+		raw, err := encodeDocument(*docs[0])
+		if err != nil {
+			batch = append(batch, *docs[0])
+			size += 1024
+		} else {
+			batch = append(batch, bson.Raw(raw))
+			size += len(raw)
+		}
 		docs = docs[1:]
 	}
 	return batch, docs
-}
-
-func approxSize(doc bsonkit.Doc) int {
-	raw, err := bson.Marshal(doc)
-	if err != nil {
-		return 1024
-	}
-	return len(raw)
 }
 
 func (c *cursors) first(ns string, docs bsonkit.List, batchSize int) bson.D {

@@ -140,7 +140,7 @@ func (s *Server) handleMsg(requestID int32, body []byte) ([]byte, error) {
 	if flags&flagMoreToCome != 0 {
 		return nil, nil // an unacknowledged write: no reply
 	}
-	raw, err := bson.Marshal(res)
+	raw, err := encodeReply(res)
 	if err != nil {
 		raw, _ = bson.Marshal(cmdError(8, "UnknownError", "cannot encode the reply: "+err.Error()).reply())
 	}
