@@ -134,7 +134,7 @@ export const MAX_VALUES = 10_000;
  * any string or key (no text the API stores may hold one), and no integral number beyond
  * Number.MAX_SAFE_INTEGER (a JSON body's 2^63 or 1e308 arrives already rounded: refused too).
  */
-function checkValue(name: string, value: unknown): void {
+function checkValue(name: string, value: unknown, takesNumbers = true): void {
 	const stack: Array<[unknown, number]> = [[value, 0]];
 	let count = 0;
 	while (stack.length) {
@@ -144,7 +144,8 @@ function checkValue(name: string, value: unknown): void {
 			continue;
 		}
 		if (typeof v === "number") {
-			if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw outOfRange(name, v);
+			// A number where only a string is taken is the validator's "is not a string", as in Zulip.
+			if (Number.isInteger(v) && !Number.isSafeInteger(v) && (takesNumbers || depth > 0)) throw outOfRange(name, v);
 			continue;
 		}
 		if (!v || typeof v !== "object") continue;
@@ -228,7 +229,7 @@ export function convertParams(schema: ParamSchema | undefined, raw: Record<strin
 		// A repeated form field arrives as an array of strings; Zulip takes the last one.
 		const v = Array.isArray(value) && r?.type !== "array" && value.every((x) => typeof x === "string") ? value[value.length - 1] : value;
 		const decoded = r && typeof v === "string" ? decode(name, r, v) : v;
-		checkValue(name, decoded);
+		checkValue(name, decoded, r?.type !== "string");
 		if (r) refuseNulls(name, r, decoded);
 		out[name] = decoded;
 	}
