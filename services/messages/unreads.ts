@@ -4,57 +4,55 @@
 // mentions.
 //
 // Bounded, indexed queries, whatever the history: the user's unread rows newest first
-// ({ user_id, message_id }), which carry the conversation (channel, topic key, recipient) and the
-// flags, so no message is read for them; then one name per topic (the topic as its oldest unread
-// message spells it, as Zulip shows it) by _id, and the participants of each direct conversation
-// by recipient _id. Neither of those grows with the number of unread messages, only with the
-// number of conversations they are in.
+// ({ user_id, message_id }), grouped by the store by conversation (channel and topic key, or
+// recipient), so what crosses to this service is an ID list per conversation, not a document per
+// message; the unread mentions among them ({ user_id, flags, message_id }); then one name per
+// topic (the topic as its oldest unread message spells it, as Zulip shows it) by _id, and the
+// participants of each direct conversation by recipient _id. Those two grow with the number of
+// conversations, not of messages.
 import type { MessagesDb } from "./db";
 
 export const MAX_UNREADS = 50_000;
-const MENTION_FLAGS = new Set(["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned"]);
+const MENTION_FLAGS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned"];
 
-interface UnreadRow {
-	message_id: number;
-	flags: string[];
-	channel_id: number | null;
-	topic_key: string;
-	recipient_id: number;
+interface Conversation {
+	_id: { c: number | null; t: string; r: number };
+	ids: number[];
 }
 
 export async function unreadMessages(db: MessagesDb, userId: number, showTopic: (t: string) => string): Promise<Record<string, unknown>> {
-	const newestFirst = (await db.UserMessage.find({ user_id: userId, flags: { $ne: "read" } }, { _id: 0, message_id: 1, flags: 1, channel_id: 1, topic_key: 1, recipient_id: 1 })
-		.sort({ message_id: -1 })
-		.limit(MAX_UNREADS + 1)
-		.lean()) as UnreadRow[];
-	const missing = newestFirst.length > MAX_UNREADS;
-	const rows = newestFirst.slice(0, MAX_UNREADS).reverse();
-
-	const topics = new Map<string, { first: number; stream_id: number; unread_message_ids: number[] }>();
-	const conversations = new Map<number, number[]>(); // direct conversation's recipient -> its unread IDs
-	const mentions: number[] = [];
-	for (const r of rows) {
-		if (r.flags.some((f) => MENTION_FLAGS.has(f))) mentions.push(r.message_id);
-		if (r.channel_id !== null) {
-			const key = `${r.channel_id}\n${r.topic_key}`;
-			let entry = topics.get(key);
-			if (!entry) topics.set(key, (entry = { first: r.message_id, stream_id: r.channel_id, unread_message_ids: [] }));
-			entry.unread_message_ids.push(r.message_id);
-		} else {
-			let ids = conversations.get(r.recipient_id);
-			if (!ids) conversations.set(r.recipient_id, (ids = []));
-			ids.push(r.message_id);
-		}
+	const groups: Conversation[] = await db.UserMessage.aggregate([
+		{ $match: { user_id: userId, flags: { $ne: "read" } } },
+		{ $sort: { message_id: -1 } },
+		{ $limit: MAX_UNREADS + 1 },
+		{ $group: { _id: { c: "$channel_id", t: "$topic_key", r: "$recipient_id" }, ids: { $push: "$message_id" } } },
+	]);
+	for (const g of groups) g.ids.sort((a, b) => a - b);
+	let count = groups.reduce((n, g) => n + g.ids.length, 0);
+	const missing = count > MAX_UNREADS;
+	if (missing) {
+		// One more than the cap was read to know there are more: the oldest goes.
+		const oldest = groups.reduce((o, g) => (g.ids[0] < o.ids[0] ? g : o));
+		oldest.ids.shift();
+		count--;
 	}
+	// Conversations in the order of their oldest unread message, as Zulip lists them.
+	const kept = groups.filter((g) => g.ids.length).sort((a, b) => a.ids[0] - b.ids[0]);
+	const oldestKept = kept.length ? kept[0].ids[0] : 0;
+	const mentions = kept.length
+		? (await db.UserMessage.find({ user_id: userId, flags: { $in: MENTION_FLAGS, $ne: "read" }, message_id: { $gte: oldestKept } }, { _id: 0, message_id: 1 }).sort({ message_id: 1 }).lean()).map((r) => r.message_id)
+		: [];
 
+	const topics = kept.filter((g) => g._id.c !== null).map((g) => ({ first: g.ids[0], stream_id: g._id.c!, unread_message_ids: g.ids }));
+	const conversations = new Map(kept.filter((g) => g._id.c === null).map((g) => [g._id.r, g.ids]));
 	const [names, participants] = await Promise.all([
-		topics.size ? db.Message.find({ _id: { $in: [...topics.values()].map((t) => t.first) } }, { topic: 1 }).lean() : [],
+		topics.length ? db.Message.find({ _id: { $in: topics.map((t) => t.first) } }, { topic: 1 }).lean() : [],
 		conversations.size ? db.Recipient.find({ _id: { $in: [...conversations.keys()] } }, { user_ids: 1 }).lean() : [],
 	]);
 	const topicOf = new Map(names.map((m) => [m._id, m.topic]));
 	const usersOf = new Map(participants.map((r) => [r._id, r.user_ids]));
 
-	const streams = [...topics.values()]
+	const streams = topics
 		.filter((t) => topicOf.has(t.first))
 		.map((t) => ({ topic: showTopic(topicOf.get(t.first)!), stream_id: t.stream_id, unread_message_ids: t.unread_message_ids }));
 	const pms: Array<{ other_user_id: number; sender_id: number; unread_message_ids: number[] }> = [];
@@ -70,7 +68,7 @@ export async function unreadMessages(db: MessagesDb, userId: number, showTopic: 
 		}
 	}
 	return {
-		count: rows.length,
+		count,
 		pms,
 		streams,
 		huddles,
