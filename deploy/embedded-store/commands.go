@@ -706,7 +706,7 @@ func group(spec interface{}, docs bsonkit.List) (bsonkit.List, error) {
 			}
 			id = parts
 		}
-		k := idKey(id)
+		k := groupKey(id)
 		a := groups[k]
 		if a == nil {
 			a = &acc{id: id, sums: map[string]float64{}, ints: map[string]bool{}, values: map[string]interface{}{}}
@@ -765,6 +765,27 @@ func group(spec interface{}, docs bsonkit.List) (bsonkit.List, error) {
 		out = append(out, &d)
 	}
 	return out, nil
+}
+
+// groupKey: a document _id of numbers, strings and nulls as their index key encodings (cheaper
+// than encoding the document per row; values that compare equal get one key, as in MongoDB), any
+// other _id as idKey.
+func groupKey(id interface{}) string {
+	d, isDoc := id.(bson.D)
+	if !isDoc {
+		return idKey(id)
+	}
+	key := []byte{classDocument}
+	for _, e := range d {
+		switch e.Value.(type) {
+		case nil, int32, int64, float64, string:
+			key = appendString(key, e.Key)
+			key = appendValue(key, e.Value)
+		default:
+			return idKey(id)
+		}
+	}
+	return string(key)
 }
 
 // evalGroupValue is a "$field" path's value in the document (null when missing), or the constant.
