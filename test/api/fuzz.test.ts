@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { routes, type Route } from "../../services/api/routes";
 import type { Rule } from "../../shared/params";
 import { startTestApp, type Cast, type TestApp } from "../support/app";
-import { client, sendMessage } from "../support/http";
+import { client, jsonOf, sendMessage } from "../support/http";
 import { diffSnapshots, snapshotter, type Snapshotter } from "../support/db-snapshot";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -328,13 +328,7 @@ async function send(plan: Plan): Promise<{ status: number; body: any; text: stri
 	}
 	const res = await fetch(url, { method: plan.route.method, headers, body });
 	const text = await res.text();
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(text);
-	} catch {
-		parsed = undefined;
-	}
-	return { status: res.status, body: parsed, text };
+	return { status: res.status, body: jsonOf(text), text };
 }
 
 function describePlan(plan: Plan): string {

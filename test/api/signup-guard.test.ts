@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { startTestApp, type TestApp } from "../support/app";
-import { client, expectError, expectSuccess, type Client } from "../support/http";
+import { client, expectError, expectSuccess, jsonOf, type Client } from "../support/http";
 import { clock } from "../../shared/clock";
 
 interface Answer {
@@ -41,13 +41,7 @@ async function open(app: TestApp, pagePath: string, o: { form?: Record<string, s
 	}
 	const res = await fetch(`${new URL(app.baseUrl).origin}${pagePath}`, { method: body === undefined ? "GET" : "POST", headers, body });
 	const text = await res.text();
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(text);
-	} catch {
-		parsed = undefined;
-	}
-	return { status: res.status, text, body: parsed, headers: res.headers };
+	return { status: res.status, text, body: jsonOf(text), headers: res.headers };
 }
 
 function expectPageHeaders(a: Answer): void {

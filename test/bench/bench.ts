@@ -123,26 +123,15 @@ async function main() {
 		const command = commandLine(["BENCH_ONLY", "BENCH_SECONDS", ...STORE_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
 		process.stdout.write(`\n${storeTable(storeReport, { store: storeName, command, cores: os.cpus().length })}\n`);
 	}
-	if (eventsReport.length) {
-		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
-		const command = commandLine(["BENCH_ONLY", ...EVENTS_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
-		process.stdout.write(`\n${eventsTable(eventsReport, { store: storeName, command, cores: os.cpus().length })}\n`);
-	}
-	if (schedulingReport.length) {
-		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
-		const command = commandLine(["BENCH_ONLY", ...SCHEDULING_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
-		process.stdout.write(`\n${schedulingTable(schedulingReport, { store: storeName, command, cores: os.cpus().length })}\n`);
-	}
-	if (startupReport) {
-		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
-		const command = commandLine(["BENCH_ONLY", ...STARTUP_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
-		process.stdout.write(`\n${startupTable(startupReport, { store: storeName, command, cores: os.cpus().length })}\n`);
-	}
-	if (lossReport.length) {
-		const storeName = process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded";
-		const command = commandLine(["BENCH_ONLY", ...LOSS_SETTINGS, "MONGO_URL"], "test/bench/bench.ts");
-		process.stdout.write(`\n${lossTable(lossReport, { store: storeName, command, cores: os.cpus().length })}\n`);
-	}
+	const tableInfo = (settings: string[]) => ({
+		store: process.env.MONGO_URL ? `MONGO_URL (${printableUrl(process.env.MONGO_URL)})` : "embedded",
+		command: commandLine(["BENCH_ONLY", ...settings, "MONGO_URL"], "test/bench/bench.ts"),
+		cores: os.cpus().length,
+	});
+	if (eventsReport.length) process.stdout.write(`\n${eventsTable(eventsReport, tableInfo(EVENTS_SETTINGS))}\n`);
+	if (schedulingReport.length) process.stdout.write(`\n${schedulingTable(schedulingReport, tableInfo(SCHEDULING_SETTINGS))}\n`);
+	if (startupReport) process.stdout.write(`\n${startupTable(startupReport, tableInfo(STARTUP_SETTINGS))}\n`);
+	if (lossReport.length) process.stdout.write(`\n${lossTable(lossReport, tableInfo(LOSS_SETTINGS))}\n`);
 }
 
 main().catch((err) => {

@@ -22,6 +22,15 @@ export function encodeParams(params: Record<string, unknown>): URLSearchParams {
 	return out;
 }
 
+/** The value of a JSON text; undefined when the text is not JSON. */
+export function jsonOf(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return undefined;
+	}
+}
+
 export function client(baseUrl: string, defaultAuth?: RequestOptions["auth"]) {
 	async function request(method: string, path: string, params: Record<string, unknown> = {}, opts: RequestOptions = {}): Promise<Response> {
 		const headers: Record<string, string> = { ...(opts.headers ?? {}) };
@@ -42,13 +51,8 @@ export function client(baseUrl: string, defaultAuth?: RequestOptions["auth"]) {
 		}
 		const res = await fetch(url, { method, headers, body });
 		const text = await res.text();
-		let parsed: unknown = text;
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			/* not JSON: leave the text for the assertion to show */
-		}
-		return { status: res.status, body: parsed, headers: res.headers };
+		// Not JSON: the text, for the assertion to show.
+		return { status: res.status, body: jsonOf(text) ?? text, headers: res.headers };
 	}
 	return {
 		request,
