@@ -69,6 +69,7 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/users/me/subscriptions", action: "channels.listSubscriptions" },
 	{ method: "POST", path: "/users/me/subscriptions", action: "channels.subscribe", nonGuest: true },
 	{ method: "DELETE", path: "/users/me/subscriptions", action: "channels.unsubscribe" },
+	{ method: "GET", path: "/users/{user_id}/subscriptions/{stream_id}", action: "channels.subscriptionStatus" },
 	{ method: "GET", path: "/streams", action: "channels.list" },
 	{ method: "GET", path: "/streams/{stream_id}", action: "channels.get" },
 	{ method: "PATCH", path: "/streams/{stream_id}", action: "channels.update" },

@@ -14,6 +14,7 @@ import { checkNotGuest, subscribe, type SubscribeParams } from "../subscribe";
 import { unsubscribe } from "../unsubscribe";
 import { updateProperties, type PropertyChange } from "../subscription-properties";
 import { subscriptionNotices } from "../notification-bot";
+import { subscriptionStatus } from "../subscription-status";
 import { channelSettingParams } from "./channel-settings";
 
 const principalsParam = p.either([p.intList(), p.stringList()], { optional: true });
@@ -75,6 +76,14 @@ export function subscriptionActions(db: ChannelsDb) {
 					.map((s) => subscriptionView(graph, channels.get(s.channel_id)!, s, subscribers?.get(s.channel_id)))
 					.sort((a, b) => String(a.name).toLowerCase().localeCompare(String(b.name).toLowerCase()));
 				return { subscriptions: list };
+			},
+		},
+
+		subscriptionStatus: {
+			params: params({ user_id: p.int(), stream_id: p.int() }),
+			async handler(ctx: Ctx<{ user_id: number; stream_id: number }>) {
+				requireUser(ctx);
+				return { is_subscribed: await subscriptionStatus(db, ctx, ctx.params.user_id, ctx.params.stream_id) };
 			},
 		},
 
