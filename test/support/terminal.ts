@@ -44,7 +44,7 @@ export interface Terminal {
 	text(since?: number): string;
 	/** A position in the output, to look only at what is drawn after it. */
 	mark(): number;
-	/** Polls the text (from `since` on) until `test` holds; fails with the text's end after `timeoutMs`. */
+	/** Polls the text (from `since` on) until `test` holds; fails with the text's end after `timeoutMs` (default 60 s: a hang bound). */
 	waitFor(test: string | RegExp | ((text: string) => boolean), o?: { timeoutMs?: number; since?: number }): Promise<void>;
 	/** Types into the terminal (keys as the bytes a terminal sends: "\x1b[C" is Right, "\x03" Ctrl+C). */
 	type(keys: string): void;
@@ -79,14 +79,14 @@ export function runInTerminal(python: string, command: string[], o: { cols: numb
 	return {
 		text,
 		mark: () => raw.length,
-		async waitFor(test, { timeoutMs = 20_000, since = 0 } = {}) {
+		async waitFor(test, { timeoutMs = 60_000, since = 0 } = {}) {
 			const holds = typeof test === "string" ? (t: string) => t.includes(test) : test instanceof RegExp ? (t: string) => test.test(t) : test;
 			await deadline(typeof test === "function" ? "the expected text" : JSON.stringify(String(test)), timeoutMs, () => holds(text(since)));
 		},
 		type(keys) {
 			child.stdin.write(keys);
 		},
-		async exited(timeoutMs = 20_000) {
+		async exited(timeoutMs = 60_000) {
 			const end = Date.now() + timeoutMs;
 			while (code === undefined) {
 				if (Date.now() > end) throw new Error(`the program did not exit within ${timeoutMs} ms; its last output:\n${text().slice(-3000)}`);
