@@ -89,6 +89,7 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/messages", action: "messages.list" },
 	{ method: "POST", path: "/messages", action: "messages.send" },
 	{ method: "POST", path: "/messages/render", action: "messages.render" },
+	{ method: "GET", path: "/messages/matches_narrow", action: "messages.matchesNarrow" },
 	{ method: "GET", path: "/messages/{message_id}", action: "messages.get" },
 	{ method: "PATCH", path: "/messages/{message_id}", action: "messages.update" },
 	{ method: "DELETE", path: "/messages/{message_id}", action: "messages.delete" },

@@ -28,6 +28,11 @@ export interface FetchParams {
 	include_anchor?: boolean;
 	use_first_unread_anchor?: boolean;
 	message_ids?: number[];
+	/**
+	 * Only the caller's own rows, never a channel's history, even where the caller may read it
+	 * (GET /messages/matches_narrow, as Zulip's messages_in_narrow_backend reads zerver_usermessage).
+	 */
+	received_only?: boolean;
 }
 
 interface Plan {
@@ -214,6 +219,7 @@ async function applyWith(db: MessagesDb, actor: Identity, terms: Term[], r: Reso
 
 export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term[], q: FetchParams, r: Resolvers): Promise<FetchResult> {
 	const p = await plan(actor, await applyWith(db, actor, terms, r), r);
+	if (q.received_only) p.channelHistory = false;
 	// A direct-message narrow names a conversation: its recipient ID, if it has one yet.
 	if (p.dm) {
 		const rec = await db.Recipient.findOne({ key: p.dm.key }).lean();

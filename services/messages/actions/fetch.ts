@@ -9,6 +9,7 @@ import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch-rule
 import { parseNarrow } from "../narrow";
 import { highlight, highlightTopic, stemmer } from "../search";
 import { channelTopics } from "../topics";
+import { checkMatchIds, narrowMatches } from "../narrow-matches";
 import { topicForClient } from "../../../shared/topics";
 import type { Ctx, GetParams, ServiceDeps } from "./deps";
 
@@ -68,6 +69,18 @@ export function fetchActions({ db, resolvers, accessibleMessage, views }: Servic
 				};
 				if (!q.message_ids) out.anchor = result.anchor;
 				return out;
+			},
+		},
+
+		/** GET /messages/matches_narrow. */
+		matchesNarrow: {
+			// Zulip's narrow here is a list, null refused (GET /messages takes null as no narrow).
+			params: params({ msg_ids: p.intList(), narrow: p.list({ type: "any" }) }),
+			async handler(ctx: Ctx<{ msg_ids: number[]; narrow: unknown[] }>) {
+				const actor = requireUser(ctx);
+				checkMatchIds(ctx.params.msg_ids);
+				const terms = parseNarrow(ctx.params.narrow);
+				return { messages: await narrowMatches(db, actor, terms, ctx.params.msg_ids, resolvers(ctx)) };
 			},
 		},
 
