@@ -226,3 +226,14 @@ export interface PresenceChanged {
 	modern: { active_timestamp: number; idle_timestamp: number };
 	user_ids: number[];
 }
+
+/**
+ * `users.statusChanged`: a user set a status (POST /users/me/status), to every active user; queues
+ * get Zulip's `user_status` event with what the request named, as do_update_user_status sends it.
+ */
+export interface UserStatusChanged {
+	user_id: number;
+	/** `away` and `status_text` when given; the emoji's three fields when emoji_name was. */
+	status: { away?: boolean; status_text?: string; emoji_name?: string; emoji_code?: string; reaction_type?: string };
+	user_ids: number[];
+}

@@ -44,8 +44,10 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/users/{email}", action: "users.getByEmail" },
 	{ method: "PATCH", path: "/users/{email}", action: "users.updateByEmail" },
 	{ method: "POST", path: "/users/me/presence", action: "users.updatePresence" },
+	{ method: "POST", path: "/users/me/status", action: "users.updateStatus" },
 	{ method: "GET", path: "/users/{user_id_or_email}/presence", action: "users.userPresence" },
 	{ method: "GET", path: "/realm/presence", action: "users.realmPresence" },
+	{ method: "GET", path: "/users/{user_id}/status", action: "users.userStatus" },
 	{ method: "PATCH", path: "/users/me/profile_data", action: "users.updateMyProfileData" },
 	{ method: "DELETE", path: "/users/me/profile_data", action: "users.deleteMyProfileData" },
 

@@ -1,8 +1,8 @@
 // Zulip's `presence` event: a user came back online (or switched presence_enabled). Queues
 // registered with the simplified_presence_events capability get the modern form, keyed by user
-// ID; the others the legacy form, by client name.
+// ID; the others the legacy form, by client name. And Zulip's `user_status` event: a user set a status.
 import type { Context } from "moleculer";
-import type { PresenceChanged } from "../../shared/org-events";
+import type { PresenceChanged, UserStatusChanged } from "../../shared/org-events";
 import type { Deliver } from "./deliver";
 import type { QueueRegistry } from "./queues";
 
@@ -21,6 +21,10 @@ export function presenceChangeHandlers(registry: () => QueueRegistry, deliver: D
 				"presence",
 				() => ({ presences: { [String(p.user_id)]: p.modern } }),
 			);
+		},
+		"users.statusChanged"(ctx: Context<UserStatusChanged>) {
+			const { user_id, status, user_ids } = ctx.params;
+			deliver(registry().of(new Set(user_ids)), "user_status", () => ({ user_id, ...status }));
 		},
 	};
 }

@@ -11,6 +11,7 @@ import type { PlaygroundDoc } from "./models/playground";
 import type { LinkifierDoc } from "./models/linkifier";
 import type { PresenceDoc } from "./models/presence";
 import type { OwnerGuardDoc } from "./models/owner-guard";
+import type { UserStatusDoc } from "./models/user-status";
 
 export interface UsersDb {
 	config: Config;
@@ -24,6 +25,7 @@ export interface UsersDb {
 	Linkifier: Model<LinkifierDoc>;
 	Presence: Model<PresenceDoc>;
 	OwnerGuard: Model<OwnerGuardDoc>;
+	UserStatus: Model<UserStatusDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;

@@ -144,7 +144,6 @@ export function registerState(input: {
 		realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
 		muted_users: () => ({ muted_users: [] }),
 		onboarding_steps: () => ({ onboarding_steps: [] }),
-		user_status: () => ({ user_status: {} }),
 		video_calls: () => ({ has_zoom_token: false }),
 		giphy: () => ({ giphy_api_key: "" }),
 	};

@@ -19,6 +19,7 @@ import { navigationViewModel } from "./models/navigation-view";
 import { playgroundModel } from "./models/playground";
 import { presenceModel } from "./models/presence";
 import { ownerGuardModel } from "./models/owner-guard";
+import { userStatusModel } from "./models/user-status";
 import { ensureOwner, ensureRealm } from "./bootstrap";
 import { ensureSystemBots } from "./system-bots";
 import { ensureOwnerGuard } from "./owner-guard";
@@ -44,6 +45,7 @@ import { navigationViewActions } from "./actions/navigation-views";
 import { playgroundActions } from "./actions/playgrounds";
 import { linkifierActions } from "./actions/linkifiers";
 import { presenceActions } from "./actions/presence";
+import { userStatusActions } from "./actions/user-status";
 import { realmEmojiActions } from "./actions/realm-emoji";
 import { fullMemberActions } from "./actions/full-members";
 
@@ -90,6 +92,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			...playgroundActions(db),
 			...linkifierActions(db),
 			...presenceActions(deps),
+			...userStatusActions(deps),
 			...realmEmojiActions(),
 			...fullMemberActions(db),
 			...invitationActions({ db, graphs, identity: deps.identity, groupBefore: deps.groupBefore, created: (ctx, id) => deps.changed(ctx, [id], undefined, true), groupChanged: deps.groupsChanged }),
@@ -128,6 +131,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				Linkifier: linkifierModel(conn),
 				Presence: presenceModel(conn),
 				OwnerGuard: ownerGuardModel(conn),
+				UserStatus: userStatusModel(conn),
 				nextId: counters(conn),
 			});
 			await ensureIndexes(conn);

@@ -70,6 +70,7 @@ function baselines(): Record<string, Record<string, unknown>> {
 		"DELETE /default_streams": { stream_id: ids.stream_id[1] },
 		"PATCH /users/{email}": { full_name: "Renamed Again" },
 		"POST /users/me/presence": { status: "active" },
+		"POST /users/me/status": { status_text: "busy", emoji_name: "car", away: false },
 		"DELETE /users/me/profile_data": { data: [ids.field_id[0]] },
 		"PATCH /settings/display": { web_font_size_px: 14 },
 		"PATCH /settings/notifications": { enable_sounds: false },

@@ -8,6 +8,7 @@ import { legacyPolicies } from "../realm-settings";
 import { registerState } from "../register-state";
 import { listFields } from "../profile-field-store";
 import { listSettingsState } from "../list-settings";
+import { realmStatuses } from "../status-rules";
 import type { Ctx, ServiceDeps } from "./deps";
 
 export function registerActions({ db, graphs, config, findUser, groupsView }: ServiceDeps) {
@@ -30,6 +31,7 @@ export function registerActions({ db, graphs, config, findUser, groupsView }: Se
 					Object.assign(state, { presences, presence_last_update_id: last_update_id, server_timestamp: nowMs / 1000 });
 				}
 				Object.assign(state, await listSettingsState(db, self.user_id, wants));
+				if (wants("user_status")) state.user_status = await realmStatuses(db, all);
 				if (wants("realm")) {
 					// Organization-level permissions, as group-setting values.
 					const graph = await graphs.get();
