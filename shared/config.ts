@@ -99,6 +99,8 @@ export interface Config {
 	invitesDailyLimit: number;
 	/** Seats (active human accounts) an organization may fill; 0 means no limit. */
 	seatLimit: number;
+	/** Server setting USER_STATE_SIZE_LIMIT: the characters (keys and values) one bot may keep in its bot storage. */
+	botStorageLimit: number;
 }
 
 /** Reads the environment; `overrides` win (tests use them for a fresh database per file). */
@@ -149,6 +151,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		invitationLinkValidityMinutes: int("INVITATION_LINK_VALIDITY_MINUTES", 14_400),
 		invitesDailyLimit: int("INVITES_DAILY_LIMIT", 100),
 		seatLimit: int("SEAT_LIMIT", 0),
+		botStorageLimit: int("USER_STATE_SIZE_LIMIT", 10_000_000),
 		...overrides,
 	};
 }

@@ -8,7 +8,7 @@ import type { Config } from "../../shared/config";
 import { clock } from "../../shared/clock";
 import { call, type Identity, type Meta } from "../../shared/actions";
 import { convertParams, type ParamSchema } from "../../shared/params";
-import { adminRequired, guestNotAllowed, methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
+import { adminRequired, badRequest, guestNotAllowed, methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
 import { queryParams, send, sendJson, successJson, type Headers } from "./responses";
 import { Drain } from "./drain";
 import { confirmEmailPage } from "./email-confirm-page";
@@ -105,6 +105,8 @@ export function apiService(config: Config): ServiceSchema {
 			checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
 			if (route.admin && !(user && isAdmin(user.role))) throw adminRequired();
 			if (route.nonGuest && user && isGuest(user.role)) throw guestNotAllowed();
+			if (route.botOnly && user && !user.is_bot) throw badRequest("Must be a bot user");
+			if (route.humanOnly && user?.is_bot) throw badRequest("This endpoint does not accept bot requests.");
 
 			const body = Buffer.isBuffer(req.body)
 				? await multipartFields(req.body, req.headers["content-type"] ?? "")

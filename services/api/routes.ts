@@ -24,6 +24,10 @@ export interface Route {
 	admin?: true;
 	/** No guests, checked before the parameters are read, as Zulip's `require_non_guest_user` does. */
 	nonGuest?: true;
+	/** Bots only ("Must be a bot user"), checked before the parameters are read, as Zulip does. */
+	botOnly?: true;
+	/** No bots, checked before the parameters are read, as Zulip's `human_users_only` does. */
+	humanOnly?: true;
 }
 
 export const routes: Route[] = [
@@ -139,6 +143,13 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/realm/filters", action: "users.addLinkifier", admin: true },
 	{ method: "DELETE", path: "/realm/filters/{filter_id}", action: "users.removeLinkifier", admin: true },
 	{ method: "PATCH", path: "/realm/filters/{filter_id}", action: "users.updateLinkifier", admin: true },
+	{ method: "PUT", path: "/bot_storage", action: "users.updateBotStorage", botOnly: true },
+	{ method: "GET", path: "/bot_storage", action: "users.getBotStorage", botOnly: true },
+	{ method: "DELETE", path: "/bot_storage", action: "users.removeBotStorage", botOnly: true },
+	{ method: "POST", path: "/users/me/apns_device_token", action: "users.addApnsDeviceToken", humanOnly: true },
+	{ method: "DELETE", path: "/users/me/apns_device_token", action: "users.removeApnsDeviceToken", humanOnly: true },
+	{ method: "POST", path: "/users/me/android_gcm_reg_id", action: "users.addAndroidRegId", humanOnly: true },
+	{ method: "DELETE", path: "/users/me/android_gcm_reg_id", action: "users.removeAndroidRegId", humanOnly: true },
 	{ method: "GET", path: "/navigation_views", action: "users.listNavigationViews" },
 	{ method: "POST", path: "/navigation_views", action: "users.addNavigationView" },
 	{ method: "PATCH", path: "/navigation_views/{fragment...}", action: "users.updateNavigationView" },

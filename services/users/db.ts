@@ -11,6 +11,8 @@ import type { PlaygroundDoc } from "./models/playground";
 import type { LinkifierDoc } from "./models/linkifier";
 import type { PresenceDoc } from "./models/presence";
 import type { OwnerGuardDoc } from "./models/owner-guard";
+import type { BotStorageDoc } from "./models/bot-storage";
+import type { PushDeviceDoc } from "./models/push-device";
 import type { UserStatusDoc } from "./models/user-status";
 
 export interface UsersDb {
@@ -25,6 +27,8 @@ export interface UsersDb {
 	Linkifier: Model<LinkifierDoc>;
 	Presence: Model<PresenceDoc>;
 	OwnerGuard: Model<OwnerGuardDoc>;
+	BotStorage: Model<BotStorageDoc>;
+	PushDevice: Model<PushDeviceDoc>;
 	UserStatus: Model<UserStatusDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */

@@ -19,6 +19,8 @@ import { navigationViewModel } from "./models/navigation-view";
 import { playgroundModel } from "./models/playground";
 import { presenceModel } from "./models/presence";
 import { ownerGuardModel } from "./models/owner-guard";
+import { botStorageModel } from "./models/bot-storage";
+import { pushDeviceModel } from "./models/push-device";
 import { userStatusModel } from "./models/user-status";
 import { ensureOwner, ensureRealm } from "./bootstrap";
 import { ensureSystemBots } from "./system-bots";
@@ -48,6 +50,8 @@ import { presenceActions } from "./actions/presence";
 import { userStatusActions } from "./actions/user-status";
 import { realmEmojiActions } from "./actions/realm-emoji";
 import { fullMemberActions } from "./actions/full-members";
+import { botStorageActions } from "./actions/bot-storage";
+import { pushDeviceActions } from "./actions/push-devices";
 
 const REALM_POLL_MS = 5_000;
 
@@ -95,6 +99,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			...userStatusActions(deps),
 			...realmEmojiActions(),
 			...fullMemberActions(db),
+			...botStorageActions(db),
+			...pushDeviceActions(db),
 			...invitationActions({ db, graphs, identity: deps.identity, groupBefore: deps.groupBefore, created: (ctx, id) => deps.changed(ctx, [id], undefined, true), groupChanged: deps.groupsChanged }),
 		},
 
@@ -131,6 +137,8 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				Linkifier: linkifierModel(conn),
 				Presence: presenceModel(conn),
 				OwnerGuard: ownerGuardModel(conn),
+				BotStorage: botStorageModel(conn),
+				PushDevice: pushDeviceModel(conn),
 				UserStatus: userStatusModel(conn),
 				nextId: counters(conn),
 			});

@@ -94,6 +94,8 @@ function baselines(): Record<string, Record<string, unknown>> {
 		"PATCH /realm/linkifiers": { ordered_linkifier_ids: ids.filter_id },
 		"POST /navigation_views": { fragment: "narrow/is/alerted", is_pinned: true, name: "Alerts" },
 		"PATCH /navigation_views/{fragment...}": { is_pinned: false, name: "Renamed view" },
+		"POST /users/me/apns_device_token": { token: "c0ffeec0ffee", appid: "org.zulip.Zulip" },
+		"POST /users/me/android_gcm_reg_id": { token: "fcm-token" },
 		"PATCH /realm/profile_fields": { order: ids.field_id },
 	};
 }

