@@ -183,6 +183,12 @@ export interface ActionMap {
 	"users.createInvitedUser": { params: InvitedUser; result: { user_id: number; email: string; full_name: string } };
 	"users.welcomeBot": { params: None; result: Identity };
 	"users.linkifiers": { params: None; result: { linkifiers: Linkifier[] } };
+	/** Who muted this user (their new messages arrive read for them). */
+	"users.mutersOf": { params: { user_id: number }; result: { user_ids: number[] } };
+	/** Of these readers of a message, those whose read receipts the caller sees (ascending); refused when the organization disables read receipts. */
+	"users.receiptReaders": { params: { user_ids: number[] }; result: { user_ids: number[] } };
+	/** Marks the caller's unread messages from this sender read (muting the sender). */
+	"messages.markSenderRead": { params: { sender_id: number }; result: { count: number } };
 	"messages.maxMessageId": { params: None; result: { max_message_id: number } };
 	"messages.checkSend": { params: WouldBeMessage; result: CheckedMessage };
 	"messages.reportTarget": { params: { message_id: number }; result: ReportedMessage };

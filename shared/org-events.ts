@@ -178,6 +178,13 @@ export interface AlertWordsChanged {
 	alert_words: string[];
 }
 
+/** `users.mutesChanged`: a user muted or unmuted another; their mutes now (the `muted_users` event). */
+export interface MutesChanged {
+	user_id: number;
+	muted_user_id: number;
+	muted_users: Array<{ id: number; timestamp: number }>;
+}
+
 /** `scheduling.changed`: Zulip's `scheduled_messages` event fields, for one user. */
 export type SchedulingChanged = Record<string, unknown> & { user_id: number; op: string };
 

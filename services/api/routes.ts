@@ -54,6 +54,8 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/users/{user_id}/status", action: "users.userStatus" },
 	{ method: "PATCH", path: "/users/me/profile_data", action: "users.updateMyProfileData" },
 	{ method: "DELETE", path: "/users/me/profile_data", action: "users.deleteMyProfileData" },
+	{ method: "POST", path: "/users/me/muted_users/{muted_user_id}", action: "users.muteUser" },
+	{ method: "DELETE", path: "/users/me/muted_users/{muted_user_id}", action: "users.unmuteUser" },
 
 	// PATCH /settings/display and /settings/notifications are the older, deprecated names.
 	{ method: "PATCH", path: "/settings", action: "users.updateSettings" },
@@ -109,6 +111,7 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/mark_topic_as_read", action: "messages.markTopicAsRead" },
 	{ method: "POST", path: "/messages/{message_id}/reactions", action: "messages.addReaction" },
 	{ method: "DELETE", path: "/messages/{message_id}/reactions", action: "messages.removeReaction" },
+	{ method: "GET", path: "/messages/{message_id}/read_receipts", action: "messages.readReceipts" },
 	{ method: "POST", path: "/messages/{message_id}/report", action: "moderation.report" },
 	{ method: "GET", path: "/scheduled_messages", action: "scheduling.list" },
 	{ method: "POST", path: "/scheduled_messages", action: "scheduling.create" },

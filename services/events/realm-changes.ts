@@ -1,11 +1,13 @@
 // Organization-wide and per-user settings as Zulip's events: `user_group`,
-// `custom_profile_fields`, `realm`, `default_streams`, `alert_words` and `scheduled_messages`.
+// `custom_profile_fields`, `realm`, `default_streams`, `alert_words`, `muted_users` and
+// `scheduled_messages`.
 // Each comes from one broadcast whose payload (shared/org-events.ts) carries the event's fields
 // and who gets it; broadcasts without them (a node's cache refresh) send nothing.
 import type { Context } from "moleculer";
 import type {
 	AlertWordsChanged,
 	DefaultChannelsChanged,
+	MutesChanged,
 	GroupsChanged,
 	ProfileFieldsChanged,
 	RealmChanged,
@@ -67,6 +69,10 @@ export function realmChangeHandlers(registry: () => QueueRegistry, deliver: Deli
 
 		"messages.alertWordsChanged"(ctx: Context<AlertWordsChanged>) {
 			deliver(to([ctx.params.user_id]), "alert_words", () => ({ alert_words: ctx.params.alert_words }));
+		},
+
+		"users.mutesChanged"(ctx: Context<MutesChanged>) {
+			deliver(to([ctx.params.user_id]), "muted_users", () => ({ muted_users: ctx.params.muted_users }));
 		},
 
 		"scheduling.changed"(ctx: Context<SchedulingChanged>) {

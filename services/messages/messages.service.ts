@@ -7,7 +7,7 @@ import type { Config } from "../../shared/config";
 import { call, requireUser, type ApiUser, type Ctx, type Identity } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { GroupGraphCache } from "../../shared/group-settings";
-import type { LinkifiersChanged } from "../../shared/org-events";
+import type { LinkifiersChanged, MutesChanged } from "../../shared/org-events";
 import { linkifiersChanged, loadedLinkifiers } from "./linkifier-cache";
 import type { MessagesDb } from "./db";
 import { messageModel, type MessageDoc } from "./models/message";
@@ -46,6 +46,8 @@ import { moderationSupportActions } from "./actions/moderation-support";
 import { botMessageActions } from "./actions/bot-messages";
 import { alertWordActions } from "./actions/alert-words";
 import { registerActions } from "./actions/register";
+import { readReceiptActions } from "./actions/read-receipts";
+import { MuterCache } from "./muter-cache";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
@@ -83,19 +85,26 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	const permissionsIn = (ctx: Ctx<any>, channelId: number) =>
 		call(ctx, "channels.messagePermissions", { channel_id: channelId });
 
-	/** Renders content and gives each recipient's mention flags: what sending and editing share. */
-	async function flagsForContent(ctx: Ctx<any>, actor: Identity, content: string, recipients: number[], channelId: number | null, topic: string) {
+	const muters = new MuterCache();
+
+	/**
+	 * Renders content and gives each recipient's mention flags: what sending and editing share.
+	 * A new message (not an edit) is also read for the users who muted its sender.
+	 */
+	async function flagsForContent(ctx: Ctx<any>, actor: Identity, content: string, recipients: number[], channelId: number | null, topic: string, opts?: { edit?: boolean }) {
 		const graph = await graphs.get();
 		const [targets, links] = await Promise.all([mentionTargets(ctx, graph, content), channelLinks(ctx, content)]);
 		const rendered = renderContent(content, targets, links, await loadedLinkifiers(ctx));
-		const [participants, alerted] = await Promise.all([
+		const noMuters: ReadonlySet<number> = new Set();
+		const [participants, alerted, muting] = await Promise.all([
 			channelId !== null && rendered.mentions.topicWildcard
 				? db.Message.distinct("sender_id", { channel_id: channelId, topic_key: topic.toLowerCase() }).then((ids) => new Set<number>(ids))
 				: Promise.resolve(new Set<number>()),
 			alertedUsers(db, recipients, actor.user_id, content),
+			opts?.edit || !recipients.length ? noMuters : muters.of(actor.user_id, async () => (await call(ctx, "users.mutersOf", { user_id: actor.user_id })).user_ids),
 		]);
 		const mentionsFor = mentionFlags(rendered.mentions, graph, recipients, actor.user_id, participants);
-		const flagsFor = (userId: number) => [...mentionsFor(userId), ...(alerted.has(userId) ? ["has_alert_word"] : [])];
+		const flagsFor = (userId: number) => [...(muting.has(userId) && userId !== actor.user_id ? ["read"] : []), ...mentionsFor(userId), ...(alerted.has(userId) ? ["has_alert_word"] : [])];
 		return { rendered, flagsFor };
 	}
 
@@ -196,6 +205,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...botMessageActions(deps),
 			...alertWordActions(deps),
 			...registerActions(deps),
+			...readReceiptActions(deps, muters),
 		},
 
 		events: {
@@ -214,6 +224,9 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			},
 			"users.changed"() {
 				graphs?.invalidate();
+			},
+			"users.mutesChanged"(ctx: Context<MutesChanged>) {
+				muters.changed(ctx.params.muted_user_id);
 			},
 			"users.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
 				linkifiersChanged(ctx.params.realm_linkifiers);

@@ -155,7 +155,7 @@ export async function storeMessage(
 	// The rows first, then the message: a failure in between leaves rows no fetch can reach
 	// (fetches load messages by ID), never a message some recipient lacks.
 	const userIds = [...new Set([...(isChannel ? target.channel.subscribers : participants), sender.user_id])];
-	const flags = new Map(userIds.map((u) => [u, [...(u === sender.user_id && readBySender ? ["read"] : []), ...flagsFor(u)]]));
+	const flags = new Map(userIds.map((u) => [u, [...new Set([...(u === sender.user_id && readBySender ? ["read"] : []), ...flagsFor(u)])]]));
 	await db.UserMessage.insertMany(
 		userIds.map((u) => userMessageRow(u, message, flags.get(u)!)),
 		{ ordered: false },

@@ -14,6 +14,7 @@ import type { OwnerGuardDoc } from "./models/owner-guard";
 import type { BotStorageDoc } from "./models/bot-storage";
 import type { PushDeviceDoc } from "./models/push-device";
 import type { UserStatusDoc } from "./models/user-status";
+import type { MutedUserDoc } from "./models/muted-user";
 
 export interface UsersDb {
 	config: Config;
@@ -30,6 +31,7 @@ export interface UsersDb {
 	BotStorage: Model<BotStorageDoc>;
 	PushDevice: Model<PushDeviceDoc>;
 	UserStatus: Model<UserStatusDoc>;
+	MutedUser: Model<MutedUserDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;

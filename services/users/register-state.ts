@@ -142,7 +142,6 @@ export function registerState(input: {
 		realm_filters: () => ({ realm_filters: [] }),
 		realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
 		realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
-		muted_users: () => ({ muted_users: [] }),
 		onboarding_steps: () => ({ onboarding_steps: [] }),
 		video_calls: () => ({ has_zoom_token: false }),
 		giphy: () => ({ giphy_api_key: "" }),

@@ -22,6 +22,7 @@ import { ownerGuardModel } from "./models/owner-guard";
 import { botStorageModel } from "./models/bot-storage";
 import { pushDeviceModel } from "./models/push-device";
 import { userStatusModel } from "./models/user-status";
+import { mutedUserModel } from "./models/muted-user";
 import { ensureOwner, ensureRealm } from "./bootstrap";
 import { ensureSystemBots } from "./system-bots";
 import { ensureOwnerGuard } from "./owner-guard";
@@ -52,6 +53,7 @@ import { realmEmojiActions } from "./actions/realm-emoji";
 import { fullMemberActions } from "./actions/full-members";
 import { botStorageActions } from "./actions/bot-storage";
 import { pushDeviceActions } from "./actions/push-devices";
+import { mutedUserActions } from "./actions/muted-users";
 
 const REALM_POLL_MS = 5_000;
 
@@ -101,6 +103,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			...fullMemberActions(db),
 			...botStorageActions(db),
 			...pushDeviceActions(db),
+			...mutedUserActions(deps),
 			...invitationActions({ db, graphs, identity: deps.identity, groupBefore: deps.groupBefore, created: (ctx, id) => deps.changed(ctx, [id], undefined, true), groupChanged: deps.groupsChanged }),
 		},
 
@@ -140,6 +143,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				BotStorage: botStorageModel(conn),
 				PushDevice: pushDeviceModel(conn),
 				UserStatus: userStatusModel(conn),
+				MutedUser: mutedUserModel(conn),
 				nextId: counters(conn),
 			});
 			await ensureIndexes(conn);

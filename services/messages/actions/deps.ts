@@ -30,6 +30,8 @@ export interface ServiceDeps {
 		recipients: number[],
 		channelId: number | null,
 		topic: string,
+		/** An edit: the message is not new, so mutes do not mark it read. */
+		opts?: { edit?: boolean },
 	): Promise<{ rendered: Rendered; flagsFor: (userId: number) => string[] }>;
 	noticeDeps(ctx: Ctx<any>): NoticeDeps;
 	/** Posts as Notification Bot into a channel topic; `isRead` marks some recipients' copies read. */

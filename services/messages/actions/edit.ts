@@ -123,7 +123,7 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				let rendered: Rendered | undefined;
 				if (editing) {
 					const recipients = (await db.UserMessage.find({ message_id: m._id }, { user_id: 1 }).lean()).map((r) => r.user_id);
-					const edited = await flagsForContent(ctx, actor, content, recipients, m.channel_id, m.topic);
+					const edited = await flagsForContent(ctx, actor, content, recipients, m.channel_id, m.topic, { edit: true });
 					rendered = edited.rendered;
 					await applyContentEdit(db, actor, m, content, rendered, edited.flagsFor, now, moving ? moveRecord(m, moving.topic, moving.target) : {});
 				}

@@ -32,6 +32,7 @@ const patchParams = {
 	message_edit_history_visibility_policy: p.oneOf(EDIT_HISTORY_POLICIES, { optional: true }),
 	topics_policy: p.oneOf(REALM_TOPICS_POLICIES, { optional: true }),
 	enable_spectator_access: p.bool({ optional: true }),
+	enable_read_receipts: p.bool({ optional: true }),
 	waiting_period_threshold: p.int({ optional: true, min: 0, max: INT32_MAX }),
 	moderation_request_channel_id: p.int({ optional: true }),
 	...Object.fromEntries(ANNOUNCEMENT_CHANNEL_SETTINGS.map((k) => [k, p.int({ optional: true })])),
