@@ -83,6 +83,7 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/streams/{stream_id}", action: "channels.update" },
 	{ method: "DELETE", path: "/streams/{stream_id}", action: "channels.archive" },
 	{ method: "GET", path: "/streams/{stream_id}/members", action: "channels.members" },
+	{ method: "POST", path: "/streams/{stream_id}/delete_topic", action: "messages.deleteTopic", admin: true },
 	{ method: "GET", path: "/get_stream_id", action: "channels.getId" },
 	{ method: "POST", path: "/users/me/subscriptions/properties", action: "channels.updateProperties" },
 	{ method: "GET", path: "/default_streams", action: "channels.listDefaults" },

@@ -36,6 +36,7 @@ import { reactionActions } from "./actions/reactions";
 import { draftActions } from "./actions/drafts";
 import { savedSnippetActions } from "./actions/saved-snippets";
 import { editActions } from "./actions/edit";
+import { deleteTopicActions } from "./actions/delete-topic";
 import { MaxMessageIds } from "./max-message-ids";
 import { clock } from "../../shared/clock";
 import { sendActions } from "./actions/send";
@@ -199,6 +200,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...sendActions(deps),
 			...fetchActions(deps),
 			...editActions(deps),
+			...deleteTopicActions(deps),
 			...typingActions(deps),
 			...renderActions(deps),
 			...moderationSupportActions(deps),

@@ -80,6 +80,7 @@ function baselines(): Record<string, Record<string, unknown>> {
 		"POST /messages/flags/narrow": { anchor: "newest", num_before: 5, num_after: 0, narrow: [], op: "add", flag: "read" },
 		"POST /mark_stream_as_read": { stream_id: ids.stream_id[0] },
 		"POST /mark_topic_as_read": { stream_id: ids.stream_id[0], topic_name: "t" },
+		"POST /streams/{stream_id}/delete_topic": { topic_name: "t" },
 		"DELETE /messages/{message_id}/reactions": { emoji_name: "smile" },
 		"POST /messages/{message_id}/report": { report_type: "spam", description: "d" },
 		"POST /scheduled_messages": { type: "stream", to: ids.stream_id[0], topic: "t", content: "c", scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400 },
