@@ -97,6 +97,17 @@ describe("muting users", () => {
 		expectSuccess(await as(alice).delete(`/users/me/muted_users/${bob.user_id}`));
 	});
 
+	test("two racing mutes of one user store one; two racing unmutes remove it once", async () => {
+		const answers = await Promise.all([as(carol).post(`/users/me/muted_users/${bob.user_id}`), as(carol).post(`/users/me/muted_users/${bob.user_id}`)]);
+		expect(answers.map((r) => r.body.result).sort()).toEqual(["error", "success"]);
+		expect(answers.find((r) => r.body.result === "error")!.body.msg).toBe("User already muted");
+		expect((await mutesOf(carol)).map((m) => m.id)).toEqual([bob.user_id]);
+		const undone = await Promise.all([as(carol).delete(`/users/me/muted_users/${bob.user_id}`), as(carol).delete(`/users/me/muted_users/${bob.user_id}`)]);
+		expect(undone.map((r) => r.body.result).sort()).toEqual(["error", "success"]);
+		expect(undone.find((r) => r.body.result === "error")!.body.msg).toBe("User is not muted");
+		expect(await mutesOf(carol)).toEqual([]);
+	});
+
 	test("muting marks what the muted user sent read for the muter; their new messages arrive read, for the muter only", async () => {
 		const dm = await sendMessage(as(bob), { type: "private", to: JSON.stringify([alice.user_id]), content: "hi Alice" });
 		const inChannel = await sendMessage(as(bob), { type: "stream", to: general, topic: "mute", content: "hello all" });
