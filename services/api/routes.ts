@@ -48,7 +48,7 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/users/{email}", action: "users.getByEmail" },
 	{ method: "PATCH", path: "/users/{email}", action: "users.updateByEmail" },
 	{ method: "POST", path: "/users/me/presence", action: "users.updatePresence" },
-	{ method: "POST", path: "/users/me/status", action: "users.updateStatus" },
+	{ method: "POST", path: "/users/me/status", action: "users.updateStatus", humanOnly: true },
 	{ method: "GET", path: "/users/{user_id_or_email}/presence", action: "users.userPresence" },
 	{ method: "GET", path: "/realm/presence", action: "users.realmPresence" },
 	{ method: "GET", path: "/users/{user_id}/status", action: "users.userStatus" },

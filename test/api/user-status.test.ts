@@ -166,6 +166,8 @@ describe("POST /users/me/status", () => {
 		await snaps.refused(() => as(hal).post("/users/me/status", { status_text: 5 }, { json: true }), 400, "BAD_REQUEST", "status_text is not a string");
 		await snaps.refused(() => as(hal).post("/users/me/status", { emoji_name: { name: "car" } }, { json: true }), 400, "BAD_REQUEST", "emoji_name is not a string");
 		await snaps.refused(() => setStatus(bot, { status_text: "beep" }), 400, "BAD_REQUEST", "This endpoint does not accept bot requests.");
+		// Checked before the parameters are read, as Zulip's human_users_only.
+		await snaps.refused(() => setStatus(bot, { away: "maybe", status_text: "x".repeat(61) }), 400, "BAD_REQUEST", "This endpoint does not accept bot requests.");
 		expect(await statusOf(hal, hal)).toEqual({ status_text: "busy", emoji_name: "car", emoji_code: "1f697", reaction_type: "unicode_emoji" });
 		// No administrator's route for another user's status at this feature level (Zulip 11.0 added it).
 		const other = await as(app.owner).post(`/users/${hal.user_id}/status`, { status_text: "hacked" });
