@@ -2,7 +2,7 @@
 // test/support/prerequisites.sh) used from start to use, the way a bot or a terminal client
 // does: a zuliprc, register, channels and their topics, the first unread messages (as
 // zulip-terminal asks for them), reactions by Zulip's emoji names, sending, editing and reading
-// back; then presence, a rendering and the custom emoji. Every call goes through the package's
+// back; then presence, a rendering, the custom emoji and a user status. Every call goes through the package's
 // own methods.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -101,10 +101,13 @@ out["realm"] = friend.get_realm_presence()
 out["user"] = friend.get_user_presence(me.email)
 out["rendered"] = me.render_message({"content": "**bold** hi @**Presence Friend**"})
 out["emoji"] = me.get_realm_emoji()
+# The package has no method of its own for a status: its generic call, as status-setting tools make it.
+out["set_status"] = me.call_endpoint(url="users/me/status", method="POST", request={"status_text": "in a meeting", "emoji_name": "calendar"})
+out["status"] = friend.call_endpoint(url="users/%d/status" % me.get_profile()["user_id"], method="GET")
 print(json.dumps(out))
 `;
 
-test("the Python zulip package's presence, render and custom emoji calls", async () => {
+test("the Python zulip package's presence, render, custom emoji and user status calls", async () => {
 	const origin = new URL(app.baseUrl).origin;
 	const me = await app.createUser({ full_name: "Present User" });
 	const friend = await app.createUser({ full_name: "Presence Friend" });
@@ -126,4 +129,5 @@ test("the Python zulip package's presence, render and custom emoji calls", async
 	expect(out.user.presence.aggregated.status).toBe("active");
 	expect(out.rendered.rendered).toBe(`<p><strong>bold</strong> hi <span class="user-mention" data-user-id="${friend.user_id}">@Presence Friend</span></p>`);
 	expect(out.emoji.emoji).toEqual({});
+	expect(out.status.status).toEqual({ status_text: "in a meeting", emoji_name: "calendar", emoji_code: "1f4c5", reaction_type: "unicode_emoji" });
 });
