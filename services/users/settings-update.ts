@@ -10,7 +10,7 @@ import type { UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
 import { checkFullName, checkPassword, checkUniqueName } from "./accounts";
 import { realmSetting } from "./realm-settings";
-import { USER_SETTINGS, userSettings, type SettingDef } from "./user-settings";
+import { USER_SETTINGS, canonicalSetting, userSettings, type SettingDef } from "./user-settings";
 import { applyUpdate } from "./user-admin";
 import { startEmailChange } from "./email-change";
 
@@ -19,7 +19,7 @@ const TOP_LEVEL = new Set(["timezone", "email_address_visibility"]);
 
 function ruleFor(def: SettingDef): Rule {
 	if (def.type === "bool") return p.bool({ optional: true });
-	if (def.values) return p.oneOf(def.values, { optional: true });
+	if (def.values) return p.oneOf([...def.values, ...Object.keys(def.aliases ?? {})], { optional: true });
 	if (def.type === "int") return p.int({ optional: true, min: def.min, max: def.max });
 	return p.string({ optional: true, max: 100 });
 }
@@ -47,7 +47,7 @@ export async function updateSettings(db: UsersDb, actor: Identity, user: UserDoc
 	const unchanged: string[] = [];
 
 	for (const [name, def] of Object.entries(USER_SETTINGS)) {
-		const value = params[name];
+		const value = canonicalSetting(def, params[name]);
 		if (value === undefined) continue;
 		if (def.check && !def.check(value as string)) throw badRequest(`Invalid ${name}`);
 		if (value === current[name]) {

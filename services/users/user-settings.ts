@@ -15,6 +15,11 @@ export interface SettingDef {
 	max?: number;
 	/** A check beyond type and values (time zones, languages); returns false to refuse. */
 	check?: (value: string) => boolean;
+	/**
+	 * Other spellings accepted as input, each mapped to the value stored and answered; a stored
+	 * alias (written before the alias existed) reads as its value too.
+	 */
+	aliases?: Readonly<Record<string, string>>;
 }
 
 const bool = (d: boolean): SettingDef => ({ type: "bool", default: d });
@@ -56,7 +61,9 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
 	web_home_view: str("inbox", ["recent_topics", "inbox", "all_messages"]),
 	web_escape_navigates_to_home_view: bool(true),
 	left_side_userlist: bool(false),
-	emojiset: str("emoji_set_a", ["text", "emoji_set_a", "emoji_set_b"]),
+	// Zulip's values. The API description's neutral stand-ins for the two brand-named sets are
+	// accepted as aliases, and values stored under them before read as Zulip's.
+	emojiset: { ...str("google", ["google", "google-blob", "twitter", "text"]), aliases: { emoji_set_a: "google", emoji_set_b: "twitter" } },
 	demote_inactive_streams: int(1, [1, 2, 3]),
 	user_list_style: int(2, [1, 2, 3]),
 	web_animate_image_previews: str("on_hover", ["always", "on_hover", "never"]),
@@ -103,16 +110,23 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
 };
 
 export const AVAILABLE_NOTIFICATION_SOUNDS = ["chime", "ding", "zulip"];
+/** Zulip's UserBaseSettings.emojiset_choices(), in its order. */
 export const EMOJISET_CHOICES = [
-	{ key: "emoji_set_a", text: "Emoji set A" },
-	{ key: "emoji_set_b", text: "Emoji set B" },
+	{ key: "google", text: "Google" },
+	{ key: "twitter", text: "Twitter" },
 	{ key: "text", text: "Plain text" },
+	{ key: "google-blob", text: "Google blobs" },
 ];
+
+/** A setting's value as stored or sent, with an alias read as the value it stands for. */
+export function canonicalSetting(def: SettingDef, value: unknown): unknown {
+	return typeof value === "string" && def.aliases && Object.hasOwn(def.aliases, value) ? def.aliases[value] : value;
+}
 
 /** The user's complete settings: stored values over the defaults. */
 export function userSettings(user: Pick<UserDoc, "settings" | "timezone" | "email_address_visibility">): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
-	for (const [name, def] of Object.entries(USER_SETTINGS)) out[name] = user.settings?.[name] ?? def.default;
+	for (const [name, def] of Object.entries(USER_SETTINGS)) out[name] = canonicalSetting(def, user.settings?.[name] ?? def.default);
 	out.timezone = user.timezone;
 	out.email_address_visibility = user.email_address_visibility;
 	out.available_notification_sounds = AVAILABLE_NOTIFICATION_SOUNDS;

@@ -3,9 +3,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Context } from "moleculer";
+import mongoose from "mongoose";
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { BAD_FULL_NAMES, GOOD_FULL_NAMES } from "../support/full-names";
+import { eventQueues } from "../support/events";
 import { USER_SETTINGS, type SettingDef } from "../../services/users/user-settings";
 
 let app: TestApp;
@@ -133,6 +135,71 @@ describe("reporting and aliases", () => {
 
 	test("requires authentication", async () => {
 		expectError(await client(app.baseUrl, null).patch("/settings", { enable_sounds: true }), 401, "UNAUTHORIZED");
+	});
+});
+
+describe("emojiset", () => {
+	// Zulip's UserBaseSettings.EMOJISET_CHOICES, in its order.
+	const ZULIP_CHOICES = [
+		{ key: "google", text: "Google" },
+		{ key: "twitter", text: "Twitter" },
+		{ key: "text", text: "Plain text" },
+		{ key: "google-blob", text: "Google blobs" },
+	];
+
+	test("defaults to google, and POST /register lists Zulip's four sets wherever it lists them", async () => {
+		const fresh = await app.createUser({});
+		const res = await client(app.baseUrl, fresh).post("/register", {
+			fetch_event_types: ["user_settings", "update_display_settings", "realm_user_settings_defaults"],
+		});
+		expectSuccess(res);
+		expect(res.body.user_settings.emojiset).toBe("google");
+		expect(res.body.user_settings.emojiset_choices).toEqual(ZULIP_CHOICES);
+		expect(res.body.emojiset).toBe("google");
+		expect(res.body.emojiset_choices).toEqual(ZULIP_CHOICES);
+		expect(res.body.realm_user_settings_defaults.emojiset).toBe("google");
+		expect(res.body.realm_user_settings_defaults.emojiset_choices).toEqual(ZULIP_CHOICES);
+	});
+
+	test.each(["google-blob", "twitter", "text", "google"])("%s is stored and answered", async (value) => {
+		expectSuccess(await uc.patch("/settings", { emojiset: value }));
+		expect((await settings()).emojiset).toBe(value);
+	});
+
+	test("the API description's neutral names are accepted as aliases of google and twitter, and announced as Zulip's", async () => {
+		const u = await app.createUser({});
+		const c = client(app.baseUrl, u);
+		const read = await eventQueues(() => c, [u], { register: { event_types: JSON.stringify(["user_settings"]) } });
+		expectSuccess(await c.patch("/settings", { emojiset: "emoji_set_b" }));
+		expect((await settings(c)).emojiset).toBe("twitter");
+		expect(await read(u)).toEqual([{ type: "user_settings", op: "update", property: "emojiset", value: "twitter" }]);
+		// Already the set it stands for: unchanged, as Zulip reports an unchanged value.
+		const res = await c.patch("/settings", { emojiset: "twitter" });
+		expectSuccess(res);
+		expect(res.body.ignored_parameters_unsupported).toEqual(["emojiset"]);
+		expectSuccess(await c.patch("/settings", { emojiset: "emoji_set_a" }));
+		expect((await settings(c)).emojiset).toBe("google");
+		expect(await read(u)).toEqual([{ type: "user_settings", op: "update", property: "emojiset", value: "google" }]);
+	});
+
+	test("a neutral name stored before reads as Zulip's value", async () => {
+		const u = await app.createUser({});
+		const conn = await mongoose.createConnection(process.env.TEST_MONGO_URL!).asPromise();
+		try {
+			const users = conn.useDb(`${app.node.config.dbPrefix}_users`).collection("users");
+			expect((await users.updateOne({ _id: u.user_id as never }, { $set: { "settings.emojiset": "emoji_set_b" } })).modifiedCount).toBe(1);
+		} finally {
+			await conn.close();
+		}
+		const res = await client(app.baseUrl, u).post("/register", { fetch_event_types: ["user_settings", "update_display_settings"] });
+		expectSuccess(res);
+		expect([res.body.user_settings.emojiset, res.body.emojiset]).toEqual(["twitter", "twitter"]);
+	});
+
+	test("an unknown set is refused and nothing changes", async () => {
+		const before = (await settings()).emojiset;
+		expectError(await uc.patch("/settings", { emojiset: "apple" }), 400, "BAD_REQUEST", "Invalid emojiset");
+		expect((await settings()).emojiset).toBe(before);
 	});
 });
 
