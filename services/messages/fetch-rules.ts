@@ -43,8 +43,8 @@ interface Plan {
 	messages: Record<string, unknown>;
 	/** A direct-message conversation to narrow to, by its recipient key. */
 	dm?: { key: string; negated: boolean };
-	/** Direct conversations including this user (dm-including). */
-	dmIncluding?: { userId: number; negated: boolean };
+	/** Direct conversations including this user (dm-including), or only group ones (group-pm-with). */
+	dmIncluding?: { userId: number; negated: boolean; groupsOnly: boolean };
 	/** Keyword search: a filter on messages, and whether any term is positive (can use the index). */
 	search?: { filter: Record<string, unknown>; positive: boolean };
 	/** near: an anchor given inside the narrow. */
@@ -53,6 +53,23 @@ interface Plan {
 	channelNamed: boolean;
 	/** has:reaction (true), its negation (false), or both at once (null: nothing matches). */
 	hasReaction?: boolean | null;
+}
+
+/**
+ * Zulip's check_not_both_channel_and_dm_narrow: terms that only channel messages pass beside terms
+ * that only direct messages pass find nothing, and are refused. Negated terms do not count, but
+ * a negated is:dm names channel messages.
+ */
+function checkChannelOrDm(terms: Term[]): void {
+	const isDm = (t: Term) => t.operator === "is" && (t.operand === "dm" || t.operand === "private");
+	const channel = terms.some((t) => (!t.negated && ["channel", "channels", "topic"].includes(t.operator)) || (t.negated && isDm(t)));
+	const dm = terms.some((t) => !t.negated && (["dm", "dm-including", "group-pm-with"].includes(t.operator) || isDm(t)));
+	if (channel && dm) throw badNarrow("No message can be both a channel message and direct message");
+}
+
+/** A value as Python's str() writes it, for Zulip's messages that quote an operand ("[1, 2]"). */
+function pythonStr(v: unknown): string {
+	return Array.isArray(v) ? `[${v.map((x) => (typeof x === "string" ? `'${x}'` : String(x))).join(", ")}]` : String(v);
 }
 
 async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan> {
@@ -72,15 +89,14 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 	let hasReaction: boolean | null | undefined;
 	let near: number | undefined;
 
+	checkChannelOrDm(terms);
 	for (const t of terms) {
 		switch (t.operator) {
 			case "channel": {
-				let id = typeof t.operand === "number" ? t.operand : typeof t.operand === "string" && /^\d+$/.test(t.operand) ? Number(t.operand) : undefined;
-				if (id === undefined) {
-					if (typeof t.operand !== "string") throw badNarrow("channel must be an ID or a name");
-					id = (await r.channelIds([t.operand])).get(t.operand.trim().toLowerCase());
-					if (id === undefined) throw badNarrow(`unknown channel '${t.operand}'`);
-				}
+				// As Zulip: an integer is the channel's ID, a string its name (digits too).
+				let id = typeof t.operand === "number" ? t.operand : undefined;
+				if (typeof t.operand === "string") id = (await r.channelIds([t.operand])).get(t.operand.trim().toLowerCase());
+				if (id === undefined) throw badNarrow(`unknown channel ${String(t.operand)}`);
 				and("channel_id", id, t.negated);
 				if (!t.negated) channelId = id;
 				break;
@@ -91,18 +107,18 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				break;
 			}
 			case "sender": {
-				const ref = typeof t.operand === "string" && /^\d+$/.test(t.operand) ? Number(t.operand) : t.operand;
-				if (typeof ref !== "number" && typeof ref !== "string") throw badNarrow("sender must be a user ID or an email");
-				const [id] = await r.userIds([ref]).catch(() => {
-					throw badNarrow("unknown user");
+				// As Zulip: an integer is a user ID, a string an email (digits too).
+				const [id] = await r.userIds([t.operand as number | string]).catch(() => {
+					throw badNarrow(`unknown user ${String(t.operand)}`);
 				});
 				and("sender_id", id, t.negated);
 				break;
 			}
 			case "dm": {
-				const refs = Array.isArray(t.operand) ? t.operand : typeof t.operand === "string" ? t.operand.split(",").map((s) => s.trim()) : [t.operand];
-				const ids = await r.userIds(refs as Array<number | string>).catch(() => {
-					throw badNarrow("unknown user");
+				// Zulip's by_dm: a string is one email or several, comma-separated; a list, user IDs.
+				const refs = typeof t.operand === "string" ? t.operand.split(",") : (t.operand as number[]);
+				const ids = await r.userIds(refs).catch(() => {
+					throw badNarrow(`unknown user in ${pythonStr(t.operand)}`);
 				});
 				dm = { key: `dm:${[...new Set([actor.user_id, ...ids])].sort((a, b) => a - b).join(",")}`, negated: t.negated };
 				break;
@@ -133,12 +149,12 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 				if (!t.negated) publicChannels = true;
 				break;
 			}
-			case "dm-including": {
-				const ref = typeof t.operand === "string" && /^\d+$/.test(t.operand) ? Number(t.operand) : t.operand;
-				const [id] = await r.userIds([ref as number | string]).catch(() => {
-					throw badNarrow("unknown user");
+			case "dm-including":
+			case "group-pm-with": {
+				const [id] = await r.userIds([t.operand as number | string]).catch(() => {
+					throw badNarrow(`unknown user ${String(t.operand)}`);
 				});
-				dmIncluding = { userId: id, negated: t.negated };
+				dmIncluding = { userId: id, negated: t.negated, groupsOnly: t.operator === "group-pm-with" };
 				break;
 			}
 			case "has":
@@ -228,7 +244,9 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 	}
 	// dm-including: every direct conversation whose participants include both users.
 	if (p.dmIncluding) {
-		const ids = (await db.Recipient.find({ user_ids: { $all: [actor.user_id, p.dmIncluding.userId] } }, { _id: 1 }).lean()).map((k) => k._id);
+		// group-pm-with (Zulip's by_group_pm_with): only conversations of three or more.
+		const found = await db.Recipient.find({ user_ids: { $all: [actor.user_id, p.dmIncluding.userId] } }, { _id: 1, user_ids: 1 }).lean();
+		const ids = found.filter((k) => !p.dmIncluding!.groupsOnly || k.user_ids.length > 2).map((k) => k._id);
 		p.rows.recipient_id = p.dmIncluding.negated ? { $nin: ids } : { $in: ids };
 		if (!p.dmIncluding.negated) p.rows.channel_id = null;
 	}

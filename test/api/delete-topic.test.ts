@@ -20,7 +20,7 @@ const deleteTopic = (c: Client, channel: number | string, topic?: string) => c.p
 
 /** The IDs of a topic's messages the user sees (up to 5,000), oldest first. */
 async function topicIds(c: Client, channel: number, topic: string): Promise<number[]> {
-	const res = await c.get("/messages", { anchor: "newest", num_before: 5000, num_after: 0, narrow: [["channel", channel], ["topic", topic]] });
+	const res = await c.get("/messages", { anchor: "newest", num_before: 5000, num_after: 0, narrow: [{ operator: "channel", operand: channel }, ["topic", topic]] });
 	expectSuccess(res);
 	return res.body.messages.map((m: { id: number }) => m.id);
 }

@@ -17,7 +17,7 @@ async function message(c: Client, id: number): Promise<any> {
 	return (await c.get(`/messages/${id}`)).body.message;
 }
 async function topicIds(c: Client, channel: string, topic: string): Promise<number[]> {
-	const res = await c.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow: [["channel", channel], ["topic", topic]] });
+	const res = await c.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow: [{ operator: "channel", operand: channel }, ["topic", topic]] });
 	return res.body.messages.map((m: { id: number }) => m.id);
 }
 

@@ -90,8 +90,15 @@ describe("matching", () => {
 	});
 
 	test("a search operand that is not a non-empty string is refused", async () => {
-		for (const operand of ["", "   ", 5, ["quick"]]) {
-			expectError(await as(bob).get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [["search", operand]] }), 400, "BAD_NARROW");
+		// Zulip's NarrowParameter: check_required_string, and a pair must hold two strings.
+		const get = (narrow: unknown[]) => as(bob).get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow });
+		for (const operand of ["", "   "]) {
+			expectError(await get([["search", operand]]), 400, "BAD_REQUEST", "operand cannot be blank.");
+			expectError(await get([{ operator: "search", operand }]), 400, "BAD_REQUEST", "operand cannot be blank.");
+		}
+		for (const operand of [5, ["quick"]]) {
+			expectError(await get([["search", operand]]), 400, "BAD_REQUEST", "Invalid narrow[0]: Value error, element is not a string pair");
+			expectError(await get([{ operator: "search", operand }]), 400, "BAD_REQUEST", "operand is not a string");
 		}
 		// At most 100 distinct words (repeats count once).
 		const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");

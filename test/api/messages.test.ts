@@ -152,7 +152,7 @@ describe("sending to a channel", () => {
 
 	test("/me messages", async () => {
 		const id = await send(as(alice), { type: "channel", to: general, topic: "me", content: "/me waves" });
-		expect((await fetchAll(as(alice), [["id", id]])).messages[0].is_me_message).toBe(true);
+		expect((await fetchAll(as(alice), [{ operator: "id", operand: id }])).messages[0].is_me_message).toBe(true);
 	});
 });
 
@@ -160,13 +160,13 @@ describe("direct messages", () => {
 	test("one-to-one: both directions share a recipient ID; display_recipient lists both", async () => {
 		const out = await send(as(alice), { type: "direct", to: [bob.user_id], content: "hi bob" });
 		const back = await send(as(bob), { type: "private", to: alice.email, content: "hi alice" });
-		const a = await fetchAll(as(alice), [["dm", [bob.user_id]]]);
+		const a = await fetchAll(as(alice), [{ operator: "dm", operand: [bob.user_id] }]);
 		expect(a.messages.map((m: { id: number }) => m.id)).toEqual([out, back]);
 		expect(a.messages[0].recipient_id).toBe(a.messages[1].recipient_id);
 		expect(a.messages[0].display_recipient.map((u: { id: number }) => u.id).sort()).toEqual([alice.user_id, bob.user_id].sort());
 		expect(a.messages[0]).toMatchObject({ type: "private", subject: "" });
 		expect((await fetchAll(as(bob), [["dm", alice.email]])).messages.map((m: { id: number }) => m.id)).toEqual([out, back]);
-		expect((await fetchAll(owner, [["dm", [bob.user_id]]])).messages).toEqual([]);
+		expect((await fetchAll(owner, [{ operator: "dm", operand: [bob.user_id] }])).messages).toEqual([]);
 	});
 
 	test("groups, and unknown or deactivated recipients", async () => {
@@ -255,7 +255,7 @@ describe("fetching", () => {
 		expect(bySender.messages).toHaveLength(10);
 		const unread = (await get({ anchor: "newest", num_before: 100, num_after: 0, narrow: [["channel", "counting"], ["is", "unread"]] })).body;
 		expect(unread.messages).toHaveLength(10);
-		const one = (await get({ anchor: "newest", num_before: 10, num_after: 0, narrow: [["id", ids[3]]] })).body;
+		const one = (await get({ anchor: "newest", num_before: 10, num_after: 0, narrow: [{ operator: "id", operand: ids[3] }] })).body;
 		expect(one.messages.map((m: { id: number }) => m.id)).toEqual([ids[3]]);
 	});
 
@@ -285,10 +285,10 @@ describe("fetching", () => {
 		expectError(await get({ anchor: "newest", num_before: 5000, num_after: 1 }), 400, "BAD_REQUEST", "Too many messages requested (maximum 5000).");
 		expectError(await get({ anchor: "middle", num_before: 1, num_after: 1 }), 400, "BAD_REQUEST", "Invalid anchor");
 		expectError(await get({ anchor: "newest", num_before: -1, num_after: 1 }), 400, "BAD_REQUEST");
-		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["colour", "blue"]] }), 400, "BAD_NARROW", "Invalid narrow operator: unknown operator 'colour'");
+		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["colour", "blue"]] }), 400, "BAD_NARROW", "Invalid narrow operator: unknown operator colour");
 		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["channel", "nowhere"]] }), 400, "BAD_NARROW");
 		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: "channel:general" }), 400, "BAD_REQUEST");
-		const terms = (n: number) => Array.from({ length: n }, () => ["sender", alice.user_id]);
+		const terms = (n: number) => Array.from({ length: n }, () => ({ operator: "sender", operand: alice.user_id }));
 		expectSuccess(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: terms(50) }));
 		expectError(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: terms(51) }), 400, "BAD_NARROW", "Invalid narrow operator: too many terms (limit: 50)");
 	});
@@ -306,7 +306,7 @@ describe("history rules per role and channel kind", () => {
 			early[name] = await send(owner, { type: "channel", to: `rules-${name}`, topic: "t", content: `before anyone (${name})` });
 		}
 	});
-	const seen = async (c: Client, kind: string) => (await fetchAll(c, [["channel", channelIds[kind]]])).messages.map((m: { id: number }) => m.id);
+	const seen = async (c: Client, kind: string) => (await fetchAll(c, [{ operator: "channel", operand: channelIds[kind] }])).messages.map((m: { id: number }) => m.id);
 	const join = (kind: string, user: Account) => owner.post("/users/me/subscriptions", { subscriptions: [{ name: `rules-${kind}` }], principals: [user.user_id] });
 
 	test("members: a public channel's history without subscribing; a private one's only when subscribed and shared", async () => {
@@ -382,7 +382,7 @@ describe("history", () => {
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "fresh" }] }));
 		const fresh = (await owner.get("/get_stream_id", { stream: "fresh" })).body.stream_id;
 		// The first message is Notification Bot's creation notice.
-		const [notice] = (await fetchAll(owner, [["channel", fresh]])).messages;
+		const [notice] = (await fetchAll(owner, [{ operator: "channel", operand: fresh }])).messages;
 		expect(notice).toMatchObject({ sender_email: NOTIFICATION_BOT_EMAIL, subject: "channel events" });
 		expect((await owner.get(`/streams/${fresh}`)).body.stream.first_message_id).toBe(notice.id);
 		const id = await send(owner, { type: "channel", to: fresh, topic: "first", content: "1" });
@@ -612,11 +612,11 @@ describe("more narrows", () => {
 		const one = await send(as(alice), { type: "direct", to: [carol.user_id], content: "1:1" });
 		const group = await send(as(alice), { type: "direct", to: [carol.user_id, bob.user_id], content: "group" });
 		const other = await send(as(alice), { type: "direct", to: [bob.user_id], content: "not carol" });
-		const res = ids(await fetchAll(as(alice), [["dm-including", carol.user_id]]));
+		const res = ids(await fetchAll(as(alice), [{ operator: "dm-including", operand: carol.user_id }]));
 		expect(res).toEqual(expect.arrayContaining([one, group]));
 		expect(res).not.toContain(other);
 		// Oneself: every direct conversation; negated, every other message.
-		expect(ids(await fetchAll(as(alice), [["dm-including", alice.user_id]]))).toEqual(expect.arrayContaining([one, group, other]));
+		expect(ids(await fetchAll(as(alice), [{ operator: "dm-including", operand: alice.user_id }]))).toEqual(expect.arrayContaining([one, group, other]));
 		const notCarol = ids(await fetchAll(as(alice), [{ operator: "dm-including", operand: carol.user_id, negated: true }]));
 		expect(notCarol).toContain(other);
 		expect(notCarol).not.toContain(one);
@@ -651,53 +651,53 @@ describe("more narrows", () => {
 
 		// The bot's direct messages: "subscribed you" when someone else subscribes Bob.
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "bot-news" }], principals: [bob.user_id] }));
-		const fromBot = ids(await fetchAll(as(bob), [["is", "dm"], ["sender", botId]]));
+		const fromBot = ids(await fetchAll(as(bob), [["is", "dm"], { operator: "sender", operand: botId }]));
 		expect(fromBot.length).toBeGreaterThan(0);
 		expect(ids(await fetchAll(as(bob), [["dm", NOTIFICATION_BOT_EMAIL]]))).toEqual(fromBot);
-		expect(ids(await fetchAll(as(bob), [["dm", [botId]]]))).toEqual(fromBot);
-		expect(ids(await fetchAll(as(bob), [["dm-including", botId]]))).toEqual(fromBot);
+		expect(ids(await fetchAll(as(bob), [{ operator: "dm", operand: [botId] }]))).toEqual(fromBot);
+		expect(ids(await fetchAll(as(bob), [{ operator: "dm-including", operand: botId }]))).toEqual(fromBot);
 
 		// A deactivated user's messages stay findable; an unknown user is still refused.
 		const leaving = await app.createUser({ full_name: "Leaving" });
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "bot-news" }], principals: [leaving.user_id] }));
 		const last = await send(as(leaving), { type: "channel", to: "bot-news", topic: "bye", content: "bye" });
 		expectSuccess(await owner.delete(`/users/${leaving.user_id}`));
-		expect(ids(await inChannel(["sender", leaving.user_id]))).toEqual([last]);
+		expect(ids(await inChannel({ operator: "sender", operand: leaving.user_id }))).toEqual([last]);
 		const get = (narrow: unknown[]) => owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow });
 		expectError(await get([["sender", "nobody@zulip.com"]]), 400, "BAD_NARROW", /unknown user/);
-		expectError(await get([["sender", 99999999]]), 400, "BAD_NARROW", /unknown user/);
+		expectError(await get([{ operator: "sender", operand: 99999999 }]), 400, "BAD_NARROW", /unknown user/);
 	});
 
 	test("with: the conversation a message is in now, wherever the narrow thought it was", async () => {
 		const first = await send(owner, { type: "channel", to: "narrowing", topic: "draft name", content: "w1" });
 		const second = await send(owner, { type: "channel", to: "narrowing", topic: "draft name", content: "w2" });
 		expectSuccess(await owner.patch(`/messages/${first}`, { topic: "final name", propagate_mode: "change_all", send_notification_to_new_thread: false }));
-		const moved = await fetchAll(as(alice), [["channel", "narrowing"], ["topic", "draft name"], ["with", first]]);
+		const moved = await fetchAll(as(alice), [["channel", "narrowing"], ["topic", "draft name"], { operator: "with", operand: first }]);
 		expect(ids(moved)).toEqual([first, second]);
 		expect(moved.messages[0].subject).toBe("final name");
 		// Other terms stay.
 		expect(ids(await fetchAll(as(alice), [["with", String(second)], ["search", "w1"]]))).toEqual([first]);
 		// A direct message: its conversation.
 		const dm = await send(as(alice), { type: "direct", to: [bob.user_id], content: "between us" });
-		const conversation = ids(await fetchAll(as(bob), [["dm", alice.user_id]]));
+		const conversation = ids(await fetchAll(as(bob), [{ operator: "dm", operand: [alice.user_id] }]));
 		expect(conversation).toContain(dm);
-		expect(ids(await fetchAll(as(bob), [["channel", "general"], ["with", dm]]))).toEqual(conversation);
+		expect(ids(await fetchAll(as(bob), [["channel", "general"], { operator: "with", operand: dm }]))).toEqual(conversation);
 	});
 
 	test("with: a message out of reach is ignored where the narrow names a conversation, refused elsewhere", async () => {
 		const secret = await send(as(alice), { type: "direct", to: [bob.user_id], content: "not for carol" });
 		const own = await send(owner, { type: "channel", to: "narrowing", topic: "other", content: "for all" });
-		expect(ids(await fetchAll(as(carol), [["channel", "narrowing"], ["topic", "other"], ["with", secret]]))).toEqual([]);
-		expect(ids(await fetchAll(owner, [["channel", "narrowing"], ["topic", "other"], ["with", secret]]))).toContain(own);
+		expect(ids(await fetchAll(as(carol), [["channel", "narrowing"], ["topic", "other"], { operator: "with", operand: secret }]))).toEqual([]);
+		expect(ids(await fetchAll(owner, [["channel", "narrowing"], ["topic", "other"], { operator: "with", operand: secret }]))).toContain(own);
 		const get = (narrow: unknown[]) => as(carol).get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow });
-		expectError(await get([["with", secret]]), 400, "BAD_NARROW", "Invalid narrow operator: Invalid 'with' operator");
-		expectError(await get([["with", 99999999]]), 400, "BAD_NARROW", "Invalid narrow operator: Invalid 'with' operator");
+		expectError(await get([{ operator: "with", operand: secret }]), 400, "BAD_NARROW", "Invalid narrow operator: Invalid 'with' operator");
+		expectError(await get([{ operator: "with", operand: 99999999 }]), 400, "BAD_NARROW", "Invalid narrow operator: Invalid 'with' operator");
 		expectError(await get([["with", "soon"]]), 400, "BAD_NARROW", "Invalid narrow operator: Invalid 'with' operator");
-		expectError(await get([["with", own], ["with", own]]), 400, "BAD_NARROW", "Invalid narrow operator combination: Duplicate 'with' operators.");
+		expectError(await get([{ operator: "with", operand: own }, { operator: "with", operand: own }]), 400, "BAD_NARROW", "Invalid narrow operator combination: Duplicate 'with' operators.");
 	});
 
 	test("near sets the anchor", async () => {
-		const res = (await as(alice).get("/messages", { anchor: "newest", num_before: 0, num_after: 0, narrow: [["channel", "narrowing"], ["near", linkMsg]] })).body;
+		const res = (await as(alice).get("/messages", { anchor: "newest", num_before: 0, num_after: 0, narrow: [["channel", "narrowing"], ["near", String(linkMsg)]] })).body;
 		expect(res.anchor).toBe(linkMsg);
 		expect(ids(res)).toEqual([linkMsg]);
 	});

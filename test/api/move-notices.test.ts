@@ -20,7 +20,7 @@ async function send(c: Client, topic: string, content: string, to = "general"): 
 	return res.body.id;
 }
 async function topic(c: Client, name: string, channel = "general"): Promise<any[]> {
-	const res = await c.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow: [["channel", channel], ["topic", name]] });
+	const res = await c.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow: [{ operator: "channel", operand: channel }, ["topic", name]] });
 	expectSuccess(res);
 	return res.body.messages;
 }

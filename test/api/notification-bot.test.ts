@@ -45,7 +45,7 @@ const fromBot = (list: Message[]) => list.filter((m) => m.sender_email === NOTIF
 /** Notification Bot's direct messages to a user. */
 const dmsTo = async (a: Account) => fromBot(await messages(as(a), [["is", "dm"]]));
 /** Notification Bot's messages in a channel, as a subscriber sees them. */
-const noticesIn = async (c: Client, channel: number | string) => fromBot(await messages(c, [["channel", channel]]));
+const noticesIn = async (c: Client, channel: number | string) => fromBot(await messages(c, [{ operator: "channel", operand: channel }]));
 
 async function createChannel(c: Client, name: string, extra: Record<string, unknown> = {}, description?: string): Promise<number> {
 	expectSuccess(await c.post("/users/me/subscriptions", { subscriptions: [{ name, description }], ...extra }));

@@ -46,7 +46,7 @@ export async function messageFigures(env: { base: string; mongoUrl: string; pref
 
 		// ---- GET /messages on a channel holding 100,000 messages ----
 		const { channelId } = await generateMessages(api, msgDb, { channel: "history", count: CHANNEL_MESSAGES, topicOf: (i) => `topic-${i % TOPICS}`, flags: ["read"] });
-		const narrow = JSON.stringify([["channel", channelId], ["topic", "topic-7"]]);
+		const narrow = JSON.stringify([{ operator: "channel", operand: channelId }, ["topic", "topic-7"]]);
 		const getUrl = `${env.base}/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow })}`;
 		await ours(getUrl, { headers: auth, connections: env.connections, seconds: 2 });
 		const getOurs = await ours(getUrl, { headers: auth, connections: env.connections, seconds: env.seconds });

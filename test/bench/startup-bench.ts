@@ -87,7 +87,7 @@ async function historyFigures(server: Server, msgDb: mongoose.mongo.Db, seconds:
 	for (const size of SIZES) {
 		const { channelId, ids } = await generateMessages(api, msgDb, { channel: "history", count: size - stored, topicOf: (i) => `topic-${(stored + i) % TOPICS}`, flags: [] });
 		stored = size;
-		const narrow = (terms: unknown[]) => JSON.stringify([["channel", channelId], ...terms]);
+		const narrow = (terms: unknown[]) => JSON.stringify([{ operator: "channel", operand: channelId }, ...terms]);
 		const rare = String(ids[Math.floor(ids.length / 2)]); // "message <id>": one message holds this word
 		const flagged = JSON.stringify(ids.slice(-100));
 		let read = false;

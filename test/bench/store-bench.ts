@@ -115,7 +115,7 @@ export async function storeFigures(env: { server: BenchServer; mongoUrl: string;
 		);
 
 		// ---- 1. GET /messages, the 100 newest of a topic, one request at a time ----
-		const narrow = JSON.stringify([["channel", history], ["topic", TOPIC]]);
+		const narrow = JSON.stringify([{ operator: "channel", operand: history }, ["topic", TOPIC]]);
 		const getParams = { anchor: "newest", num_before: "100", num_after: "0", narrow };
 		const expected = Math.min(100, inTopic);
 		const get = async () => {

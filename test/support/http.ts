@@ -91,7 +91,7 @@ export const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
  * message and see the channel's history (an administrator subscribed to it).
  */
 export async function dropNotices(c: Client, channel: number | string): Promise<void> {
-	const res = await c.get("/messages", { anchor: "newest", num_before: 1000, num_after: 0, narrow: [["channel", channel]] });
+	const res = await c.get("/messages", { anchor: "newest", num_before: 1000, num_after: 0, narrow: [{ operator: "channel", operand: channel }] });
 	expectSuccess(res);
 	for (const m of res.body.messages as Array<{ id: number; sender_email: string }>) {
 		if (m.sender_email === NOTIFICATION_BOT_EMAIL) expectSuccess(await c.delete(`/messages/${m.id}`));
