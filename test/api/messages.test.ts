@@ -273,15 +273,38 @@ describe("fetching", () => {
 		expectSuccess(res);
 		expect(res.body.messages.map((m: { id: number }) => m.id)).toEqual([ids[1], ids[2]]);
 		expect(res.body).not.toHaveProperty("anchor");
-		expectError(await as(alice).get("/messages", { message_ids: [ids[1]], anchor: "newest" }), 400, "BAD_REQUEST", /Unsupported parameter combination/);
-		expectError(await as(alice).get("/messages", { message_ids: [ids[1]], num_before: 1 }), 400, "BAD_REQUEST", /Unsupported parameter combination/);
+		// Zulip's error names its fixed list of parameters, whichever clashed.
+		const combination = "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor";
+		for (const clash of [{ anchor: "newest" }, { num_before: 1 }, { num_after: 2 }, { use_first_unread_anchor: true }]) {
+			const refused = await as(alice).get("/messages", { message_ids: [ids[1]], ...clash });
+			expectError(refused, 400, "BAD_REQUEST", combination);
+			expect(refused.body.parameters).toBe(combination.split(": ")[1]);
+		}
+		// No window is no clash (Zulip tests the counts, not their presence).
+		const zero = await as(alice).get("/messages", { message_ids: [ids[1]], num_before: 0, num_after: 0, include_anchor: true, use_first_unread_anchor: false });
+		expectSuccess(zero);
+		expect(zero.body.messages.map((m: { id: number }) => m.id)).toEqual([ids[1]]);
 	});
 
-	test("bad requests: missing anchor or counts, too many, bad anchors and narrows", async () => {
+	test("num_before and num_after default to 0, as in Zulip's get_messages_backend", async () => {
+		const before = (await get({ anchor: ids[3], num_before: 2 })).body;
+		expect(before.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(1, 4));
+		expect(before).toMatchObject({ found_anchor: true, found_newest: false });
+		const after = (await get({ anchor: ids[3], num_after: 1 })).body;
+		expect(after.messages.map((m: { id: number }) => m.id)).toEqual(ids.slice(3, 5));
+		// Neither: the anchor alone, or nothing when it is excluded.
+		const alone = (await get({ anchor: ids[3] })).body;
+		expect(alone).toMatchObject({ result: "success", anchor: ids[3], found_anchor: true });
+		expect(alone.messages.map((m: { id: number }) => m.id)).toEqual([ids[3]]);
+		const none = (await get({ anchor: ids[3], include_anchor: false })).body;
+		expect(none).toMatchObject({ result: "success", found_anchor: false });
+		expect(none.messages).toEqual([]);
+	});
+
+	test("bad requests: missing anchor, too many, bad anchors and narrows", async () => {
 		// Zulip's own error here (not the generic missing-argument one).
 		expectError(await get({ num_before: 1, num_after: 1 }), 400, "BAD_REQUEST", "Missing 'anchor' argument.");
 		expectError(await get({ use_first_unread_anchor: false, num_before: 1, num_after: 1 }), 400, "BAD_REQUEST", "Missing 'anchor' argument.");
-		expectError(await get({ anchor: "newest", num_after: 1 }), 400, "REQUEST_VARIABLE_MISSING", "Missing 'num_before' argument");
 		expectError(await get({ anchor: "newest", num_before: 5000, num_after: 1 }), 400, "BAD_REQUEST", "Too many messages requested (maximum 5000).");
 		expectError(await get({ anchor: "middle", num_before: 1, num_after: 1 }), 400, "BAD_REQUEST", "Invalid anchor");
 		expectError(await get({ anchor: "newest", num_before: -1, num_after: 1 }), 400, "BAD_REQUEST");

@@ -30,21 +30,21 @@ export function fetchActions({ db, resolvers, accessibleMessage, views }: Servic
 			}),
 			async handler(ctx: Ctx<GetParams>) {
 				const actor = requireUser(ctx);
-				const q = ctx.params;
+				// As Zulip's get_messages_backend: num_before and num_after default to 0.
+				const q = { ...ctx.params, num_before: ctx.params.num_before ?? 0, num_after: ctx.params.num_after ?? 0 };
 				if (q.message_ids) {
-					const clash = (["anchor", "include_anchor", "use_first_unread_anchor", "num_before", "num_after"] as const).filter((k) => q[k] !== undefined);
-					if (clash.length) {
-						throw apiError(400, "BAD_REQUEST", `Unsupported parameter combination: message_ids, ${clash.join(", ")}`, { parameters: ["message_ids", ...clash] });
+					// Zulip's check: a window or an anchor asked for beside message_ids (a count of 0 or
+					// include_anchor alone is no window), named with its fixed list of parameters.
+					if (q.num_before || q.num_after || q.anchor !== undefined || q.use_first_unread_anchor) {
+						const parameters = "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor";
+						throw apiError(400, "BAD_REQUEST", `Unsupported parameter combination: ${parameters}`, { parameters });
 					}
 				} else {
 					// As Zulip: use_first_unread_anchor wins over any anchor given with it (older clients
 					// send both), and without either the anchor is missing.
 					if (q.anchor === undefined && !q.use_first_unread_anchor) throw badRequest("Missing 'anchor' argument.");
-					for (const k of ["num_before", "num_after"] as const) {
-						if (q[k] === undefined) throw apiError(400, "REQUEST_VARIABLE_MISSING", `Missing '${k}' argument`, { var_name: k });
-					}
-					if (q.num_before! + q.num_after! > MAX_MESSAGES) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES}).`);
-					checkAnchorExclusion(q.num_before!, q.num_after!, q.include_anchor);
+					if (q.num_before + q.num_after > MAX_MESSAGES) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES}).`);
+					checkAnchorExclusion(q.num_before, q.num_after, q.include_anchor);
 				}
 				const terms = parseNarrow(q.narrow);
 				const result = await fetchMessages(db, actor, terms, q, resolvers(ctx));
