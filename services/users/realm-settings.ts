@@ -178,12 +178,11 @@ const WILDCARD_MENTION_POLICY: Record<string, number> = {
 	"role:moderators": 7,
 };
 
-const INVITE_TO_REALM_POLICY: Record<string, number> = { ...COMMON_POLICY, "role:nobody": 6 };
-
 /**
  * The deprecated policy settings Zulip still sends beside their group settings (clients such
  * as the mobile app require realm_wildcard_mention_policy): the policy naming the same system
- * group, else the one Zulip gives for any other group.
+ * group, else the one Zulip gives for any other group. `realm_invite_to_realm_policy` is not
+ * among them: Zulip removed it with `can_invite_users_group` (feature level 321).
  */
 export function legacyPolicies(graph: GroupGraph): Record<string, number> {
 	const policy = (setting: string, values: Record<string, number>, otherwise: number) => {
@@ -196,6 +195,5 @@ export function legacyPolicies(graph: GroupGraph): Record<string, number> {
 		realm_create_private_stream_policy: policy("can_create_private_channel_group", COMMON_POLICY, 1),
 		realm_create_web_public_stream_policy: policy("can_create_web_public_channel_group", WEB_PUBLIC_POLICY, 4),
 		realm_wildcard_mention_policy: policy("can_mention_many_users_group", WILDCARD_MENTION_POLICY, 1),
-		realm_invite_to_realm_policy: policy("can_invite_users_group", INVITE_TO_REALM_POLICY, 1),
 	};
 }

@@ -40,6 +40,8 @@ describe("POST /users/me/subscriptions/properties", () => {
 			],
 		});
 		expectSuccess(res);
+		// Zulip answers a bare success (no subscription_data echo).
+		expect(res.body).toEqual({ result: "success", msg: "" });
 		expect(await mySub(mc, general)).toMatchObject({ color: "#aabbcc", pin_to_top: true, desktop_notifications: false, is_muted: true, in_home_view: false });
 		expect((await mySub(owner, general)).pin_to_top).toBe(false);
 	});

@@ -182,7 +182,8 @@ describe("invitations", () => {
 				const state = (await as(member).post("/register", { fetch_event_types: ["realm", "realm_user"] })).body;
 				expect(state.can_invite_others_to_realm).toBe(false);
 				expect(state.realm_can_invite_users_group).toBe(adminsGroupId);
-				expect(state.realm_invite_to_realm_policy).toBe(2);
+				// Removed by Zulip with can_invite_users_group (feature level 321): not sent.
+				expect(state).not.toHaveProperty("realm_invite_to_realm_policy");
 			} finally {
 				expectSuccess(await owner.patch("/realm", { can_invite_users_group: JSON.stringify({ new: membersGroupId }) }));
 			}
@@ -481,10 +482,10 @@ describe("invitations", () => {
 			realm_invite_required: true,
 			realm_can_invite_users_group: membersGroupId,
 			realm_create_multiuse_invite_group: adminsGroupId,
-			realm_invite_to_realm_policy: 1,
 			realm_welcome_message_custom_text: "",
 			can_invite_others_to_realm: true,
 		});
+		expect(state).not.toHaveProperty("realm_invite_to_realm_policy");
 		expect((await as(guest).post("/register", { fetch_event_types: ["realm_user"] })).body.can_invite_others_to_realm).toBe(false);
 	});
 });

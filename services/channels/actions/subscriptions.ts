@@ -95,7 +95,8 @@ export function subscriptionActions(db: ChannelsDb) {
 				const actor = requireUser(ctx);
 				const changes = await updateProperties(db, actor.user_id, ctx.params.subscription_data);
 				await ctx.broadcast("channels.subscriptionPropertiesChanged", { user_id: actor.user_id, changes } satisfies SubscriptionPropertiesChanged);
-				return { subscription_data: ctx.params.subscription_data };
+				// As Zulip's update_subscription_properties_backend: a bare success, no echo.
+				return {};
 			},
 		},
 	};
