@@ -132,6 +132,10 @@ export interface UsersChanged {
 	/** On a bot's creation: the bot as realm_bots shows it. */
 	bot?: Record<string, unknown>;
 	bot_owner_id?: number | null;
+	/** A bot's changes as `realm_bot` update events, one per entry (its owner and the administrators hear them). */
+	bot_updates?: Array<Record<string, unknown>>;
+	/** A bot's new owner (Zulip's do_change_bot_owner): the owners before and now, whether each is an administrator, and the bot as realm_bots shows it. */
+	bot_owner_change?: { previous_owner_id: number | null; previous_owner_is_admin: boolean; owner_is_admin: boolean; bot: Record<string, unknown> };
 }
 
 /** `users.settingsChanged`. */

@@ -54,6 +54,12 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/users/{user_id}/status", action: "users.userStatus" },
 	{ method: "PATCH", path: "/users/me/profile_data", action: "users.updateMyProfileData" },
 	{ method: "DELETE", path: "/users/me/profile_data", action: "users.deleteMyProfileData" },
+	{ method: "POST", path: "/users/me/api_key/regenerate", action: "users.regenerateMyKey" },
+	{ method: "GET", path: "/bots", action: "users.listBots", nonGuest: true, humanOnly: true },
+	{ method: "POST", path: "/bots", action: "users.createBot", nonGuest: true, humanOnly: true },
+	{ method: "PATCH", path: "/bots/{bot_id}", action: "users.updateBot", nonGuest: true, humanOnly: true },
+	{ method: "DELETE", path: "/bots/{bot_id}", action: "users.deactivateBot" },
+	{ method: "POST", path: "/bots/{bot_id}/api_key/regenerate", action: "users.regenerateBotKey", nonGuest: true, humanOnly: true },
 	{ method: "POST", path: "/users/me/muted_users/{muted_user_id}", action: "users.muteUser" },
 	{ method: "DELETE", path: "/users/me/muted_users/{muted_user_id}", action: "users.unmuteUser" },
 

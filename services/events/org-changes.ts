@@ -171,6 +171,20 @@ export function orgChangeHandlers(registry: () => QueueRegistry, deliver: Delive
 			if (c.is_active === false && p.bot_owner_id) deliver(to(botAudience), "realm_bot", () => ({ op: "update", bot: { user_id, is_active: false } }));
 			// A deactivated user's queues go, as in Zulip: their next GET /events is BAD_EVENT_QUEUE_ID.
 			if (c.is_active === false) registry().deleteUser(user_id);
+			for (const bot of p.bot_updates ?? []) deliver(to(botAudience), "realm_bot", () => ({ op: "update", bot: { user_id, ...bot } }));
+			const oc = p.bot_owner_change;
+			if (oc && p.bot_owner_id) {
+				// As Zulip's do_change_bot_owner: a non-administrator loses the bot from their list and
+				// the new owner gains it; the administrators (who list every bot) get an update.
+				const owner = p.bot_owner_id;
+				if (oc.previous_owner_id !== null && !oc.previous_owner_is_admin) deliver(to([oc.previous_owner_id]), "realm_bot", () => ({ op: "delete", bot: { user_id } }));
+				if (!oc.owner_is_admin) deliver(to([owner]), "realm_bot", () => ({ op: "add", bot: oc.bot }));
+				const updated = new Set(botAudience);
+				if (!oc.owner_is_admin) updated.delete(owner);
+				if (oc.previous_owner_id !== null && !oc.previous_owner_is_admin) updated.delete(oc.previous_owner_id);
+				deliver(to(updated), "realm_bot", () => ({ op: "update", bot: { user_id, owner_id: owner } }));
+				update(everyone(), { bot_owner_id: owner });
+			}
 			if (c.timezone !== undefined) update(everyone(), { email: p.email, timezone: c.timezone });
 			if (c.delivery_email !== undefined || c.email_address_visibility !== undefined) {
 				if (c.delivery_email !== undefined) update(to(audience.email_viewers), { delivery_email: c.delivery_email });

@@ -76,6 +76,8 @@ export interface NewUser {
 	timezone?: string;
 	/** The organization's realm_require_unique_names. */
 	require_unique_names?: boolean;
+	/** A bot's defaults and service, stored with the account (POST /bots). */
+	bot_fields?: Pick<UserDoc, "default_sending_stream_id" | "default_events_register_stream_id" | "default_all_public_streams" | "bot_service" | "bot_config">;
 }
 
 /** Validates and inserts a user; the email must be unused in the realm (case-insensitively). */
@@ -110,6 +112,7 @@ export async function createUser(User: Model<UserDoc>, nextId: (entity: string) 
 		settings: {},
 		profile_data: {},
 		can_change_user_emails: false,
+		...(input.is_bot ? input.bot_fields : {}),
 	};
 	try {
 		await User.create(doc);

@@ -77,6 +77,9 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
 	can_mention_many_users_group: "role:administrators",
 	// Who may create reusable invitation links (Zulip's default).
 	create_multiuse_invite_group: "role:administrators",
+	// Who may create bots of any kind, and who only incoming webhook bots (Zulip's defaults).
+	can_create_bots_group: "role:members",
+	can_create_write_only_bots_group: "role:members",
 };
 
 export function realmSetting<T = unknown>(realm: RealmDoc, key: string): T {
@@ -87,6 +90,11 @@ export function realmSetting<T = unknown>(realm: RealmDoc, key: string): T {
 
 export function realmHost(realm: RealmDoc): string {
 	return new URL(realm.url).host;
+}
+
+/** The domain of bots' addresses (`<short>-bot@<domain>`): the organization's host without a port, which no address may hold. */
+export function botDomain(realm: RealmDoc): string {
+	return new URL(realm.url).hostname;
 }
 
 /** Server-wide facts that do not depend on the organization. */
@@ -133,7 +141,6 @@ const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 export function realmState(realm: RealmDoc, server: ServerSettings): Record<string, unknown> {
 	const settings: Record<string, unknown> = {};
 	for (const key of Object.keys(REALM_SETTING_DEFAULTS)) settings[key] = realmSetting(realm, key);
-	const host = realmHost(realm);
 	return {
 		...serverState(server),
 		...settings,
@@ -142,7 +149,7 @@ export function realmState(realm: RealmDoc, server: ServerSettings): Record<stri
 		realm_uri: realm.url,
 		realm_url: realm.url,
 		realm_date_created: realm.date_created,
-		realm_bot_domain: host,
+		realm_bot_domain: botDomain(realm),
 		realm_is_zephyr_mirror_realm: false,
 		realm_email_auth_enabled: true,
 		realm_password_auth_enabled: true,

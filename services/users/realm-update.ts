@@ -46,7 +46,9 @@ const OWNER_ONLY = new Set(["waiting_period_threshold", "can_create_groups", "ca
  */
 const SETTING_LIMITS: Record<string, { nobody: boolean; everyone: boolean; systemOnly?: string[] }> = {
 	can_add_subscribers_group: { nobody: true, everyone: false },
+	can_create_bots_group: { nobody: true, everyone: false },
 	can_create_groups: { nobody: true, everyone: false },
+	can_create_write_only_bots_group: { nobody: true, everyone: false },
 	can_create_public_channel_group: { nobody: true, everyone: false },
 	can_create_private_channel_group: { nobody: true, everyone: false },
 	can_create_web_public_channel_group: { nobody: true, everyone: false, systemOnly: ["role:moderators", "role:administrators", "role:owners", "role:nobody"] },

@@ -9,6 +9,7 @@ import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPES, fieldView } from "./profile-fie
 import { realmHost, realmState, type ServerSettings } from "./realm-settings";
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTINGS, userSettings } from "./user-settings";
 import { gravatarUrl, toApiUser } from "./user-view";
+import { realmBotView, type ChannelNames } from "./bot-rules";
 
 /** Settings that older clients (without the user_settings_object capability) read at top level. */
 const LEGACY_DISPLAY = [
@@ -59,6 +60,8 @@ export function registerState(input: {
 	fields: ProfileFieldDoc[];
 	server: ServerSettings;
 	params: RegisterStateParams;
+	/** The names of the channels bots name as defaults (realm_bots). */
+	channelNames?: ChannelNames;
 }): RegisterState {
 	const { realm, user, all, systemBots, fields, server, params } = input;
 	const wants = (type: string) => params.event_types === null || params.event_types.includes(type);
@@ -127,7 +130,7 @@ export function registerState(input: {
 
 	if (wants("realm_bot")) {
 		const bots = all.filter((u) => u.is_bot && (isAdmin(user.role) || u.bot_owner_id === user._id));
-		out.realm_bots = bots.map(realmBotView);
+		out.realm_bots = bots.map((b) => realmBotView(b, input.channelNames ?? {}));
 	}
 
 	if (wants("custom_profile_fields")) {
@@ -149,22 +152,4 @@ export function registerState(input: {
 	for (const [type, make] of Object.entries(empty)) if (wants(type)) Object.assign(out, make());
 
 	return out;
-}
-
-/** A bot as `realm_bots` (and the `realm_bot` event) shows it to its owner and administrators. */
-export function realmBotView(b: UserDoc): Record<string, unknown> {
-	return {
-		user_id: b._id,
-		full_name: b.full_name,
-		api_key: b.api_key,
-		default_sending_stream: null,
-		default_events_register_stream: null,
-		default_all_public_streams: false,
-		avatar_url: gravatarUrl(b.delivery_email, b.avatar_version),
-		owner_id: b.bot_owner_id,
-		services: [],
-		email: b.delivery_email,
-		bot_type: b.bot_type,
-		is_active: b.is_active,
-	};
 }

@@ -10,7 +10,7 @@ import { activeUserIds, type UsersDb } from "./db";
 import { groupChange, groupSnapshot } from "./group-events";
 import { listFields } from "./profile-field-store";
 import { fieldView } from "./profile-fields";
-import { realmBotView } from "./register-state";
+import { channelNames, defaultChannelIds, realmBotView } from "./bot-rules";
 import { systemGroupMoves } from "./system-groups";
 import { markPending } from "./full-member-promotion";
 import { apiEmail, canSeeDeliveryEmail, toApiUser, type ViewOptions } from "./user-view";
@@ -22,9 +22,9 @@ export function userChanges(db: UsersDb, graphs: GroupGraphCache, host: () => st
 	 * cleaned, and event queues tell clients what changed. A change to one user (or its creation)
 	 * carries who may hear of it and how the user looks now (shared/org-events.ts).
 	 */
-	async function changed(ctx: Ctx<any>, userIds: number[], changes?: Record<string, unknown>, created = false) {
+	async function changed(ctx: Ctx<any>, userIds: number[], changes?: Record<string, unknown>, created = false, extra: Partial<UsersChanged> = {}) {
 		const payload: UsersChanged = { user_ids: userIds, changes };
-		if (userIds.length === 1 && (changes || created)) Object.assign(payload, await eventData(userIds[0], created));
+		if (userIds.length === 1 && (changes || created)) Object.assign(payload, await eventData(ctx, userIds[0], created), extra);
 		await ctx.broadcast("users.changed", payload);
 		if (created && userIds.length === 1) await systemGroupsChanged(ctx, userIds[0]);
 	}
@@ -45,7 +45,7 @@ export function userChanges(db: UsersDb, graphs: GroupGraphCache, host: () => st
 		await ctx.broadcast("users.groupsChanged", { realm_id: db.realm._id, events, user_ids: await activeUserIds(db) } satisfies GroupsChanged);
 	}
 
-	async function eventData(userId: number, created: boolean): Promise<Partial<UsersChanged>> {
+	async function eventData(ctx: Ctx<any>, userId: number, created: boolean): Promise<Partial<UsersChanged>> {
 		const [target, users] = await Promise.all([
 			db.User.findOne({ _id: userId, realm_id: db.realm._id }).lean(),
 			db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1, role: 1 }).lean(),
@@ -66,7 +66,7 @@ export function userChanges(db: UsersDb, graphs: GroupGraphCache, host: () => st
 		};
 		if (created) {
 			out.person = { ...toApiUser(target, { user_id: target._id, role: target.role }, await view({ client_gravatar: false, include_custom_profile_fields: true })) };
-			if (target.is_bot) out.bot = realmBotView(target);
+			if (target.is_bot) out.bot = realmBotView(target, await channelNames(ctx, defaultChannelIds([target])));
 		}
 		return out;
 	}

@@ -54,6 +54,7 @@ import { fullMemberActions } from "./actions/full-members";
 import { botStorageActions } from "./actions/bot-storage";
 import { pushDeviceActions } from "./actions/push-devices";
 import { mutedUserActions } from "./actions/muted-users";
+import { botActions } from "./actions/bots";
 
 const REALM_POLL_MS = 5_000;
 
@@ -104,6 +105,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			...botStorageActions(db),
 			...pushDeviceActions(db),
 			...mutedUserActions(deps),
+			...botActions(deps),
 			...invitationActions({ db, graphs, identity: deps.identity, groupBefore: deps.groupBefore, created: (ctx, id) => deps.changed(ctx, [id], undefined, true), groupChanged: deps.groupsChanged }),
 		},
 

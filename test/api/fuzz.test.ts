@@ -98,6 +98,8 @@ function baselines(): Record<string, Record<string, unknown>> {
 		"POST /users/me/apns_device_token": { token: "c0ffeec0ffee", appid: "org.zulip.Zulip" },
 		"POST /users/me/android_gcm_reg_id": { token: "fcm-token" },
 		"PATCH /realm/profile_fields": { order: ids.field_id },
+		"POST /bots": { full_name: "Fuzz Bot", short_name: "fuzzbot", bot_type: 3, payload_url: JSON.stringify("https://hook.test/x"), default_sending_stream: "fuzz" },
+		"PATCH /bots/{bot_id}": { full_name: "Fuzz Bot Renamed", default_sending_stream: "fuzz", default_all_public_streams: true },
 	};
 }
 
@@ -140,6 +142,8 @@ beforeAll(async () => {
 	ids.filter_id = [filter.body.id];
 	ids.playground_id = [playground.body.id];
 	ids.invite_id = ((await owner.get("/invites")).body.invites as { id: number }[]).map((i) => i.id);
+	const bot = await client(app.baseUrl, cast.member).post("/bots", { full_name: "Member's bot", short_name: "membersbot" });
+	ids.bot_id = [bot.body.user_id];
 	expect(invite.status).toBe(200);
 	snap = await snapshotter(app);
 }, 60_000);

@@ -131,3 +131,31 @@ test("the Python zulip package's presence, render, custom emoji and user status 
 	expect(out.emoji.emoji).toEqual({});
 	expect(out.status.status).toEqual({ status_text: "in a meeting", emoji_name: "calendar", emoji_code: "1f4c5", reaction_type: "unicode_emoji" });
 });
+
+const BOT_SCRIPT = `
+import json, sys, zulip
+me = zulip.Client(config_file=sys.argv[1], client="ZulipPython")
+out = {}
+# The package has no bot methods: its generic call, as integration set-up scripts make it.
+out["created"] = me.call_endpoint(url="bots", method="POST", request={"full_name": "Python Made", "short_name": "pymade"})
+out["bots"] = me.call_endpoint(url="bots", method="GET")
+bot = zulip.Client(email="pymade-bot@" + sys.argv[2], api_key=out["created"]["api_key"], site=sys.argv[3])
+out["bot_profile"] = bot.get_profile()
+out["dm"] = bot.send_message({"type": "private", "to": [me.email], "content": "hello from a bot"})
+out["regenerated"] = me.call_endpoint(url="bots/%d/api_key/regenerate" % out["created"]["user_id"], method="POST")
+out["old_key"] = bot.get_profile()
+print(json.dumps(out))
+`;
+
+test("the Python zulip package creates a bot through its generic call, and the bot works with its key until it is regenerated", async () => {
+	const origin = new URL(app.baseUrl).origin;
+	const me = await app.createUser({ full_name: "Bot Maker" });
+	const file = path.join(app.dataDir, "maker-zuliprc");
+	fs.writeFileSync(file, `[api]\nemail=${me.email}\nkey=${me.api_key}\nsite=${origin}\n`);
+	const { stdout } = await run(PYTHON, ["-c", BOT_SCRIPT, file, "chat.test", origin]);
+	const out = JSON.parse(stdout);
+	for (const call of ["created", "bots", "bot_profile", "dm", "regenerated"]) expect({ call, result: out[call].result }).toEqual({ call, result: "success" });
+	expect(out.bots.bots.map((b: { username: string }) => b.username)).toEqual(["pymade-bot@chat.test"]);
+	expect(out.bot_profile).toMatchObject({ user_id: out.created.user_id, is_bot: true, bot_owner_id: me.user_id, email: "pymade-bot@chat.test" });
+	expect(out.old_key).toMatchObject({ result: "error", code: "UNAUTHORIZED" });
+});

@@ -6,6 +6,7 @@ import { systemBots } from "../system-bots";
 import { realmPresences } from "../presence-store";
 import { legacyPolicies } from "../realm-settings";
 import { registerState } from "../register-state";
+import { channelNames, defaultChannelIds } from "../bot-rules";
 import { listFields } from "../profile-field-store";
 import { listSettingsState } from "../list-settings";
 import { realmStatuses } from "../status-rules";
@@ -19,7 +20,9 @@ export function registerActions({ db, graphs, config, findUser, groupsView }: Se
 			async handler(ctx: Ctx<RegisterStateParams>) {
 				const self = requireUser(ctx);
 				const [user, all, bots, fields] = await Promise.all([findUser(self.user_id), db.User.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(), systemBots(db.User), listFields(db)]);
-				const state = registerState({ realm: db.realm, user, all, systemBots: bots, fields, server: config, params: ctx.params });
+				const wantsBots = ctx.params.event_types === null || ctx.params.event_types.includes("realm_bot");
+				const names = wantsBots ? await channelNames(ctx, defaultChannelIds(all.filter((u) => u.is_bot))) : {};
+				const state = registerState({ realm: db.realm, user, all, systemBots: bots, fields, server: config, params: ctx.params, channelNames: names });
 				// Who may invite follows the organization's can_invite_users_group.
 				if ("can_invite_others_to_realm" in state) state.can_invite_others_to_realm = (await graphs.get()).realmAllows("can_invite_users_group", self.user_id);
 				const wants = (t: string) => ctx.params.event_types === null || ctx.params.event_types.includes(t);

@@ -8,7 +8,7 @@ import { Errors } from "moleculer";
 import { call, requireUser, type ApiUser } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
-import { ROLES } from "../../../shared/roles";
+import { isAdmin, ROLES } from "../../../shared/roles";
 import type { UserDoc } from "../models/user";
 import { createUser } from "../accounts";
 import { SYSTEM_REALM_ID } from "../system-bots";
@@ -18,6 +18,8 @@ import { PROFILE_KEYS } from "../profile-cache";
 import { withOwnerGuard } from "../owner-guard";
 import type { ViewParams } from "../user-lookup";
 import { toApiUser } from "../user-view";
+import { accessBot, channelNames, checkBotCreation, checkBotNameAvailable, defaultChannelIds, realmBotView } from "../bot-rules";
+import type { UsersChanged } from "../../../shared/org-events";
 import { requireAdmin, type Ctx, type ServiceDeps } from "./deps";
 
 const viewParams = {
@@ -35,7 +37,7 @@ const userChangeParams = {
 /** A call to a service this cluster does not run (or runs nowhere reachable now). */
 const serviceMissing = (err: unknown) => err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError;
 
-export function userActions({ db, view, findUser, userByEmail, changed, systemGroupsChanged }: ServiceDeps) {
+export function userActions({ db, graphs, view, findUser, userByEmail, changed, systemGroupsChanged }: ServiceDeps) {
 	/** The messages service's answer; -1 on a node of a cluster that runs no messages service. */
 	async function maxMessageId(ctx: Ctx): Promise<number> {
 		// A node of a cluster without the messages service: -1 at once, with no error built and logged per request.
@@ -208,6 +210,19 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 			},
 		},
 
+		/** DELETE /bots/{bot_id}: the bot's owner or an administrator (Zulip's deactivate_bot_backend). */
+		deactivateBot: {
+			params: params({ bot_id: p.int() }),
+			async handler(ctx: Ctx<{ bot_id: number }>) {
+				const bot = await accessBot(db, requireUser(ctx), ctx.params.bot_id);
+				// Already deactivated: nothing changes (Zulip's do_deactivate_user returns at once).
+				if (!bot.is_active) return {};
+				return deactivate(ctx, bot._id, async (b) => {
+					if (!b.is_active) throw badRequest("No such bot");
+				});
+			},
+		},
+
 		deactivateMe: {
 			params: params({}),
 			async handler(ctx: Ctx) {
@@ -218,11 +233,26 @@ export function userActions({ db, view, findUser, userByEmail, changed, systemGr
 		reactivate: {
 			params: params({ user_id: p.int() }),
 			async handler(ctx: Ctx<{ user_id: number }>) {
-				requireAdmin(ctx);
+				const actor = requireAdmin(ctx);
 				const target = await findUser(ctx.params.user_id);
 				if (target.is_active) throw badRequest("User is already active");
-				await applyUpdate(db, target._id, { is_active: true });
-				await changed(ctx, [target._id], { is_active: true });
+				// A bot, as Zulip's: the actor may create such a bot, its name is free, and an
+				// owner deactivated since hands the bot to the actor.
+				const set: Record<string, unknown> = { is_active: true };
+				const extra: Partial<UsersChanged> = {};
+				if (target.is_bot) {
+					checkBotCreation(await graphs.get(), actor, target.bot_type ?? 1);
+					await checkBotNameAvailable(db, target.full_name, true);
+					const owner = target.bot_owner_id === null ? null : await db.User.findOne({ _id: target.bot_owner_id, realm_id: db.realm._id }).lean();
+					extra.bot_updates = [{ is_active: true }];
+					if (owner && !owner.is_active) {
+						set.bot_owner_id = actor.user_id;
+						extra.bot_owner_change = { previous_owner_id: owner._id, previous_owner_is_admin: isAdmin(owner.role), owner_is_admin: isAdmin(actor.role), bot: {} };
+					}
+				}
+				await applyUpdate(db, target._id, set);
+				if (extra.bot_owner_change) extra.bot_owner_change.bot = realmBotView({ ...target, ...set } as UserDoc, await channelNames(ctx, defaultChannelIds([target])));
+				await changed(ctx, [target._id], { is_active: true }, false, extra);
 				await tellChannels(ctx, () => call(ctx, "channels.userActivityChanged", { user_id: target._id, is_active: true }));
 				return {};
 			},

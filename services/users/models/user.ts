@@ -5,6 +5,7 @@
 //   all users of a realm          -> { realm_id, email_key } (prefix; also their names, for
 //                                    realm_require_unique_names, accounts.ts)
 //   owners of a realm             -> { realm_id, role }
+//   a user's bots                 -> { realm_id, bot_owner_id }
 //   members awaiting role:fullmembers, past the waiting period
 //                                 -> { realm_id, full_member_pending, date_joined }
 import { Connection, Schema } from "mongoose";
@@ -44,6 +45,22 @@ export interface UserDoc {
 	 * once past the waiting period (full-member-promotion.ts). Absent on users from before it.
 	 */
 	full_member_pending?: boolean;
+	/** A bot's default channels (IDs; absent or null for none) and default_all_public_streams. */
+	default_sending_stream_id?: number | null;
+	default_events_register_stream_id?: number | null;
+	default_all_public_streams?: boolean;
+	/** An outgoing webhook or embedded bot's service (Zulip's Service: one per bot). */
+	bot_service?: BotService | null;
+	/** An incoming webhook or embedded bot's configuration (Zulip's BotConfigData). */
+	bot_config?: Record<string, string>;
+}
+
+export interface BotService {
+	name: string;
+	base_url: string;
+	/** 1 generic, 2 Slack-compatible. */
+	interface: number;
+	token: string;
 }
 
 const schema = new Schema<UserDoc>(
@@ -70,6 +87,11 @@ const schema = new Schema<UserDoc>(
 		profile_data: { type: Schema.Types.Mixed, default: {} },
 		can_change_user_emails: { type: Boolean, default: false },
 		full_member_pending: { type: Boolean },
+		default_sending_stream_id: { type: Number },
+		default_events_register_stream_id: { type: Number },
+		default_all_public_streams: { type: Boolean },
+		bot_service: { type: Schema.Types.Mixed },
+		bot_config: { type: Schema.Types.Mixed },
 	},
 	{ versionKey: false, minimize: false },
 );
@@ -77,6 +99,8 @@ schema.index({ api_key: 1 }, { unique: true });
 schema.index({ realm_id: 1, email_key: 1 }, { unique: true });
 schema.index({ realm_id: 1, role: 1 });
 schema.index({ realm_id: 1, full_member_pending: 1, date_joined: 1 });
+// A user's bots (GET /bots, deactivating their owner).
+schema.index({ realm_id: 1, bot_owner_id: 1 });
 // The organization's users in ID order (GET /users, POST /register).
 schema.index({ realm_id: 1, _id: 1 });
 
