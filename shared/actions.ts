@@ -213,6 +213,9 @@ export interface ActionMap {
 	"channels.checkInviteChannels": { params: { channel_ids: number[] }; result: None };
 	"channels.subscribeNewUser": { params: { user_id: number; channel_ids: number[]; include_defaults: boolean }; result: { channel_ids: number[] } };
 	"channels.topicPolicies": { params: None; result: TopicPolicies };
+	"channels.firstMessageDeleted": { params: { channel_id: number; message_ids: number[]; first_message_id: number | null; user_ids: number[] }; result: None };
+	"channels.topicPolicyUsers": { params: { channel_id: number; topic: string }; result: { user_ids: number[] } };
+	"channels.clearTopicPolicies": { params: { channel_id: number; topic: string; user_ids: number[] }; result: { user_ids: number[] } };
 	"channels.autoTopicVisibility": {
 		params: { channel_id: number; topic: string; follow: number[]; unmute: number[] };
 		result: { changed: Array<{ user_id: number; visibility_policy: number }> };

@@ -87,6 +87,17 @@ export interface UserActivityChanged {
 	is_active: boolean;
 }
 
+/**
+ * `channels.firstMessageChanged`: deleting messages took the channel's first message (Zulip's
+ * check_update_first_message_id); `user_ids` are those told of the deletion.
+ */
+export interface ChannelFirstMessageChanged {
+	channel_id: number;
+	name: string;
+	first_message_id: number | null;
+	user_ids: number[];
+}
+
 /** `channels.subscriptionPropertiesChanged`: the values as stored. */
 export interface SubscriptionPropertiesChanged {
 	user_id: number;

@@ -70,3 +70,27 @@ export async function autoVisibility(db: ChannelsDb, channelId: number, topic: s
 	}
 	return changed;
 }
+
+/** The users with a policy for a topic of a channel (the topic's case aside), as Zulip's get_users_with_user_topic_visibility_policy. */
+export async function topicPolicyUsers(db: ChannelsDb, channelId: number, topic: string): Promise<number[]> {
+	const key = topic.toLowerCase();
+	const rows = await db.UserTopic.find({ channel_id: channelId }, { user_id: 1, topic: 1 }).lean();
+	return rows.filter((r) => r.topic.toLowerCase() === key).map((r) => r.user_id);
+}
+
+/**
+ * Removes these users' policies for a topic (back to inheriting the channel's), as Zulip's
+ * bulk_do_set_user_topic_visibility_policy with INHERIT: one time for all, and a change only for
+ * those who had a row, with the topic as the caller named it.
+ */
+export async function clearTopicPolicies(db: ChannelsDb, channelId: number, topic: string, userIds: number[]): Promise<UserTopicChanged[]> {
+	const ids = userIds.map((u) => userTopicKey(u, channelId, topic));
+	const rows = await db.UserTopic.find({ _id: { $in: ids } }, { user_id: 1 }).lean();
+	if (!rows.length) return [];
+	await db.UserTopic.deleteMany({ _id: { $in: rows.map((r) => r._id) } });
+	const last_updated = clock.now();
+	return rows
+		.map((r) => r.user_id)
+		.sort((a, b) => a - b)
+		.map((user_id) => ({ user_id, channel_id: channelId, topic, visibility_policy: VisibilityPolicy.NONE, last_updated }));
+}

@@ -5,6 +5,7 @@
 import type { Context } from "moleculer";
 import type {
 	ChannelAccessChanged,
+	ChannelFirstMessageChanged,
 	ChannelsArchived,
 	ChannelsCreated,
 	ChannelUpdated,
@@ -72,6 +73,12 @@ export function orgChangeHandlers(registry: () => QueueRegistry, deliver: Delive
 				archivedUpdate(s.stream, to(s.user_ids), true);
 				streamDelete(s.stream, s.user_ids, notKnowingArchived(s.user_ids));
 			}
+		},
+
+		"channels.firstMessageChanged"(ctx: Context<ChannelFirstMessageChanged>) {
+			// Zulip's check_update_first_message_id: to those told of the deletion, before its delete_message.
+			const { channel_id, name, first_message_id, user_ids } = ctx.params;
+			deliver(to(user_ids), "stream", () => ({ op: "update", property: "first_message_id", value: first_message_id, stream_id: channel_id, name }));
 		},
 
 		"channels.updated"(ctx: Context<ChannelUpdated>) {

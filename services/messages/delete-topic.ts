@@ -6,7 +6,9 @@
 // content access to the channel, which must not be archived (access_stream_by_id), else "Invalid
 // channel ID". Which messages: the topic's (case aside, as Zulip's subject__iexact) that the
 // caller may read: all of them where the history is open to subscribers, else only those the
-// caller received (Zulip's bulk_access_stream_messages_query).
+// caller received (Zulip's bulk_access_stream_messages_query). Once the topic is done (`complete`),
+// the users' policies for it (muted, followed...) go, as in Zulip's delete_in_topic: where the
+// history is protected, only of those who no longer have any of its messages.
 import type { Identity } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import { topicForClient } from "../../shared/topics";
@@ -65,4 +67,14 @@ export async function deleteTopicBatch(db: MessagesDb, actor: Identity, channel:
 		user_ids: [...holders].sort((a, b) => a - b),
 	};
 	return { deleted, complete: !more };
+}
+
+/**
+ * Of these users, those who still have some of the topic's messages (a protected history the
+ * deleting administrator could not read all of): their policies for the topic stay.
+ */
+export async function stillHolding(db: MessagesDb, channelId: number, topic: string, userIds: number[]): Promise<Set<number>> {
+	if (!userIds.length) return new Set();
+	const rows = await db.UserMessage.distinct("user_id", { user_id: { $in: userIds }, channel_id: channelId, topic_key: topic.toLowerCase() });
+	return new Set(rows as number[]);
 }

@@ -21,6 +21,7 @@ import { mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
 import { channelLinks, mentionTargets } from "./render-targets";
 import { deletedPayload, deleteMessages } from "./edit-rules";
+import { announceDeletion } from "./announce-deletion";
 import { alertedUsers } from "./alert-words";
 import { alertWordsModel } from "./models/alert-words";
 import type { Resolvers } from "./resolvers";
@@ -160,7 +161,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			async remove(m) {
 				const deleted = await deletedPayload(db, m, requireUser(ctx).user_id, await emptyTopicName());
 				await deleteMessages(db, [m._id]);
-				await ctx.broadcast("messages.deleted", deleted);
+				await announceDeletion(ctx, db, deleted);
 			},
 			// Only resolve notices are unread for some alone; they are the ones a quick undo removes.
 			post: (channelId, topic, content, unreadFor) =>

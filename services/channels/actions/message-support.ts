@@ -1,13 +1,16 @@
 // What the messages service asks of the channels service: where a message goes and who may post
 // it, what the caller may do with messages in a channel, the channels whose history the caller
-// may read, channel names and IDs, and the caller's topic policies.
+// may read, channel names and IDs, the caller's topic policies, and a channel's first message
+// after deletions.
 import { requireUser, type ChannelTarget, type Ctx } from "../../../shared/actions";
+import type { ChannelFirstMessageChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
 import type { ChannelsDb } from "../db";
 import { subscriptionKey } from "../models/subscription";
 import { hasContentAccess, hasMetadataAccess, messagePermissions } from "../access";
 import { activeSubs, invalidChannel, subscribersOf } from "../channel-lookup";
 import { postableChannel, sendTargetOf } from "../send-targets";
+import { firstMessageDeleted } from "../first-message";
 
 export function messageSupportActions(db: ChannelsDb) {
 	return {
@@ -129,6 +132,24 @@ export function messageSupportActions(db: ChannelsDb) {
 				return {
 					channels: found.filter((c) => hasMetadataAccess(graph, actor, c, subs.has(c._id))).map((c) => ({ id: c._id, name: c.name })),
 				};
+			},
+		},
+
+		/**
+		 * For the messages service, after it deleted messages of a channel and before it announces
+		 * the deletion: when they held the channel's first message, `first_message_id` (the oldest
+		 * message left, or null) becomes it, and those told of the deletion hear of it first.
+		 */
+		firstMessageDeleted: {
+			visibility: "public",
+			params: params({ channel_id: p.int(), message_ids: p.intList(), first_message_id: { ...p.int(), nullable: true }, user_ids: p.intList() }),
+			async handler(ctx: Ctx<{ channel_id: number; message_ids: number[]; first_message_id: number | null; user_ids: number[] }>) {
+				const { channel_id, message_ids, first_message_id, user_ids } = ctx.params;
+				const channel = await firstMessageDeleted(db, channel_id, message_ids, first_message_id);
+				if (channel) {
+					await ctx.broadcast("channels.firstMessageChanged", { channel_id, name: channel.name, first_message_id: channel.first_message_id, user_ids } satisfies ChannelFirstMessageChanged);
+				}
+				return {};
 			},
 		},
 

@@ -1,5 +1,6 @@
 // POST /user_topics and the older PATCH /users/me/subscriptions/muted_topics: a user's
-// visibility policy for a topic; and, for the messages service, the automatic follow and unmute.
+// visibility policy for a topic; and, for the messages service, the automatic follow and unmute,
+// and the policies a deleted topic leaves behind.
 // Each change is announced as channels.userTopicChanged. The rules live in ../topics.ts.
 import { requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
@@ -9,7 +10,7 @@ import { VisibilityPolicy } from "../models/user-topic";
 import { hasContentAccess } from "../access";
 import { invalidChannel, visibleChannel } from "../channel-lookup";
 import { channelDoesNotExist } from "../unsubscribe";
-import { autoVisibility, setVisibility, topicChange, topicFromClient } from "../topics";
+import { autoVisibility, clearTopicPolicies, setVisibility, topicChange, topicFromClient, topicPolicyUsers } from "../topics";
 
 export function userTopicActions(db: ChannelsDb) {
 	return {
@@ -66,6 +67,27 @@ export function userTopicActions(db: ChannelsDb) {
 				for (const change of changes) await ctx.broadcast("channels.userTopicChanged", topicChange(await db.graphs.get(), change));
 				const changed = changes.map((c) => ({ user_id: c.user_id, visibility_policy: c.visibility_policy }));
 				return { changed };
+			},
+		},
+
+		/** For the messages service, a topic deleted: who has a policy for it (the topic's case aside). */
+		topicPolicyUsers: {
+			visibility: "public",
+			params: params({ channel_id: p.int(), topic: p.string() }),
+			async handler(ctx: Ctx<{ channel_id: number; topic: string }>) {
+				return { user_ids: await topicPolicyUsers(db, ctx.params.channel_id, ctx.params.topic) };
+			},
+		},
+
+		/** For the messages service, a topic deleted: these users' policies for it go (user_topic with policy 0 to each). */
+		clearTopicPolicies: {
+			visibility: "public",
+			params: params({ channel_id: p.int(), topic: p.string(), user_ids: p.intList() }),
+			async handler(ctx: Ctx<{ channel_id: number; topic: string; user_ids: number[] }>) {
+				const changes = await clearTopicPolicies(db, ctx.params.channel_id, ctx.params.topic, ctx.params.user_ids);
+				const graph = changes.length ? await db.graphs.get() : null;
+				for (const change of changes) await ctx.broadcast("channels.userTopicChanged", topicChange(graph!, change));
+				return { user_ids: changes.map((c) => c.user_id) };
 			},
 		},
 	};

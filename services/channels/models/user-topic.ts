@@ -1,5 +1,6 @@
 // A user's visibility policy for one topic: 1 muted, 2 unmuted, 3 followed (0, none, is no row).
-// Queries: a user's topics -> { user_id } (prefix of _id "<user>:<channel>:<topic key>"), by key -> _id.
+// Queries: a user's topics -> { user_id } (prefix of _id "<user>:<channel>:<topic key>"), by key -> _id,
+// a channel's (a topic deleted) -> { channel_id }.
 import { Connection, Schema } from "mongoose";
 
 export const VisibilityPolicy = { NONE: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
@@ -26,6 +27,7 @@ const schema = new Schema<UserTopicDoc>(
 	{ versionKey: false },
 );
 schema.index({ user_id: 1 });
+schema.index({ channel_id: 1 });
 
 export const userTopicKey = (userId: number, channelId: number, topic: string) => `${userId}:${channelId}:${topic.toLowerCase()}`;
 

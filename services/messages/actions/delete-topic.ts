@@ -1,11 +1,13 @@
 // POST /streams/{stream_id}/delete_topic: a topic's messages deleted a batch per request, with
-// Zulip's `complete` flag. The rules live in ../delete-topic.ts.
-import { requireUser } from "../../../shared/actions";
+// Zulip's `complete` flag; once complete, the users' policies for the topic are cleared in the
+// channels service. The rules live in ../delete-topic.ts.
+import { call, requireUser } from "../../../shared/actions";
 import { adminRequired } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { isAdmin } from "../../../shared/roles";
 import { topicFromClient } from "../../../shared/topics";
-import { checkTopicChannel, deleteTopicBatch } from "../delete-topic";
+import { checkTopicChannel, deleteTopicBatch, stillHolding } from "../delete-topic";
+import { announceDeletion } from "../announce-deletion";
 import type { Ctx, ServiceDeps } from "./deps";
 
 export function deleteTopicActions({ db, resolvers, permissionsIn }: ServiceDeps) {
@@ -27,8 +29,16 @@ export function deleteTopicActions({ db, resolvers, permissionsIn }: ServiceDeps
 					history_public_to_subscribers: readable?.history_public_to_subscribers ?? false,
 				});
 				const emptyName = await r.emptyTopicName();
-				const { deleted, complete } = await deleteTopicBatch(db, actor, channel, topicFromClient(ctx.params.topic_name, emptyName), emptyName);
-				if (deleted) await ctx.broadcast("messages.deleted", deleted);
+				const topic = topicFromClient(ctx.params.topic_name, emptyName);
+				const { deleted, complete } = await deleteTopicBatch(db, actor, channel, topic, emptyName);
+				if (deleted) await announceDeletion(ctx, db, deleted);
+				if (complete) {
+					// The topic is gone (Zulip's delete_in_topic): its policies go, with the topic as named here.
+					const { user_ids } = await call(ctx, "channels.topicPolicyUsers", { channel_id: channel.channel_id, topic });
+					const keep = channel.history_public_to_subscribers ? new Set<number>() : await stillHolding(db, channel.channel_id, topic, user_ids);
+					const stale = user_ids.filter((u) => !keep.has(u));
+					if (stale.length) await call(ctx, "channels.clearTopicPolicies", { channel_id: channel.channel_id, topic, user_ids: stale });
+				}
 				return { complete };
 			},
 		},

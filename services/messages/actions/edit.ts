@@ -7,6 +7,7 @@ import { p, params } from "../../../shared/params";
 import { topicForClient } from "../../../shared/topics";
 import { recipientId } from "../db";
 import { clock } from "../../../shared/clock";
+import { announceDeletion } from "../announce-deletion";
 import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deletedPayload, deleteMessages, holdersOf, moveRecord, type MoveTarget, type PropagateMode } from "../edit-rules";
 import type { Rendered } from "../../../shared/markdown/render";
 import { topicLinks } from "../../../shared/markdown/topic-links";
@@ -162,7 +163,7 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				checkDelete(graph, actor, m, m.channel_id ? await permissionsIn(ctx, m.channel_id) : null);
 				const deleted = await deletedPayload(db, m, actor.user_id, graph.emptyTopicDisplayName);
 				await deleteMessages(db, [m._id]);
-				await ctx.broadcast("messages.deleted", deleted);
+				await announceDeletion(ctx, db, deleted);
 				return {};
 			},
 		},
