@@ -70,11 +70,12 @@ export async function deleteTopicBatch(db: MessagesDb, actor: Identity, channel:
 }
 
 /**
- * Of these users, those who still have some of the topic's messages (a protected history the
- * deleting administrator could not read all of): their policies for the topic stay.
+ * Of the users with a policy for the deleted topic, those whose policy goes: all of them, but where
+ * the history is protected, not those who still have some of the topic's messages (the deleting
+ * administrator could not read them all), as Zulip's delete_in_topic.
  */
-export async function stillHolding(db: MessagesDb, channelId: number, topic: string, userIds: number[]): Promise<Set<number>> {
-	if (!userIds.length) return new Set();
-	const rows = await db.UserMessage.distinct("user_id", { user_id: { $in: userIds }, channel_id: channelId, topic_key: topic.toLowerCase() });
-	return new Set(rows as number[]);
+export async function stalePolicyUsers(db: MessagesDb, channel: TopicChannel, topic: string, userIds: number[]): Promise<number[]> {
+	if (channel.history_public_to_subscribers || !userIds.length) return userIds;
+	const holding = new Set(await db.UserMessage.distinct("user_id", { user_id: { $in: userIds }, channel_id: channel.channel_id, topic_key: topic.toLowerCase() }));
+	return userIds.filter((u) => !holding.has(u));
 }

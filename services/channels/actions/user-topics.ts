@@ -85,8 +85,9 @@ export function userTopicActions(db: ChannelsDb) {
 			params: params({ channel_id: p.int(), topic: p.string(), user_ids: p.intList() }),
 			async handler(ctx: Ctx<{ channel_id: number; topic: string; user_ids: number[] }>) {
 				const changes = await clearTopicPolicies(db, ctx.params.channel_id, ctx.params.topic, ctx.params.user_ids);
-				const graph = changes.length ? await db.graphs.get() : null;
-				for (const change of changes) await ctx.broadcast("channels.userTopicChanged", topicChange(graph!, change));
+				if (!changes.length) return { user_ids: [] };
+				const graph = await db.graphs.get();
+				for (const change of changes) await ctx.broadcast("channels.userTopicChanged", topicChange(graph, change));
 				return { user_ids: changes.map((c) => c.user_id) };
 			},
 		},

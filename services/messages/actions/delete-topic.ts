@@ -6,7 +6,7 @@ import { adminRequired } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { isAdmin } from "../../../shared/roles";
 import { topicFromClient } from "../../../shared/topics";
-import { checkTopicChannel, deleteTopicBatch, stillHolding } from "../delete-topic";
+import { checkTopicChannel, deleteTopicBatch, stalePolicyUsers } from "../delete-topic";
 import { announceDeletion } from "../announce-deletion";
 import type { Ctx, ServiceDeps } from "./deps";
 
@@ -35,8 +35,7 @@ export function deleteTopicActions({ db, resolvers, permissionsIn }: ServiceDeps
 				if (complete) {
 					// The topic is gone (Zulip's delete_in_topic): its policies go, with the topic as named here.
 					const { user_ids } = await call(ctx, "channels.topicPolicyUsers", { channel_id: channel.channel_id, topic });
-					const keep = channel.history_public_to_subscribers ? new Set<number>() : await stillHolding(db, channel.channel_id, topic, user_ids);
-					const stale = user_ids.filter((u) => !keep.has(u));
+					const stale = await stalePolicyUsers(db, channel, topic, user_ids);
 					if (stale.length) await call(ctx, "channels.clearTopicPolicies", { channel_id: channel.channel_id, topic, user_ids: stale });
 				}
 				return { complete };
