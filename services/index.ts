@@ -15,8 +15,12 @@ import { eventsService } from "./events/events.service";
 import { schedulingService } from "./scheduling/scheduling.service";
 import { moderationService } from "./moderation/moderation.service";
 import { invitesService } from "./invites/invites.service";
+import { uploadsService } from "./uploads/uploads.service";
 
-type Factory = (config: Config & { mongoUrl: string }) => ServiceSchema;
+/** What a service is made from: the settings, the database URL, and whether the node is the management CLI's. */
+export type NodeConfig = Config & { mongoUrl: string; cli?: boolean };
+
+type Factory = (config: NodeConfig) => ServiceSchema;
 
 export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = {
 	api: { factory: apiService, needsDb: false },
@@ -27,6 +31,7 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	scheduling: { factory: schedulingService, needsDb: true },
 	moderation: { factory: moderationService, needsDb: true },
 	invites: { factory: invitesService, needsDb: true },
+	uploads: { factory: uploadsService, needsDb: true },
 };
 
 /** How long a stopping gateway waits for the requests in flight (the broker then waits 10 s more per service). */
@@ -34,12 +39,18 @@ const DRAIN_TIMEOUT_MS = 20_000;
 
 export interface RunningNode {
 	broker: ServiceBroker;
-	config: Config & { mongoUrl: string };
+	config: NodeConfig;
+	/** Whether this process started the embedded store, so no other process (no server) uses it. */
+	ownStore: boolean;
 	stop(): Promise<void>;
 }
 
-/** Starts this node's services (config.services, or all), with the embedded store if needed. */
-export async function startNode(config: Config, nodeName = "node"): Promise<RunningNode> {
+/**
+ * Starts this node's services (config.services, or all), with the embedded store if needed.
+ * `cli`: the node of `npm run manage`, which serves no one (its users service relays nothing:
+ * services/users/change-relay.ts).
+ */
+export async function startNode(config: Config, nodeName = "node", o: { cli?: boolean } = {}): Promise<RunningNode> {
 	const names = config.services.length ? config.services : Object.keys(SERVICES);
 	for (const n of names) if (!Object.hasOwn(SERVICES, n)) throw new Error(`Unknown service "${n}"; known: ${Object.keys(SERVICES).join(", ")}`);
 
@@ -50,7 +61,7 @@ export async function startNode(config: Config, nodeName = "node"): Promise<Runn
 		store = await startEmbeddedStore({ dataDir: config.dataDir, port: config.storePort, log: broker.getLogger("store") });
 		mongoUrl = store.url;
 	}
-	const full = { ...config, mongoUrl };
+	const full: NodeConfig = { ...config, mongoUrl, cli: o.cli ?? false };
 	for (const n of names) broker.createService(markRetries(SERVICES[n].factory(full)));
 	let health: Health | undefined;
 	try {
@@ -66,6 +77,7 @@ export async function startNode(config: Config, nodeName = "node"): Promise<Runn
 	return {
 		broker,
 		config: full,
+		ownStore: !!store?.owned,
 		/**
 		 * Drains, in order: the gateway stops taking requests (503 with Retry-After to any that
 		 * arrive on open connections) and waits for those in flight, while every service they call

@@ -19,6 +19,16 @@ export interface Meta {
 	user?: Identity;
 	/** The client's name, from its User-Agent (services/api/client-name.ts). */
 	client?: string;
+	/** The file a file endpoint received (services/api/file-upload.ts), stored under `upload_id` by `uploads.writeChunk`. */
+	upload?: UploadedFileMeta;
+}
+
+export interface UploadedFileMeta {
+	upload_id: string;
+	length: number;
+	/** As the client named and typed it in its multipart body. */
+	file_name: string;
+	content_type: string;
 }
 
 /** An action's context: its parameters `P`, and the caller in `meta.user`. */
@@ -216,6 +226,13 @@ export interface ActionMap {
 	"channels.firstMessageDeleted": { params: { channel_id: number; message_ids: number[]; first_message_id: number | null; user_ids: number[] }; result: None };
 	"channels.topicPolicyUsers": { params: { channel_id: number; topic: string }; result: { user_ids: number[] } };
 	"channels.clearTopicPolicies": { params: { channel_id: number; topic: string; user_ids: number[] }; result: { user_ids: number[] } };
+	/** The file endpoint `action` may take a body of `declared_bytes`: an upload starts (services/api/file-upload.ts). */
+	"uploads.begin": { params: { action: string; declared_bytes: number }; result: { upload_id: string; chunk_bytes: number } };
+	"uploads.writeChunk": { params: { upload_id: string; n: number; data: string }; result: None };
+	"uploads.abort": { params: { upload_id: string }; result: None };
+	"uploads.open": { params: { path_id: string }; result: OpenedFile };
+	"uploads.openTemporary": { params: { token: string; filename: string }; result: OpenedFile };
+	"uploads.readChunk": { params: { file_id: string; n: number }; result: { data: string } };
 	"channels.autoTopicVisibility": {
 		params: { channel_id: number; topic: string; follow: number[]; unmute: number[] };
 		result: { changed: Array<{ user_id: number; visibility_policy: number }> };
@@ -223,6 +240,18 @@ export interface ActionMap {
 }
 
 export type ActionName = keyof ActionMap;
+
+/** A stored file the caller may read, as the gateway sends it (services/api/file-download.ts). */
+export interface OpenedFile {
+	file_id: string;
+	length: number;
+	chunk_bytes: number;
+	content_type: string;
+	/** Content-Disposition's value. */
+	disposition: string;
+	/** When it was stored (UNIX ms). */
+	stored: number;
+}
 
 /** What can call an action: an action's context, or a service's broker (outside any request). */
 export interface Caller {

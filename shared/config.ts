@@ -101,6 +101,10 @@ export interface Config {
 	seatLimit: number;
 	/** Server setting USER_STATE_SIZE_LIMIT: the characters (keys and values) one bot may keep in its bot storage. */
 	botStorageLimit: number;
+	/** Server setting MAX_FILE_UPLOAD_SIZE: the largest file `POST /user_uploads` takes, in MiB. */
+	maxFileUploadSizeMib: number;
+	/** The organization's upload quota (all its uploads together) in MiB; 0 means none, as Zulip's self-hosted default. */
+	uploadQuotaMib: number;
 }
 
 /** Reads the environment; `overrides` win (tests use them for a fresh database per file). */
@@ -152,6 +156,8 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		invitesDailyLimit: int("INVITES_DAILY_LIMIT", 100),
 		seatLimit: int("SEAT_LIMIT", 0),
 		botStorageLimit: int("USER_STATE_SIZE_LIMIT", 10_000_000),
+		maxFileUploadSizeMib: positive("MAX_FILE_UPLOAD_SIZE_MIB", 25),
+		uploadQuotaMib: int("UPLOAD_QUOTA_MIB", 0),
 		...overrides,
 	};
 }

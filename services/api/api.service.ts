@@ -18,7 +18,8 @@ import { Router } from "./router";
 import { RateLimiter } from "./rate-limit";
 import { CredentialCache, parseBasicAuth } from "./auth";
 import { registerAction } from "./register";
-import { createHttpServer } from "./http-server";
+import { createHttpServer, dropRestOfBody } from "./http-server";
+import { abortUpload, openDownload, receiveUpload, sendOpened, UPLOADS_PATH } from "./file-routes";
 import { signupPage } from "./signup-page";
 import { PageGuard } from "./page-guard";
 import { clientAddressOf } from "./client-address";
@@ -108,6 +109,11 @@ export function apiService(config: Config): ServiceSchema {
 			if (route.botOnly && user && !user.is_bot) throw badRequest("Must be a bot user");
 			if (route.humanOnly && user?.is_bot) throw badRequest("This endpoint does not accept bot requests.");
 
+			const meta: Meta = { user, client: clientName(req.headers["user-agent"]) };
+			if (route.file) {
+				await fileEndpoint.call(this, req, res, route.action, { ...queryParams(url), ...pathParams }, meta, rateHeaders);
+				return;
+			}
 			const body = Buffer.isBuffer(req.body)
 				? await multipartFields(req.body, req.headers["content-type"] ?? "")
 				: req.body && typeof req.body === "object"
@@ -119,7 +125,6 @@ export function apiService(config: Config): ServiceSchema {
 			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
 			const { params, ignored } = convertParams(endpoint.action.params as ParamSchema | undefined, raw);
 
-			const meta = { user, client: clientName(req.headers["user-agent"]) };
 			const call = (target: any) => req.$ctx.call(target, params, { meta }) as Promise<Record<string, unknown> | undefined>;
 			// An owner that died a moment ago is still listed: any replica then answers for its resource.
 			const data = await (owned
@@ -132,6 +137,44 @@ export function apiService(config: Config): ServiceSchema {
 		} catch (err) {
 			sendError(this, res, err, rateHeaders);
 		}
+	}
+
+	/**
+	 * A file endpoint (a route marked `file`): the parameters from the query and path, the file
+	 * streamed from the body into the uploads service, then the action completes it. Whatever is
+	 * refused, the rest of the body is dropped and what was stored removed.
+	 */
+	async function fileEndpoint(this: any, req: Req, res: ServerResponse, action: string, raw: Record<string, unknown>, meta: Meta, rateHeaders: Headers): Promise<void> {
+		let uploadId: string | undefined;
+		try {
+			const endpoint = this.broker.findNextActionEndpoint(action);
+			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
+			const { params, ignored } = convertParams(endpoint.action.params as ParamSchema | undefined, raw);
+			const { upload, fields } = await receiveUpload(req.$ctx, req, action, meta);
+			uploadId = upload.upload_id;
+			const data = (await req.$ctx.call(action, params, { meta: { ...meta, upload } })) as Record<string, unknown> | undefined;
+			sendJson(res, 200, successJson(data, [...ignored, ...fields]), rateHeaders);
+		} catch (err) {
+			if (uploadId) await abortUpload(req.$ctx, uploadId, meta);
+			sendError(this, res, err, rateHeaders);
+			if (!req.complete) dropRestOfBody(req);
+		}
+	}
+
+	/** A download under /user_uploads (file-routes.ts), counted among the requests a drain waits for. */
+	function download(this: any, req: Req, res: ServerResponse) {
+		void drain.track(res, async () => {
+			const rateHeaders: Headers = {};
+			try {
+				let user: Identity | undefined;
+				const file = await openDownload(req.$ctx, (req.parsedUrl ?? req.url ?? "").slice(UPLOADS_PATH.length), async () => (user = await authenticate(req)));
+				checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
+				await sendOpened(req.$ctx, req, res, file);
+			} catch (err) {
+				if (res.headersSent) res.destroy();
+				else sendError(this, res, err, rateHeaders);
+			}
+		});
 	}
 
 	function sendError(svc: any, res: ServerResponse, err: unknown, extraHeaders: Headers = {}): void {
@@ -153,6 +196,16 @@ export function apiService(config: Config): ServiceSchema {
 		const match = router.match(method, pathname.slice(PREFIX.length) || "/");
 		return match.kind === "found" ? match.route.action : "unmatched";
 	};
+
+	/** A request to a file endpoint, whose body is streamed rather than read whole. */
+	const isFileRequest = (req: IncomingMessage): boolean => {
+		// moleculer-web rewrites `url` below a route's path; `originalUrl` keeps the whole.
+		const pathname = ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? "").split("?")[0];
+		if (!pathname.startsWith(PREFIX)) return false;
+		const match = router.match(req.method ?? "GET", pathname.slice(PREFIX.length) || "/");
+		return match.kind === "found" && match.route.file === true;
+	};
+	const isMultipart = (req: IncomingMessage) => (req.headers["content-type"] ?? "").toLowerCase().startsWith(MULTIPART_TYPE);
 
 	const dispatch = function (this: any, req: Req, res: ServerResponse) {
 		// moleculer-web does not await function aliases: handle() catches everything itself.
@@ -176,8 +229,9 @@ export function apiService(config: Config): ServiceSchema {
 					bodyParsers: {
 						json: { strict: false, limit: config.bodyLimit },
 						urlencoded: { extended: false, limit: config.bodyLimit, parameterLimit: 10_000 },
-						// Read here as a whole and parsed by the pipeline (multipart.ts).
-						raw: { type: MULTIPART_TYPE, limit: config.bodyLimit },
+						// Read here as a whole and parsed by the pipeline (multipart.ts), except a file
+						// endpoint's, which is streamed (file-upload.ts).
+						raw: { type: (req: IncomingMessage) => isMultipart(req) && !isFileRequest(req), limit: config.bodyLimit },
 					},
 					aliases: {
 						"GET /": dispatch,
@@ -204,6 +258,13 @@ export function apiService(config: Config): ServiceSchema {
 					},
 					aliases: { "GET /:key": handler, "POST /:key": handler },
 				})),
+				{
+					// Downloads: outside /api/v1, as Zulip serves them.
+					path: UPLOADS_PATH,
+					mappingPolicy: "restrict",
+					bodyParsers: false,
+					aliases: { "GET /*path": download },
+				},
 				{
 					// Not part of the API: the page a confirmation email links to.
 					path: "/accounts",
@@ -247,7 +308,7 @@ export function apiService(config: Config): ServiceSchema {
 			/** Replaces moleculer-web's own: header limits, early 413 and JSON answers to bad requests. */
 			createServer(this: any) {
 				if (this.server) return;
-				this.server = createHttpServer(config.bodyLimit, observeHttp(this.broker, this.httpHandler, routeLabel));
+				this.server = createHttpServer((req) => (isFileRequest(req) ? Infinity : config.bodyLimit), observeHttp(this.broker, this.httpHandler, routeLabel));
 				this.server.requestTimeout = this.settings.requestTimeout;
 				this.isHTTPS = false;
 			},

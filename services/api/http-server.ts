@@ -51,17 +51,28 @@ function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 	else refuseSocket(socket, 400, "Malformed HTTP request");
 }
 
-/** The server moleculer-web runs on: `handler` is its request handler. */
-export function createHttpServer(bodyLimit: number, handler: (req: IncomingMessage, res: ServerResponse) => void): http.Server {
+/**
+ * After an answer given before the body was read: the rest of the body is read and dropped for a
+ * moment, then the connection closes (the client reads the answer instead of a reset).
+ */
+export function dropRestOfBody(req: IncomingMessage): void {
+	req.unpipe();
+	req.resume();
+	setTimeout(() => req.socket.destroy(), DRAIN_MS).unref();
+}
+
+/**
+ * The server moleculer-web runs on: `handler` is its request handler; `bodyLimit` the largest
+ * body a request may announce (file endpoints check their own limit as they read).
+ */
+export function createHttpServer(bodyLimit: (req: IncomingMessage) => number, handler: (req: IncomingMessage, res: ServerResponse) => void): http.Server {
 	const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
 		const announced = Number(req.headers["content-length"]);
-		if (Number.isFinite(announced) && announced > bodyLimit) {
+		if (Number.isFinite(announced) && announced > bodyLimit(req)) {
 			const body = envelope("Request body too large");
 			res.writeHead(413, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), Connection: "close" });
 			res.end(body);
-			// Whatever body does come is read and dropped until the connection closes.
-			req.resume();
-			setTimeout(() => req.socket.destroy(), DRAIN_MS).unref();
+			dropRestOfBody(req);
 			return;
 		}
 		handler(req, res);

@@ -28,6 +28,12 @@ export interface Route {
 	botOnly?: true;
 	/** No bots, checked before the parameters are read, as Zulip's `human_users_only` does. */
 	humanOnly?: true;
+	/**
+	 * A file endpoint: its multipart body is streamed into the uploads service (file-upload.ts)
+	 * instead of being read as parameters, and the action completes the upload named in
+	 * `ctx.meta.upload`.
+	 */
+	file?: true;
 }
 
 export const routes: Route[] = [
@@ -146,6 +152,8 @@ export const routes: Route[] = [
 
 	{ method: "PATCH", path: "/realm", action: "users.updateRealm", admin: true },
 	{ method: "GET", path: "/realm/emoji", action: "users.realmEmoji" },
+	{ method: "POST", path: "/user_uploads", action: "uploads.userUpload", file: true },
+	{ method: "GET", path: "/user_uploads/{realm_id}/{filename...}", action: "uploads.temporaryUrl" },
 	{ method: "POST", path: "/realm/playgrounds", action: "users.addPlayground", admin: true },
 	{ method: "DELETE", path: "/realm/playgrounds/{playground_id}", action: "users.removePlayground", admin: true },
 	{ method: "GET", path: "/realm/linkifiers", action: "users.listLinkifiers" },

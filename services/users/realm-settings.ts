@@ -6,7 +6,7 @@ import { LIMITS } from "../../shared/version";
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "./presence-rules";
 
 /** The server settings (from the environment) that the register state reports. */
-export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams">;
+export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams" | "maxFileUploadSizeMib">;
 
 /** Defaults of the settings an organization can change; the realm document stores overrides. */
 export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
@@ -119,7 +119,7 @@ export function serverState(server: ServerSettings): Record<string, unknown> {
 		development_environment: false,
 		password_min_length: LIMITS.password_min_length,
 		password_min_guesses: 10000,
-		max_file_upload_size_mib: 25,
+		max_file_upload_size_mib: server.maxFileUploadSizeMib,
 		max_avatar_file_size_mib: 5,
 		max_icon_file_size_mib: 5,
 		max_logo_file_size_mib: 5,

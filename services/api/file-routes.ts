@@ -1,0 +1,59 @@
+// The gateway's side of files: a file endpoint's body streamed into the uploads service, and the
+// downloads outside /api/v1 (`/user_uploads/{realm_id}/{path}` with the caller's credentials,
+// `/user_uploads/temporary/{token}/{filename}` without), streamed back out.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "moleculer";
+import { call, type Identity, type Meta, type OpenedFile, type UploadedFileMeta } from "../../shared/actions";
+import { notFound } from "../../shared/errors";
+import { receiveFile } from "./file-upload";
+import { sendFile } from "./file-download";
+
+/** Where downloads are served, outside /api/v1 as in Zulip. */
+export const UPLOADS_PATH = "/user_uploads";
+
+/**
+ * Receives the request's one file for the file endpoint `action`: the endpoint's checks first (the
+ * body is not read if they refuse), then the bytes, chunk by chunk. Answers what the action reads
+ * in `ctx.meta.upload`, and the body's text fields (ignored parameters). Anything refused or cut
+ * short removes what was stored.
+ */
+export async function receiveUpload(ctx: Context<unknown, Meta>, req: IncomingMessage, action: string, meta: Meta): Promise<{ upload: UploadedFileMeta; fields: string[] }> {
+	const declared = Number(req.headers["content-length"]);
+	const { upload_id, chunk_bytes } = await call(ctx, "uploads.begin", { action, declared_bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0 }, { meta });
+	try {
+		const file = await receiveFile(req, {
+			chunkBytes: chunk_bytes,
+			write: async (n, data) => {
+				await call(ctx, "uploads.writeChunk", { upload_id, n, data: data.toString("base64") }, { meta });
+			},
+		});
+		return { upload: { upload_id, length: file.length, file_name: file.file_name, content_type: file.content_type }, fields: file.fields };
+	} catch (err) {
+		await abortUpload(ctx, upload_id, meta);
+		throw err;
+	}
+}
+
+/** Drops an upload in transit (one already completed is not touched). */
+export async function abortUpload(ctx: Context<unknown, Meta>, upload_id: string, meta: Meta): Promise<void> {
+	await call(ctx, "uploads.abort", { upload_id }, { meta }).catch(() => undefined);
+}
+
+/** The file a download URL names (the path after /user_uploads), opened for `user` or by its token. */
+export async function openDownload(ctx: Context<unknown, Meta>, path: string, authenticate: () => Promise<Identity>): Promise<OpenedFile> {
+	let segments: string[];
+	try {
+		segments = path.split("/").slice(1).map(decodeURIComponent);
+	} catch {
+		throw notFound("File not found.");
+	}
+	if (segments[0] === "temporary" && segments.length === 3) return call(ctx, "uploads.openTemporary", { token: segments[1], filename: segments[2] });
+	if (segments.length < 2 || !/^\d+$/.test(segments[0])) throw notFound("File not found.");
+	const user = await authenticate();
+	return call(ctx, "uploads.open", { path_id: segments.join("/") }, { meta: { user } });
+}
+
+/** Sends an opened file, its chunks read from the uploads service. */
+export function sendOpened(ctx: Context<unknown, Meta>, req: IncomingMessage, res: ServerResponse, file: OpenedFile): Promise<void> {
+	return sendFile(req, res, file, async (n) => Buffer.from((await call(ctx, "uploads.readChunk", { file_id: file.file_id, n })).data, "base64"));
+}

@@ -1,0 +1,19 @@
+// What the uploads service's action groups share.
+import type { Model } from "mongoose";
+import type { FileStore } from "../file-store";
+import type { AttachmentDoc } from "../models/attachment";
+import type { PendingUploadDoc } from "../models/pending-upload";
+import type { UploadSpace } from "../upload-space";
+import type { Purpose } from "../transfer";
+
+export interface UploadsDeps {
+	store: FileStore;
+	Attachment: Model<AttachmentDoc>;
+	Pending: Model<PendingUploadDoc>;
+	space: UploadSpace;
+	nextId: (entity: string) => Promise<number>;
+	/** The key temporary URLs are signed with (temporary-urls.ts). */
+	urlKey: Buffer;
+	/** Each file endpoint's limits, by the action that completes its uploads. */
+	purposes: Record<string, Purpose>;
+}

@@ -1,0 +1,62 @@
+// The uploads service: files (its own database, `<prefix>_uploads`), their bytes in GridFS
+// (file-store.ts). This file wires the service; the endpoints are in actions/, the rules of a file
+// in transit in transfer.ts, who may read a file in file-access.ts.
+import type { Connection } from "mongoose";
+import type { ServiceSchema } from "moleculer";
+import type { Config } from "../../shared/config";
+import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
+import { badRequest } from "../../shared/errors";
+import { FileStore } from "./file-store";
+import { attachmentModel } from "./models/attachment";
+import { pendingUploadModel } from "./models/pending-upload";
+import { UploadSpace, usageModel } from "./upload-space";
+import { signingKey } from "./temporary-urls";
+import { sweepAbandoned } from "./transfer";
+import type { UploadsDeps } from "./actions/deps";
+import { transferActions } from "./actions/transfer";
+import { USER_UPLOAD, userUploadActions } from "./actions/user-uploads";
+
+const MIB = 1024 * 1024;
+/** How often each replica removes the uploads left behind (transfer.ts PENDING_TTL_MS). */
+const SWEEP_MS = 10 * 60 * 1000;
+
+export function uploadsService(config: Config & { mongoUrl: string }): ServiceSchema {
+	let conn: Connection;
+	let sweeper: NodeJS.Timeout | undefined;
+	const deps = {} as UploadsDeps;
+	deps.purposes = {
+		[USER_UPLOAD]: {
+			maxBytes: config.maxFileUploadSizeMib * MIB,
+			tooLarge: () => badRequest(`Uploaded file is larger than the allowed limit of ${config.maxFileUploadSizeMib} MiB`),
+		},
+	};
+
+	return {
+		name: "uploads",
+		actions: { ...transferActions(deps), ...userUploadActions(deps) },
+
+		async started(this: any) {
+			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "uploads");
+			const store = new FileStore(conn);
+			Object.assign(deps, {
+				store,
+				Attachment: attachmentModel(conn),
+				Pending: pendingUploadModel(conn),
+				space: new UploadSpace(usageModel(conn), config.uploadQuotaMib * MIB),
+				nextId: counters(conn),
+			});
+			await ensureIndexes(conn);
+			await store.ensureIndexes();
+			deps.urlKey = await signingKey(conn);
+			sweeper = setInterval(() => {
+				sweepAbandoned(deps.store, deps.Pending).catch((err: unknown) => this.logger.warn({ err }, "removing abandoned uploads failed"));
+			}, SWEEP_MS);
+			sweeper.unref();
+		},
+
+		async stopped() {
+			clearInterval(sweeper);
+			await conn?.close();
+		},
+	} as ServiceSchema;
+}
