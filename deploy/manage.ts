@@ -11,12 +11,17 @@
 //       changes an organization setting (the value is read as JSON, else as a string)
 //
 // It runs the users service in-process against the same database as the server (MONGO_URL, or
-// the embedded store of DATA_DIR, joining it when the server is running).
+// the embedded store of DATA_DIR, joining it when the server is running): the same actions as the
+// API path, so the same checks, writes and broadcasts. Its broadcasts are recorded and handed to
+// the running server, whose users service broadcasts them on the server's bus (NATS, or the one
+// process's own) before the command returns, so every running node drops its caches and clients
+// hear of the change at once; services/users/change-relay.ts says how and why that way.
 import { parseArgs } from "node:util";
 import { loadConfig } from "../shared/config";
-import { startNode } from "../services";
+import { startNode, type RunningNode } from "../services";
 import { Role } from "../shared/roles";
 import { zuliprc } from "../services/users/accounts";
+import { recordBroadcasts, RELAY_WAIT_MS, type RelayedEvent } from "../services/users/change-relay";
 
 const ROLE_NAMES: Record<string, number> = {
 	owner: Role.OWNER,
@@ -41,22 +46,21 @@ function parseRole(raw: string | undefined): number {
 	return role;
 }
 
+const OPTIONS = {
+	email: { type: "string" },
+	name: { type: "string" },
+	role: { type: "string" },
+	password: { type: "string" },
+	bot: { type: "boolean" },
+	"owner-id": { type: "string" },
+	"email-visibility": { type: "string" },
+	permission: { type: "string" },
+	value: { type: "string" },
+} as const;
+
 async function main(): Promise<number> {
 	const [command, ...rest] = process.argv.slice(2);
-	const { values } = parseArgs({
-		args: rest,
-		options: {
-			email: { type: "string" },
-			name: { type: "string" },
-			role: { type: "string" },
-			password: { type: "string" },
-			bot: { type: "boolean" },
-			"owner-id": { type: "string" },
-			"email-visibility": { type: "string" },
-			permission: { type: "string" },
-			value: { type: "string" },
-		},
-	});
+	const { values } = parseArgs({ args: rest, options: OPTIONS });
 	const known = ["create-user", "zuliprc", "grant", "revoke", "realm-setting"];
 	const incomplete =
 		command === "realm-setting"
@@ -69,44 +73,70 @@ async function main(): Promise<number> {
 
 	// This process is not a cluster node: it talks to the database only.
 	const config = loadConfig({ services: ["users"], transporter: "", logLevel: process.env.LOG_LEVEL ?? "warn" });
-	const node = await startNode(config, "manage");
+	const node = await startNode(config, "manage", { cli: true });
+	const recorder = recordBroadcasts(node.broker);
 	try {
-		if (command === "realm-setting") {
-			let value: unknown = values.value;
-			try {
-				value = JSON.parse(values.value!);
-			} catch {
-				/* a plain string */
-			}
-			await node.broker.call("users.setRealmSetting", { name: values.name, value });
-			process.stdout.write(`Set ${values.name} to ${JSON.stringify(value)}\n`);
-			return 0;
+		let out: string | undefined;
+		try {
+			out = await run(node, command, values);
+		} catch (err) {
+			process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
 		}
-		if (command === "grant" || command === "revoke") {
-			await node.broker.call("users.setPermission", { email: values.email, permission: values.permission, value: command === "grant" });
-			process.stdout.write(`${command === "grant" ? "Granted" : "Revoked"} ${values.permission} for ${values.email}\n`);
-			return 0;
-		}
-		const creds =
-			command === "create-user"
-				? await node.broker.call<{ email: string; api_key: string; site: string }, Record<string, unknown>>("users.createAccount", {
-						email: values.email,
-						full_name: values.name,
-						password: values.password,
-						role: parseRole(values.role),
-						is_bot: values.bot ?? false,
-						bot_owner_id: values["owner-id"] ? Number(values["owner-id"]) : undefined,
-						email_address_visibility: values["email-visibility"] ? Number(values["email-visibility"]) : undefined,
-					})
-				: await node.broker.call<{ email: string; api_key: string; site: string }, Record<string, unknown>>("users.credentials", { email: values.email });
-		process.stdout.write(zuliprc({ delivery_email: creds.email, api_key: creds.api_key }, creds.site));
+		// Whatever was changed and announced, even by a command that then failed.
+		await relay(node, recorder.events());
+		if (out === undefined) return 1;
+		process.stdout.write(out);
 		return 0;
-	} catch (err) {
-		process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-		return 1;
 	} finally {
 		await node.stop();
 	}
+}
+
+/**
+ * Hands the command's broadcasts to the running server (none runs when this process started the
+ * embedded store itself): it tells every node, as for the same change made through the API.
+ */
+async function relay(node: RunningNode, events: RelayedEvent[]): Promise<void> {
+	if (!events.length || node.ownStore) return;
+	const { relayed } = await node.broker.call<{ relayed: boolean }, { events: typeof events }>("users.relayChanges", { events });
+	if (!relayed) {
+		process.stderr.write(
+			`No running server took this change within ${RELAY_WAIT_MS / 1000} s: a server started later reads it from the database; one that runs unreachable keeps what it cached until restarted.\n`,
+		);
+	}
+}
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+/** Runs the command; answers what it prints. */
+async function run(node: RunningNode, command: string, values: Values): Promise<string> {
+	if (command === "realm-setting") {
+		let value: unknown = values.value;
+		try {
+			value = JSON.parse(values.value!);
+		} catch {
+			/* a plain string */
+		}
+		await node.broker.call("users.setRealmSetting", { name: values.name, value });
+		return `Set ${values.name} to ${JSON.stringify(value)}\n`;
+	}
+	if (command === "grant" || command === "revoke") {
+		await node.broker.call("users.setPermission", { email: values.email, permission: values.permission, value: command === "grant" });
+		return `${command === "grant" ? "Granted" : "Revoked"} ${values.permission} for ${values.email}\n`;
+	}
+	const creds =
+		command === "create-user"
+			? await node.broker.call<{ email: string; api_key: string; site: string }, Record<string, unknown>>("users.createAccount", {
+					email: values.email,
+					full_name: values.name,
+					password: values.password,
+					role: parseRole(values.role),
+					is_bot: values.bot ?? false,
+					bot_owner_id: values["owner-id"] ? Number(values["owner-id"]) : undefined,
+					email_address_visibility: values["email-visibility"] ? Number(values["email-visibility"]) : undefined,
+				})
+			: await node.broker.call<{ email: string; api_key: string; site: string }, Record<string, unknown>>("users.credentials", { email: values.email });
+	return zuliprc({ delivery_email: creds.email, api_key: creds.api_key }, creds.site);
 }
 
 main().then(

@@ -78,6 +78,8 @@ export function freePort(): Promise<number> {
 
 export interface RunningStore {
 	url: string;
+	/** Whether this process started it (false: it joined the store another process runs). */
+	owned: boolean;
 	/** Stops the store if this process started it; a no-op for a store another process owns. */
 	stop(): Promise<void>;
 }
@@ -108,7 +110,7 @@ export async function startEmbeddedStore(opts: { dataDir: string; port: number; 
 	if (fs.existsSync(stateFile)) {
 		const prev = JSON.parse(fs.readFileSync(stateFile, "utf8")) as StoreFile;
 		if (pidAlive(prev.pid) && (await portAnswers(prev.port))) {
-			return { url: `mongodb://127.0.0.1:${prev.port}/`, stop: async () => undefined };
+			return { url: `mongodb://127.0.0.1:${prev.port}/`, owned: false, stop: async () => undefined };
 		}
 	}
 	if (await portAnswers(opts.port)) {
@@ -146,6 +148,7 @@ export async function startEmbeddedStore(opts: { dataDir: string; port: number; 
 
 	return {
 		url: `mongodb://127.0.0.1:${opts.port}/`,
+		owned: true,
 		stop: async () => {
 			if (!exited) {
 				child.kill("SIGTERM");

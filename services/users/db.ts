@@ -15,6 +15,7 @@ import type { BotStorageDoc } from "./models/bot-storage";
 import type { PushDeviceDoc } from "./models/push-device";
 import type { UserStatusDoc } from "./models/user-status";
 import type { MutedUserDoc } from "./models/muted-user";
+import type { CliChangeDoc } from "./models/cli-change";
 
 export interface UsersDb {
 	config: Config;
@@ -32,6 +33,7 @@ export interface UsersDb {
 	PushDevice: Model<PushDeviceDoc>;
 	UserStatus: Model<UserStatusDoc>;
 	MutedUser: Model<MutedUserDoc>;
+	CliChange: Model<CliChangeDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;

@@ -55,16 +55,20 @@ import { botStorageActions } from "./actions/bot-storage";
 import { pushDeviceActions } from "./actions/push-devices";
 import { mutedUserActions } from "./actions/muted-users";
 import { botActions } from "./actions/bots";
+import { cliChangeModel } from "./models/cli-change";
+import { startRelay } from "./change-relay";
 
 const REALM_POLL_MS = 5_000;
 
-export function usersService(config: Config & { mongoUrl: string }): ServiceSchema {
+/** `cli`: the node of `npm run manage`, which relays nothing (change-relay.ts). */
+export function usersService(config: Config & { mongoUrl: string; cli?: boolean }): ServiceSchema {
 	let conn: Connection;
 	const db = {} as UsersDb;
 	const graphs = new GroupGraphCache(() => graphData(db));
 	let realmPoll: NodeJS.Timeout | undefined;
 	let promotionJob: ScheduledTask | undefined;
 	let promoting: Promise<unknown> | undefined;
+	let relay: { stop(): Promise<void> } | undefined;
 
 	/** Re-reads the organization; if it changed, tells every node. */
 	async function reloadRealm(broker: { broadcast(event: string, payload: unknown): Promise<void> | void }) {
@@ -146,6 +150,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 				PushDevice: pushDeviceModel(conn),
 				UserStatus: userStatusModel(conn),
 				MutedUser: mutedUserModel(conn),
+				CliChange: cliChangeModel(conn),
 				nextId: counters(conn),
 			});
 			await ensureIndexes(conn);
@@ -155,7 +160,10 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 			await ensureOwnerGuard(db);
 			await ensureSystemBots(db.User, db.nextId);
 			await backfillPending(db);
-			// Settings changed by another process (the management CLI) are picked up within seconds.
+			// The management CLI's changes, broadcast here as the API path broadcasts its own (change-relay.ts).
+			if (!config.cli) relay = startRelay(db, this.broker, this.logger);
+			// A backstop for an organization change whose broadcast this replica missed (cut off from
+			// the bus meanwhile): picked up within seconds.
 			realmPoll = setInterval(() => {
 				void reloadRealm(this.broker);
 			}, REALM_POLL_MS);
@@ -180,6 +188,7 @@ export function usersService(config: Config & { mongoUrl: string }): ServiceSche
 
 		async stopped() {
 			if (realmPoll) clearInterval(realmPoll);
+			await relay?.stop();
 			await promotionJob?.destroy();
 			await promoting;
 			await conn?.close();

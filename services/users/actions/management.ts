@@ -1,11 +1,12 @@
 // For the management CLI (and tests): creating an account of any kind, an existing user's
-// credentials, and granting or revoking a special permission. No permission check: only a
-// process on the bus can call these.
+// credentials, granting or revoking a special permission, and handing what the CLI broadcast to
+// the running server (change-relay.ts). No permission check: only a process on the bus can call these.
 import { p, params } from "../../../shared/params";
 import { ROLES } from "../../../shared/roles";
 import { createUser } from "../accounts";
 import { realmSetting } from "../realm-settings";
 import { applyUpdate } from "../user-admin";
+import { relayThroughServer, type RelayedEvent } from "../change-relay";
 import type { Ctx, ServiceDeps } from "./deps";
 
 export function managementActions({ db, noSuchUser, changed }: ServiceDeps) {
@@ -50,6 +51,18 @@ export function managementActions({ db, noSuchUser, changed }: ServiceDeps) {
 				await applyUpdate(db, user._id, { [ctx.params.permission]: ctx.params.value });
 				await changed(ctx, [user._id]);
 				return {};
+			},
+		},
+
+		/**
+		 * For the management CLI: what its command broadcast in its own process, for a running users
+		 * replica to broadcast on the server's bus. Answers once relayed, or once no replica took it.
+		 */
+		relayChanges: {
+			visibility: "public",
+			params: params({ events: p.list(p.object({ event: p.string(), payload: { type: "any", optional: true } })) }),
+			async handler(ctx: Ctx<{ events: RelayedEvent[] }>) {
+				return { relayed: await relayThroughServer(db, ctx.params.events) };
 			},
 		},
 	};
