@@ -56,6 +56,11 @@ export async function updateStream(db: ChannelsDb, graph: GroupGraph, actor: Ide
 			if (await db.Channel.exists({ realm_id: db.realmId, name_key: channel.name_key, _id: { $ne: channel._id } })) {
 				throw badRequest(`Channel '${channel.name}' already exists`);
 			}
+			// As Zulip's do_unarchive_stream: a private channel comes back only with a subscriber
+			// (deactivated users' subscriptions count).
+			if (channel.invite_only && !(await db.Subscription.exists({ channel_id: channel._id, active: true }))) {
+				throw badRequest("Channel is private and have no subscribers");
+			}
 			set.is_archived = false;
 		}
 	}

@@ -2,7 +2,8 @@
 // 10.0 ("Removing the last subscriber from a channel no longer automatically archives it",
 // zulip/zulip#33696, before this server's feature level 370) bulk_remove_subscriptions no longer
 // archives newly vacant private channels; administrators archive them with DELETE
-// /streams/{stream_id} if they wish. The events are those of any unsubscription.
+// /streams/{stream_id} if they wish. The events are those of any unsubscription. Unarchiving a
+// private channel needs a subscriber (Zulip's do_unarchive_stream).
 import { startTestApp, type Account, type TestApp } from "../support/app";
 import { eventQueues, type QueueReader } from "../support/events";
 import { client, expectSuccess, type Client } from "../support/http";
@@ -84,9 +85,34 @@ describe("a private channel left without subscribers", () => {
 			expect(events.some((e) => e.type === "message" || (e.type === "stream" && e.op === "update"))).toBe(false);
 		}
 		for (const id of [one, two]) expect(await state(id)).toEqual({ is_archived: false, invite_only: true, members: [], listed: true });
-		// An administrator may still archive one.
+		// An administrator may still archive one; but not unarchive it while it has no subscriber
+		// (Zulip's do_unarchive_stream), and the refusal changes nothing.
 		expectSuccess(await as(admin).delete(`/streams/${one}`));
 		expect((await state(one)).is_archived).toBe(true);
+		await snap.refused(() => as(admin).patch(`/streams/${one}`, { is_archived: false }), 400, "BAD_REQUEST", "Channel is private and have no subscribers");
+		await snap.refused(() => as(alice).patch(`/streams/${one}`, { is_archived: "no" }), 400, "BAD_REQUEST", /is_archived/);
+		// (GET /streams leaves archived channels out.)
+		expect(await state(one)).toEqual({ is_archived: true, invite_only: true, members: [], listed: false });
+	});
+
+	test("unarchiving: a private channel with a subscriber (deactivated users count) or a public one without", async () => {
+		const kept = await privateChannel(alice, "vacant five", [bob]);
+		expectSuccess(await as(alice).delete("/users/me/subscriptions", { subscriptions: ["vacant five"] }));
+		expectSuccess(await as(admin).delete(`/streams/${kept}`));
+		const carol = await app.createUser({ full_name: "Carol" });
+		expectSuccess(await as(admin).post("/users/me/subscriptions", { subscriptions: [{ name: "vacant six" }], invite_only: true, principals: [carol.user_id] }));
+		const withDeactivated = (await as(admin).get("/get_stream_id", { stream: "vacant six" })).body.stream_id;
+		expectSuccess(await as(admin).delete("/users/me/subscriptions", { subscriptions: ["vacant six"] }));
+		expectSuccess(await as(admin).delete(`/streams/${withDeactivated}`));
+		expectSuccess(await as(admin).delete(`/users/${carol.user_id}`));
+		expectSuccess(await as(admin).post("/users/me/subscriptions", { subscriptions: [{ name: "vacant public" }] }));
+		const open = (await as(admin).get("/get_stream_id", { stream: "vacant public" })).body.stream_id;
+		expectSuccess(await as(admin).delete("/users/me/subscriptions", { subscriptions: ["vacant public"] }));
+		expectSuccess(await as(admin).delete(`/streams/${open}`));
+		for (const id of [kept, withDeactivated, open]) {
+			expectSuccess(await as(admin).patch(`/streams/${id}`, { is_archived: false }));
+			expect((await state(id)).is_archived).toBe(false);
+		}
 	});
 
 	test("leaving again, or a channel the caller can no longer see, changes nothing", async () => {
