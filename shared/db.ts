@@ -1,6 +1,6 @@
 // Each service's own database: one Mongoose connection to `<prefix>_<service>`, and the atomic
 // per-entity counters that give the API its integer IDs.
-import mongoose, { Connection, Schema } from "mongoose";
+import mongoose, { Connection, Schema, type Model } from "mongoose";
 import { queryLogOptions, recordQueries } from "./query-log";
 
 /** The service database connections of this process not closed yet, for the health endpoint. */
@@ -34,16 +34,44 @@ const counterSchema = new Schema<CounterDoc>({ _id: String, seq: Number }, { ver
  * Returns a function handing out increasing integers per entity name, starting at 1: each call
  * reserves `count` consecutive IDs and returns the first.
  *
- * One findAndModify with $inc and upsert is atomic on MongoDB and on the embedded store (which
- * runs each command under one lock), so any number of processes can allocate from one counter.
- * A first allocation that races another's upsert of the same new counter runs once more.
+ * Each counter is created once (seq 0) and from then on only `$inc`ed, never upserted: a
+ * findAndModify with `$inc` on an existing document is atomic on every store we know, while
+ * concurrent `$inc` upserts of one new document are not (MongoDB answers the race with E11000,
+ * FerretDB silently loses increments and hands out duplicate IDs). So any number of processes can
+ * allocate from one counter. One round trip when the counter exists (every call but the first).
  */
 export function counters(conn: Connection): (entity: string, count?: number) => Promise<number> {
 	const Counter = conn.models.Counter ?? conn.model<CounterDoc>("Counter", counterSchema, "counters");
 	return async (entity, count = 1) => {
-		const doc = await upsertRetrying(() => Counter.findOneAndUpdate({ _id: entity }, { $inc: { seq: count } }, { upsert: true, returnDocument: "after", lean: true }));
-		return (doc as CounterDoc).seq - count + 1;
+		const doc = await incrementCreating(Counter, { _id: entity, seq: 0 }, { seq: count });
+		return doc.seq - count + 1;
 	};
+}
+
+/**
+ * `$inc` on the document `initial._id`, created from `initial` first when missing; answers the
+ * document after the increment. The shape that stays atomic on every engine: an insert that may
+ * fail on the unique _id (another caller created it: fine), then an `$inc` of an existing document,
+ * never an upsert whose racing inserts an engine may lose. One round trip when the document exists.
+ */
+export async function incrementCreating<D extends { _id: unknown }>(model: Model<D>, initial: D, inc: Record<string, number>): Promise<D> {
+	const increment = () => model.findOneAndUpdate({ _id: initial._id }, { $inc: inc }, { returnDocument: "after", lean: true }) as unknown as Promise<D | null>;
+	const found = await increment();
+	if (found) return found;
+	await createOnce(model, initial);
+	const created = await increment();
+	// Only a deletion between the two steps gets here; nothing deletes these documents.
+	if (!created) throw new Error(`${model.modelName} ${String(initial._id)} was deleted while being incremented`);
+	return created;
+}
+
+/** Inserts `doc` unless a document with its _id exists (another caller's insert won: fine). */
+export async function createOnce<D extends { _id: unknown }>(model: Model<D>, doc: D): Promise<void> {
+	try {
+		await model.collection.insertOne(doc as never);
+	} catch (err) {
+		if (!isDuplicateKey(err)) throw err;
+	}
 }
 
 /** Creates every index the connection's models declare (idempotent). */

@@ -4,7 +4,7 @@
 // Query shapes and their indexes: one organization's total -> _id
 import { Connection, Schema, type Model } from "mongoose";
 import { apiError } from "../../shared/errors";
-import { upsertRetrying } from "../../shared/db";
+import { incrementCreating } from "../../shared/db";
 
 interface UsageDoc {
 	_id: number;
@@ -35,6 +35,7 @@ export class UploadSpace {
 
 	/** Adds (or, negative, removes) a file's bytes from the organization's total. */
 	async add(realmId: number, bytes: number): Promise<void> {
-		await upsertRetrying(() => this.Usage.updateOne({ _id: realmId }, { $inc: { bytes } }, { upsert: true }));
+		// Created once, then only $inc'ed: racing $inc upserts lose bytes on some engines (shared/db.ts).
+		await incrementCreating(this.Usage, { _id: realmId, bytes: 0 }, { bytes });
 	}
 }

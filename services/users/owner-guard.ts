@@ -1,13 +1,13 @@
 // The check that an organization keeps an owner, made atomic: every change that can remove an
 // owner (deactivation, a role change) reads the owners and writes holding the organization's
-// guard. Taking it is one conditional update of one document ({_id, held_until < now}), atomic on
-// MongoDB and on the embedded store. The guard is created at the service's start; should it be
-// missing, the same update's upsert creates it, and an upsert that races it fails on the unique
-// _id, which counts as "held".
+// guard. Taking it is one conditional update of one existing document ({_id, held_until < now}),
+// atomic on MongoDB and on the embedded store. The guard is created at the service's start (an
+// insert that may lose to another replica's on the unique _id), and again should a claim find it
+// missing; never by an upsert, whose racing inserts each engine answers its own way.
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { apiError } from "../../shared/errors";
-import { isDuplicateKey, upsertRetrying } from "../../shared/db";
+import { createOnce } from "../../shared/db";
 import type { UsersDb } from "./db";
 
 /** How long a holder keeps the guard at most: its work is a few reads and writes. */
@@ -18,13 +18,16 @@ export async function withOwnerGuard<T>(db: UsersDb, run: () => Promise<T>): Pro
 	const token = randomUUID();
 	// Waits at most one lease: by then a holder that died has lost the guard.
 	const deadline = Date.now() + LEASE_MS + 2_000;
+	let ensured = false;
 	for (;;) {
 		const now = Date.now();
-		try {
-			const res = await db.OwnerGuard.updateOne({ _id, held_until: { $lt: now } }, { $set: { held_until: now + LEASE_MS, token } }, { upsert: true });
-			if (res.modifiedCount || res.upsertedCount) break;
-		} catch (err) {
-			if (!isDuplicateKey(err)) throw err;
+		const res = await db.OwnerGuard.updateOne({ _id, held_until: { $lt: now } }, { $set: { held_until: now + LEASE_MS, token } });
+		if (res.modifiedCount) break;
+		if (!res.matchedCount && !ensured) {
+			// Held, or missing: make sure it exists (once), then claim again.
+			await ensureOwnerGuard(db);
+			ensured = true;
+			continue;
 		}
 		if (now > deadline) throw apiError(503, "SERVICE_UNAVAILABLE", "Another change to the organization's owners is in progress; try again.");
 		await sleep(2 + Math.random() * 8);
@@ -38,5 +41,5 @@ export async function withOwnerGuard<T>(db: UsersDb, run: () => Promise<T>): Pro
 
 /** At the service's start: the organization's guard, free, unless it exists. */
 export async function ensureOwnerGuard(db: UsersDb): Promise<void> {
-	await upsertRetrying(() => db.OwnerGuard.updateOne({ _id: db.realm._id }, { $setOnInsert: { held_until: 0, token: "" } }, { upsert: true }));
+	await createOnce(db.OwnerGuard, { _id: db.realm._id, held_until: 0, token: "" });
 }

@@ -1,5 +1,5 @@
 // Invitations sent per UTC day, one document per day (`_id` "YYYY-MM-DD"): the daily limit is
-// one conditional upsert on it (daily-limit.ts). Served by _id.
+// one conditional `$inc` of it (daily-limit.ts). Served by _id.
 import { Connection, Schema } from "mongoose";
 
 export interface InviteQuotaDoc {
