@@ -94,6 +94,8 @@ export interface ChannelTarget {
 	history_public_to_subscribers: boolean;
 	/** A private channel (all_public_streams queues do not get its messages). */
 	invite_only?: boolean;
+	/** A web-public channel (the files its messages link become web-public). */
+	is_web_public?: boolean;
 	subscribers: number[];
 	/** channels.sendTarget: whether the sender has muted the channel. */
 	muted_by_sender?: boolean;
@@ -233,6 +235,14 @@ export interface ActionMap {
 	"uploads.open": { params: { path_id: string }; result: OpenedFile };
 	"uploads.openTemporary": { params: { token: string; filename: string }; result: OpenedFile };
 	"uploads.readChunk": { params: { file_id: string; n: number }; result: { data: string } };
+	/** A message's uploads are now those of `path_ids` (a send, an edit): new ones claimed by Zulip's rules, dropped ones unclaimed. */
+	"uploads.claim": { params: AttachmentClaimRequest; result: { has_attachment: boolean } };
+	/** These messages are deleted: their uploads lose them. */
+	"uploads.unclaim": { params: { message_ids: number[] }; result: None };
+	/** These messages moved to a channel of this publicity. */
+	"uploads.messagesMoved": { params: { message_ids: number[]; is_realm_public: boolean; is_web_public: boolean }; result: None };
+	/** Of these messages, those the caller may read (for who may read a file they link). */
+	"messages.readableAmong": { params: { message_ids: number[] }; result: { message_ids: number[] } };
 	"channels.autoTopicVisibility": {
 		params: { channel_id: number; topic: string; follow: number[]; unmute: number[] };
 		result: { changed: Array<{ user_id: number; visibility_policy: number }> };
@@ -240,6 +250,19 @@ export interface ActionMap {
 }
 
 export type ActionName = keyof ActionMap;
+
+/** uploads.claim: the uploads a message links now, as the messages service renders them. */
+export interface AttachmentClaimRequest {
+	message_id: number;
+	/** The message's timestamp, UNIX seconds. */
+	date_sent: number;
+	/** Who sent the message: they claim only what they may read. */
+	sender: Identity;
+	path_ids: string[];
+	/** The message is in a public channel / a web-public one. */
+	is_realm_public: boolean;
+	is_web_public: boolean;
+}
 
 /** A stored file the caller may read, as the gateway sends it (services/api/file-download.ts). */
 export interface OpenedFile {

@@ -259,3 +259,25 @@ export interface UserStatusChanged {
 	status: { away?: boolean; status_text?: string; emoji_name?: string; emoji_code?: string; reaction_type?: string };
 	user_ids: number[];
 }
+
+/** A file as GET /attachments and `attachment` events show it (Zulip's Attachment.to_dict). */
+export interface ApiAttachment {
+	id: number;
+	name: string;
+	path_id: string;
+	size: number;
+	/** UNIX milliseconds. */
+	create_time: number;
+	/** The messages that link it; `date_sent` in UNIX milliseconds. */
+	messages: Array<{ id: number; date_sent: number }>;
+}
+
+/**
+ * `uploads.attachmentsChanged`: files uploaded (add), claimed or unclaimed by messages (update),
+ * deleted (remove, with the ID alone); each owner's queues get Zulip's `attachment` event with the
+ * organization's `upload_space_used` after the change.
+ */
+export interface AttachmentsChanged {
+	changes: Array<{ user_id: number; op: "add" | "update" | "remove"; attachment: ApiAttachment | { id: number } }>;
+	upload_space_used: number;
+}

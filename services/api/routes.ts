@@ -154,6 +154,8 @@ export const routes: Route[] = [
 	{ method: "GET", path: "/realm/emoji", action: "users.realmEmoji" },
 	{ method: "POST", path: "/user_uploads", action: "uploads.userUpload", file: true },
 	{ method: "GET", path: "/user_uploads/{realm_id}/{filename...}", action: "uploads.temporaryUrl" },
+	{ method: "GET", path: "/attachments", action: "uploads.listAttachments" },
+	{ method: "DELETE", path: "/attachments/{attachment_id}", action: "uploads.removeAttachment" },
 	{ method: "POST", path: "/realm/playgrounds", action: "users.addPlayground", admin: true },
 	{ method: "DELETE", path: "/realm/playgrounds/{playground_id}", action: "users.removePlayground", admin: true },
 	{ method: "GET", path: "/realm/linkifiers", action: "users.listLinkifiers" },

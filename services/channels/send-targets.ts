@@ -17,6 +17,7 @@ export const sendTargetOf = (channel: ChannelDoc, subscribers: number[]): Channe
 	topics_policy: channel.topics_policy,
 	history_public_to_subscribers: channel.history_public_to_subscribers,
 	invite_only: channel.invite_only,
+	is_web_public: channel.is_web_public,
 	is_archived: channel.is_archived,
 	subscribers,
 });

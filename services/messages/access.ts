@@ -39,3 +39,19 @@ export async function accessibleMessage(db: MessagesDb, userId: number, id: numb
 	if (!m) throw invalidMessages();
 	return m;
 }
+
+/**
+ * Of `ids`, those the user may see, as checkAccess decides, refusing none: the rows they have,
+ * then the channel messages among the rest in channels whose shared history they may read.
+ */
+export async function readableAmong(db: MessagesDb, userId: number, ids: number[], readable: Resolvers["readable"]): Promise<number[]> {
+	const unique = [...new Set(ids)];
+	const rows = await db.UserMessage.find({ user_id: userId, message_id: { $in: unique } }, { message_id: 1 }).lean();
+	const received = new Set(rows.map((r) => r.message_id));
+	const missing = unique.filter((id) => !received.has(id));
+	if (!missing.length) return [...received];
+	const others = await db.Message.find({ _id: { $in: missing }, channel_id: { $ne: null } }, { _id: 1, channel_id: 1 }).lean();
+	const channelIds = [...new Set(others.map((m) => m.channel_id!))];
+	const open = channelIds.length ? new Set((await readable(channelIds)).filter((c) => c.history_public_to_subscribers).map((c) => c.channel_id)) : new Set<number>();
+	return [...received, ...others.filter((m) => open.has(m.channel_id!)).map((m) => m._id)];
+}

@@ -25,5 +25,7 @@ export async function announceDeletion(ctx: Ctx<any>, db: MessagesDb, deleted: D
 			(err: unknown) => ctx.service?.logger.error({ err, channel_id: channelId }, "first message update failed"),
 		);
 	}
+	// The files they linked lose them (Zulip moves the claims to the archive); the files stay.
+	await call(ctx, "uploads.unclaim", { message_ids: deleted.message_ids }).catch((err: unknown) => ctx.service?.logger.error({ err }, "dropping deleted messages' uploads failed"));
 	await ctx.broadcast("messages.deleted", deleted);
 }

@@ -27,6 +27,7 @@ import { alertWordsModel } from "./models/alert-words";
 import type { Resolvers } from "./resolvers";
 import { apiFlags, messageView } from "./message-view";
 import { accessibleMessage as findAccessible } from "./access";
+import { claimUploads } from "./attachment-claims";
 import { reactionModel } from "./models/reaction";
 import { draftModel } from "./models/draft";
 import { savedSnippetModel } from "./models/saved-snippet";
@@ -49,6 +50,7 @@ import { botMessageActions } from "./actions/bot-messages";
 import { alertWordActions } from "./actions/alert-words";
 import { registerActions } from "./actions/register";
 import { readReceiptActions } from "./actions/read-receipts";
+import { attachmentSupportActions } from "./actions/attachment-support";
 import { MuterCache } from "./muter-cache";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
@@ -142,6 +144,11 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	 */
 	async function announceSent(ctx: Ctx<any>, sent: Sent, echo?: { sender_queue_id: string; local_id: string }) {
 		const m = sent.message;
+		// The uploads it links are claimed before anyone hears of it, as Zulip's do_send_messages.
+		if (sent.sender) {
+			const publicity = async () => ({ is_realm_public: sent.publicChannel ?? false, is_web_public: sent.webPublicChannel ?? false });
+			m.has_attachment = await claimUploads(ctx, db, config.externalUrl, { message: m, sender: sent.sender, html: m.rendered_content, stored: m.has_attachment, publicity });
+		}
 		const listening = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => s.name === "events");
 		let event: Record<string, unknown> | undefined;
 		if (listening) {
@@ -189,7 +196,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	}
 
 	const autoFollow = new AutoFollow();
-	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs, autoFollow, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, postNotice, views, announceSent, maxMessageIdOf, maxIds };
+	const deps: ServiceDeps = { db, resolvers, graphs: () => graphs, autoFollow, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, postNotice, views, announceSent, maxMessageIdOf, maxIds, externalUrl: config.externalUrl };
 
 	return {
 		name: "messages",
@@ -209,6 +216,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...alertWordActions(deps),
 			...registerActions(deps),
 			...readReceiptActions(deps, muters),
+			...attachmentSupportActions(deps),
 		},
 
 		events: {

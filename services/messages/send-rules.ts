@@ -106,6 +106,9 @@ export interface Sent {
 	flags: Map<number, string[]>;
 	/** A message to a public channel (it also goes to all_public_streams queues). */
 	publicChannel?: boolean;
+	/** A message to a web-public channel. */
+	webPublicChannel?: boolean;
+	sender?: Identity;
 }
 
 /**
@@ -167,5 +170,5 @@ export async function storeMessage(
 		if (isDuplicateKey(err)) await db.UserMessage.deleteMany({ message_id: message._id });
 		throw err;
 	}
-	return { message, userIds, flags, publicChannel: isChannel && target.channel.invite_only === false };
+	return { message, userIds, flags, publicChannel: isChannel && target.channel.invite_only === false, webPublicChannel: isChannel && target.channel.is_web_public === true, sender };
 }

@@ -7,16 +7,22 @@ import type { Model } from "mongoose";
 import type { Identity, OpenedFile } from "../../shared/actions";
 import { notFound } from "../../shared/errors";
 import type { AttachmentDoc } from "./models/attachment";
+import { readableThroughMessages, readableWithoutMessages, type ReadableAmong } from "./claim-rules";
 import { contentDisposition, isInlineType } from "./file-names";
 import { CHUNK_BYTES } from "./file-store";
 
 export const fileNotFound = () => notFound("File not found.");
 
-/** The attachment at `pathId` if `user` may read it; else "File not found." */
-export async function readableAttachment(Attachment: Model<AttachmentDoc>, pathId: string, user: Identity): Promise<AttachmentDoc> {
+/**
+ * The attachment at `pathId` if `user` may read it; else "File not found." As Zulip: the owner;
+ * any member but a guest when a message in a public channel links it; else whoever may read one
+ * of the messages that link it (they received it, or it is in a channel whose shared history they
+ * may read), asked of the messages service in one call (`readable`).
+ */
+export async function readableAttachment(Attachment: Model<AttachmentDoc>, pathId: string, user: Identity, readable: ReadableAmong): Promise<AttachmentDoc> {
 	const doc = await Attachment.findOne({ path_id: pathId }).lean();
 	if (!doc || doc.realm_id !== user.realm_id) throw fileNotFound();
-	if (doc.owner_id === user.user_id) return doc;
+	if (readableWithoutMessages(doc, user) || (await readableThroughMessages(doc, readable))) return doc;
 	throw fileNotFound();
 }
 

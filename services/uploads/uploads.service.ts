@@ -15,6 +15,7 @@ import { sweepAbandoned } from "./transfer";
 import type { UploadsDeps } from "./actions/deps";
 import { transferActions } from "./actions/transfer";
 import { USER_UPLOAD, userUploadActions } from "./actions/user-uploads";
+import { attachmentActions } from "./actions/attachments";
 
 const MIB = 1024 * 1024;
 /** How often each replica removes the uploads left behind (transfer.ts PENDING_TTL_MS). */
@@ -33,7 +34,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 
 	return {
 		name: "uploads",
-		actions: { ...transferActions(deps), ...userUploadActions(deps) },
+		actions: { ...transferActions(deps), ...userUploadActions(deps), ...attachmentActions(deps) },
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "uploads");

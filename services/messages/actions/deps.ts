@@ -47,6 +47,8 @@ export interface ServiceDeps {
 	maxMessageIdOf(userId: number): Promise<number>;
 	/** The same, kept per replica for GET /users/me (max-message-ids.ts). */
 	maxIds: MaxMessageIds;
+	/** The server's own URL: links to it are local (upload links a message claims). */
+	externalUrl: string;
 }
 
 /** GET /messages and GET /messages/{id}: what shapes the message objects. */

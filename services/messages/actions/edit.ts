@@ -15,6 +15,7 @@ import { apiFlags } from "../message-view";
 import type { MessageDoc } from "../models/message";
 import { messageHistory } from "../history";
 import { announceMove } from "../move-notices";
+import { claimUploads, publicityOf, type Publicity } from "../attachment-claims";
 import type { Ctx, ServiceDeps } from "./deps";
 
 /** What one edit request changed: the content, and the messages it moved (with who lost them). */
@@ -23,7 +24,7 @@ interface Change {
 	moved?: { topic: string; target: MoveTarget | null; ids: number[]; lost: number[]; propagate: PropagateMode };
 }
 
-export function editActions({ db, graphs, accessibleMessage, permissionsIn, flagsForContent, noticeDeps }: ServiceDeps) {
+export function editActions({ db, graphs, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, externalUrl }: ServiceDeps) {
 	/**
 	 * `messages.updated`: Zulip's update_message event for an edit (topics as clients without the
 	 * empty-topic capability see them), who hears of it with each one's flags for the edited
@@ -62,6 +63,13 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 		return { message_ids: ids, user_ids: [...users].sort((a, b) => a - b), flags, event, lost };
 	}
 
+	/** Files the moved messages link take their new channel's publicity (one call, when any links one). */
+	async function uploadsMoved(ctx: Ctx<any>, ids: number[], publicity: Publicity) {
+		const linking = (await db.Message.find({ _id: { $in: ids }, has_attachment: true }, { _id: 1 }).lean()).map((x) => x._id);
+		if (!linking.length) return;
+		await call(ctx, "uploads.messagesMoved", { message_ids: linking, ...publicity }).catch((err: unknown) => ctx.service?.logger.error({ err }, "moving uploads' claims failed"));
+	}
+
 	return {
 		update: {
 			params: params({
@@ -98,6 +106,7 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				// Check everything first.
 				const content = q.content !== undefined ? checkContentEdit(graph, actor, m, q.content) : undefined;
 				let move: { topic: string; target: MoveTarget | null } | undefined;
+				let destPublicity: Publicity | undefined;
 				if (rawTopic !== undefined || (q.stream_id !== undefined && q.stream_id !== m.channel_id)) {
 					if (m.type !== "stream") throw badRequest("Direct messages cannot be moved to a topic or channel.");
 					const source = await permissionsIn(ctx, m.channel_id!);
@@ -107,6 +116,7 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 					let target = null;
 					if (movingChannel) {
 						const dest = await call(ctx, "channels.sendTarget", { channel: q.stream_id! });
+						destPublicity = publicityOf(dest);
 						target = {
 							channel_id: dest.channel_id,
 							recipient_id: await recipientId(db, `channel:${dest.channel_id}`),
@@ -127,9 +137,20 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 					const edited = await flagsForContent(ctx, actor, content, recipients, m.channel_id, m.topic, { edit: true });
 					rendered = edited.rendered;
 					await applyContentEdit(db, actor, m, content, rendered, edited.flagsFor, now, moving ? moveRecord(m, moving.topic, moving.target) : {});
+					// Zulip's check_attachment_reference_change: uploads linked anew are claimed, those no longer linked dropped.
+					const publicity = async () => publicityOf(await call(ctx, "channels.notificationTarget", { channel_id: m.channel_id! }));
+					await claimUploads(ctx, db, externalUrl, {
+						message: m,
+						sender: actor,
+						html: rendered.html,
+						stored: rendered.has.has_attachment,
+						before: { html: m.rendered_content, has_attachment: m.has_attachment },
+						publicity,
+					});
 				}
 				let moved: { ids: number[]; lost: number[] } | undefined;
 				if (moving) moved = await applyMove(db, actor, m, moving.topic, moving.target, q.propagate_mode ?? "change_one", now, editing);
+				if (moved && destPublicity) await uploadsMoved(ctx, moved.ids, destPublicity);
 				if (editing || moved) {
 					const change = { content: editing ? { content: content!, rendered: rendered! } : undefined, moved: moving && moved ? { ...moving, ...moved, propagate: q.propagate_mode ?? "change_one" } : undefined };
 					await ctx.broadcast("messages.updated", await updatedPayload(ctx, actor, m, now, change, graph.emptyTopicDisplayName));

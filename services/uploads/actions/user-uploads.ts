@@ -2,7 +2,7 @@
 // serves at /user_uploads/{realm_id}/{path} (open), the temporary URL of
 // GET /api/v1/user_uploads/{realm_id}/{filename} and the download it leads to (openTemporary).
 // As Zulip's zerver/views/upload.py.
-import { requireUser, type Ctx } from "../../../shared/actions";
+import { call, requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { clock } from "../../../shared/clock";
 import { p, params } from "../../../shared/params";
@@ -10,9 +10,13 @@ import { contentTypeOf, messageUploadPath, originalName, sanitizeName } from "..
 import { fileNotFound, openedFile, readableAttachment } from "../file-access";
 import { completeUpload, pendingUpload } from "../transfer";
 import { pathOfToken, temporaryToken } from "../temporary-urls";
+import { announceAttachments } from "../attachment-view";
 import type { UploadsDeps } from "./deps";
 
 export const USER_UPLOAD = "uploads.userUpload";
+
+/** Of these messages, those the caller may read (one call to the messages service). */
+const readableBy = (ctx: Ctx<any>) => async (ids: number[]) => new Set((await call(ctx, "messages.readableAmong", { message_ids: ids })).message_ids);
 
 export function userUploadActions(deps: UploadsDeps) {
 	return {
@@ -28,7 +32,7 @@ export function userUploadActions(deps: UploadsDeps) {
 				const pathId = messageUploadPath(user.realm_id, sanitizeName(fileName));
 				const contentType = contentTypeOf(fileName, upload.content_type);
 				const fileId = await completeUpload(deps.store, deps.Pending, pending, upload.length, fileName, { path_id: pathId, content_type: contentType });
-				await deps.Attachment.create({
+				const doc = await deps.Attachment.create({
 					_id: await deps.nextId("attachment"),
 					realm_id: user.realm_id,
 					path_id: pathId,
@@ -40,6 +44,7 @@ export function userUploadActions(deps: UploadsDeps) {
 					file_id: fileId,
 				});
 				await deps.space.add(user.realm_id, upload.length);
+				await announceAttachments(ctx, deps.space, user.realm_id, [{ op: "add", doc: doc.toObject() }]);
 				const url = `/user_uploads/${pathId}`;
 				return { uri: url, url, filename: fileName };
 			},
@@ -49,13 +54,13 @@ export function userUploadActions(deps: UploadsDeps) {
 			visibility: "public",
 			params: params({ path_id: p.string({ max: 2000 }) }),
 			async handler(ctx: Ctx<{ path_id: string }>) {
-				return openedFile(await readableAttachment(deps.Attachment, ctx.params.path_id, requireUser(ctx)));
+				return openedFile(await readableAttachment(deps.Attachment, ctx.params.path_id, requireUser(ctx), readableBy(ctx)));
 			},
 		},
 		temporaryUrl: {
 			params: params({ realm_id: p.int(), filename: p.string({ max: 2000 }) }),
 			async handler(ctx: Ctx<{ realm_id: number; filename: string }>) {
-				const doc = await readableAttachment(deps.Attachment, `${ctx.params.realm_id}/${ctx.params.filename}`, requireUser(ctx));
+				const doc = await readableAttachment(deps.Attachment, `${ctx.params.realm_id}/${ctx.params.filename}`, requireUser(ctx), readableBy(ctx));
 				const name = doc.path_id.slice(doc.path_id.lastIndexOf("/") + 1);
 				return { url: `/user_uploads/temporary/${temporaryToken(deps.urlKey, doc.path_id)}/${name}` };
 			},

@@ -1,10 +1,15 @@
 // An uploaded file as the API knows it (Zulip's Attachment): its path in URLs, the name the
 // uploader gave, its owner, and the messages that link it (its claims). The bytes are in GridFS
 // (file-store.ts) under `file_id`.
+//
+// Decision: each claim keeps whether its message is in a public / web-public channel, and the
+// file is realm-public (web-public) while any claim is (claim-rules.ts isRealmPublic). Zulip keeps
+// one sticky flag per file that only a move resets; here a file linked only from a deleted or
+// edited-away public message stops being public at once.
 // Query shapes and their indexes:
 //   a file by its URL path (unique)        -> { path_id }
-//   an owner's files, newest first         -> { owner_id, _id }
-//   the files a message links              -> { messages }
+//   an owner's files, by ID                -> { owner_id, _id }
+//   the files a message links              -> { messages.id }
 import { Connection, Schema, type Types } from "mongoose";
 
 export interface AttachmentDoc {
@@ -20,12 +25,24 @@ export interface AttachmentDoc {
 	/** UNIX milliseconds. */
 	create_time: number;
 	file_id: Types.ObjectId;
-	/** IDs of the messages that link the file. */
-	messages: number[];
-	/** Linked from a message every member may read (a public channel) / anyone may (web-public). */
+	/** The messages that link the file, in the order they claimed it. */
+	messages: AttachmentClaim[];
+}
+
+/** A message that links the file. */
+export interface AttachmentClaim {
+	id: number;
+	/** When the message was sent, UNIX milliseconds (GET /attachments' date_sent). */
+	date_sent: number;
+	/** The message is in a public channel (every member but guests may read it) / a web-public one. */
 	is_realm_public: boolean;
 	is_web_public: boolean;
 }
+
+const claimSchema = new Schema<AttachmentClaim>(
+	{ id: { type: Number, required: true }, date_sent: { type: Number, required: true }, is_realm_public: Boolean, is_web_public: Boolean },
+	{ _id: false },
+);
 
 const schema = new Schema<AttachmentDoc>(
 	{
@@ -38,14 +55,12 @@ const schema = new Schema<AttachmentDoc>(
 		owner_id: { type: Number, required: true },
 		create_time: { type: Number, required: true },
 		file_id: { type: Schema.Types.ObjectId, required: true },
-		messages: { type: [Number], default: [] },
-		is_realm_public: { type: Boolean, default: false },
-		is_web_public: { type: Boolean, default: false },
+		messages: { type: [claimSchema], default: [] },
 	},
 	{ versionKey: false },
 );
 schema.index({ path_id: 1 }, { unique: true });
 schema.index({ owner_id: 1, _id: -1 });
-schema.index({ messages: 1 });
+schema.index({ "messages.id": 1 });
 
 export const attachmentModel = (conn: Connection) => conn.model<AttachmentDoc>("Attachment", schema, "attachments");

@@ -1,0 +1,87 @@
+// GET /attachments and DELETE /attachments/{attachment_id} (Zulip's zerver/views/attachments.py),
+// and, for the messages service, the claims messages make on uploads: claim (a send or an edit),
+// unclaim (a deletion), messagesMoved (a move to another channel).
+import { call, requireUser, type AttachmentClaimRequest, type Ctx } from "../../../shared/actions";
+import { badRequest } from "../../../shared/errors";
+import { p, params } from "../../../shared/params";
+import { applyClaim, dropClaims, moveClaims, planClaim } from "../claim-rules";
+import { MAX_LINKED_UPLOADS } from "../../../shared/markdown/upload-links";
+import { announceAttachments, attachmentView } from "../attachment-view";
+import type { UploadsDeps } from "./deps";
+
+/** Zulip's access_attachment_by_id: an unknown ID and someone else's file are refused alike. */
+const invalidAttachment = () => badRequest("Invalid attachment");
+
+/** The most messages one unclaim or move names (a topic is deleted or moved in batches smaller than this). */
+const MAX_MESSAGE_IDS = 10_000;
+
+export function attachmentActions(deps: UploadsDeps) {
+	return {
+		listAttachments: {
+			params: params({}),
+			async handler(ctx: Ctx) {
+				const user = requireUser(ctx);
+				const [docs, used] = await Promise.all([deps.Attachment.find({ owner_id: user.user_id }).sort({ _id: 1 }).lean(), deps.space.used(user.realm_id)]);
+				return { attachments: docs.map(attachmentView), upload_space_used: used };
+			},
+		},
+
+		removeAttachment: {
+			params: params({ attachment_id: p.int() }),
+			async handler(ctx: Ctx<{ attachment_id: number }>) {
+				const user = requireUser(ctx);
+				// Deleting the row first is what decides between two concurrent deletions: only the one
+				// that removed it gives the bytes back to the quota.
+				const doc = await deps.Attachment.findOneAndDelete({ _id: ctx.params.attachment_id, owner_id: user.user_id }).lean();
+				if (!doc) throw invalidAttachment();
+				await deps.space.add(user.realm_id, -doc.size);
+				// Decision: the file is gone from the API once its row is; bytes left behind by a failed
+				// removal are logged, not answered (Zulip answers an error and keeps the row).
+				await deps.store.remove(doc.file_id).catch((err: unknown) => ctx.service?.logger.error({ err, attachment_id: doc._id }, "removing a deleted attachment's bytes failed"));
+				await announceAttachments(ctx, deps.space, user.realm_id, [{ op: "remove", doc }]);
+				return {};
+			},
+		},
+
+		claim: {
+			visibility: "public",
+			params: params({
+				message_id: p.int({ min: 1 }),
+				date_sent: p.int({ min: 0 }),
+				sender: p.object({ user_id: p.int(), realm_id: p.int(), role: p.int() }),
+				path_ids: p.stringList({ max: MAX_LINKED_UPLOADS }),
+				is_realm_public: p.bool(),
+				is_web_public: p.bool(),
+			}),
+			async handler(ctx: Ctx<AttachmentClaimRequest>) {
+				const q = ctx.params;
+				// Asked as the sender; through the broker, so the caller's own meta is left as it was.
+				const readable = async (ids: number[]) => new Set((await call(ctx.broker, "messages.readableAmong", { message_ids: ids }, { meta: { user: q.sender } })).message_ids);
+				const plan = await planClaim(deps.Attachment, q, readable);
+				const changed = await applyClaim(deps.Attachment, q, plan);
+				await announceAttachments(ctx, deps.space, q.sender.realm_id, changed.map((doc) => ({ op: "update" as const, doc })));
+				return { has_attachment: plan.hasAttachment };
+			},
+		},
+
+		unclaim: {
+			visibility: "public",
+			params: params({ message_ids: p.intList({ max: MAX_MESSAGE_IDS }) }),
+			async handler(ctx: Ctx<{ message_ids: number[] }>) {
+				if (!ctx.params.message_ids.length) return {};
+				const changed = await dropClaims(deps.Attachment, ctx.params.message_ids);
+				if (changed.length) await announceAttachments(ctx, deps.space, changed[0].realm_id, changed.map((doc) => ({ op: "update" as const, doc })));
+				return {};
+			},
+		},
+
+		messagesMoved: {
+			visibility: "public",
+			params: params({ message_ids: p.intList({ max: MAX_MESSAGE_IDS }), is_realm_public: p.bool(), is_web_public: p.bool() }),
+			async handler(ctx: Ctx<{ message_ids: number[]; is_realm_public: boolean; is_web_public: boolean }>) {
+				if (ctx.params.message_ids.length) await moveClaims(deps.Attachment, ctx.params.message_ids, ctx.params.is_realm_public, ctx.params.is_web_public);
+				return {};
+			},
+		},
+	};
+}

@@ -1,0 +1,92 @@
+// Which uploads a message claims (Zulip's do_claim_attachments and check_attachment_reference_change):
+// a message's links to /user_uploads/ name files; the sender claims those they own, and others'
+// only if they may already read them (validate_attachment_request as the sender), so linking a
+// guessed path gives nobody access. An edit keeps the claims its new content still links,
+// drops the others and claims the new ones; a deletion drops the message's claims.
+import type { Model } from "mongoose";
+import type { AttachmentClaimRequest, Identity } from "../../shared/actions";
+import { isGuest } from "../../shared/roles";
+import type { AttachmentClaim, AttachmentDoc } from "./models/attachment";
+
+/** Read by a member who is no guest wherever the file is linked from a public channel. */
+export const isRealmPublic = (doc: Pick<AttachmentDoc, "messages">) => doc.messages.some((c) => c.is_realm_public);
+export const isWebPublic = (doc: Pick<AttachmentDoc, "messages">) => doc.messages.some((c) => c.is_web_public);
+
+/** What may be read without asking the messages service: the owner's, and realm-public files for non-guests. */
+export function readableWithoutMessages(doc: AttachmentDoc, user: Pick<Identity, "user_id" | "realm_id" | "role">): boolean {
+	if (doc.realm_id !== user.realm_id) return false;
+	return doc.owner_id === user.user_id || (isRealmPublic(doc) && !isGuest(user.role));
+}
+
+/** Of these messages, those the user may read (messages.readableAmong, one call). */
+export type ReadableAmong = (messageIds: number[]) => Promise<Set<number>>;
+
+/** Whether the user may read a file that needs its messages asked about (readableWithoutMessages said no). */
+export async function readableThroughMessages(doc: AttachmentDoc, readable: ReadableAmong): Promise<boolean> {
+	if (!doc.messages.length) return false;
+	const ok = await readable(doc.messages.map((c) => c.id));
+	return doc.messages.some((c) => ok.has(c.id));
+}
+
+/** What one claim request changes: the files it adds the message to, and those it drops it from. */
+export interface ClaimPlan {
+	add: AttachmentDoc[];
+	drop: AttachmentDoc[];
+	/** The message links at least one file it claims (the message's has_attachment). */
+	hasAttachment: boolean;
+}
+
+/**
+ * Plans a claim, reading only: the files the message claims now, those its links add (each
+ * checked as Zulip does, the ones neither the sender's nor realm-public to them asked about in
+ * one call) and those it no longer links.
+ */
+export async function planClaim(Attachment: Model<AttachmentDoc>, q: AttachmentClaimRequest, readable: ReadableAmong): Promise<ClaimPlan> {
+	const wanted = new Set(q.path_ids);
+	const current = await Attachment.find({ "messages.id": q.message_id }).lean();
+	const kept = current.filter((d) => wanted.has(d.path_id));
+	const drop = current.filter((d) => !wanted.has(d.path_id));
+	const have = new Set(current.map((d) => d.path_id));
+	const newPaths = [...wanted].filter((p) => !have.has(p));
+	const candidates = newPaths.length ? await Attachment.find({ path_id: { $in: newPaths } }).lean() : [];
+	// Another organization's file is never claimed (nor is its existence revealed).
+	const own = candidates.filter((d) => d.realm_id === q.sender.realm_id);
+	const add = own.filter((d) => readableWithoutMessages(d, q.sender));
+	const rest = own.filter((d) => !readableWithoutMessages(d, q.sender) && d.messages.length);
+	if (rest.length) {
+		const ok = await readable([...new Set(rest.flatMap((d) => d.messages.map((c) => c.id)))]);
+		add.push(...rest.filter((d) => d.messages.some((c) => ok.has(c.id))));
+	}
+	return { add, drop, hasAttachment: kept.length + add.length > 0 };
+}
+
+/** Writes a planned claim in one round trip; answers the files as they are after it. */
+export async function applyClaim(Attachment: Model<AttachmentDoc>, q: AttachmentClaimRequest, plan: ClaimPlan): Promise<AttachmentDoc[]> {
+	const claim: AttachmentClaim = { id: q.message_id, date_sent: q.date_sent * 1000, is_realm_public: q.is_realm_public, is_web_public: q.is_web_public };
+	const ops = [
+		// A claim already there (a repeated request) is not added twice.
+		...plan.add.map((d) => ({ updateOne: { filter: { _id: d._id, "messages.id": { $ne: q.message_id } }, update: { $push: { messages: claim } } } })),
+		...plan.drop.map((d) => ({ updateOne: { filter: { _id: d._id }, update: { $pull: { messages: { id: q.message_id } } } } })),
+	];
+	if (!ops.length) return [];
+	await Attachment.bulkWrite(ops, { ordered: false });
+	return Attachment.find({ _id: { $in: [...plan.add, ...plan.drop].map((d) => d._id) } }).lean();
+}
+
+/** Drops deleted messages' claims; answers the files that lost one, as they are now. */
+export async function dropClaims(Attachment: Model<AttachmentDoc>, messageIds: number[]): Promise<AttachmentDoc[]> {
+	const linked = await Attachment.find({ "messages.id": { $in: messageIds } }, { _id: 1 }).lean();
+	if (!linked.length) return [];
+	const ids = linked.map((d) => d._id);
+	await Attachment.updateMany({ _id: { $in: ids } }, { $pull: { messages: { id: { $in: messageIds } } } });
+	return Attachment.find({ _id: { $in: ids } }).lean();
+}
+
+/** Moved messages' claims take their new channel's publicity. */
+export async function moveClaims(Attachment: Model<AttachmentDoc>, messageIds: number[], isRealmPublic: boolean, isWebPublic: boolean): Promise<void> {
+	await Attachment.updateMany(
+		{ "messages.id": { $in: messageIds } },
+		{ $set: { "messages.$[c].is_realm_public": isRealmPublic, "messages.$[c].is_web_public": isWebPublic } },
+		{ arrayFilters: [{ "c.id": { $in: messageIds } }] },
+	);
+}
