@@ -2,6 +2,7 @@
 // declared once here so a call across the bus is type-checked like a local one.
 import type { CallingOptions, Context } from "moleculer";
 import type { GroupGraphData } from "./group-settings";
+import type { ImagePreview } from "./markdown/image-previews";
 import type { Linkifier } from "./org-events";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
@@ -235,6 +236,10 @@ export interface ActionMap {
 	"uploads.open": { params: { path_id: string }; result: OpenedFile };
 	"uploads.openTemporary": { params: { token: string; filename: string }; result: OpenedFile };
 	"uploads.readChunk": { params: { file_id: string; n: number }; result: { data: string } };
+	/** What a message linking these uploads previews of them: the organization's images among them, by path ID (one call per message). */
+	"uploads.previews": { params: { realm_id: number; path_ids: string[] }; result: { previews: Record<string, ImagePreview> } };
+	/** A thumbnail (`format`, as `840x560.webp`) of an uploaded image the caller may read. */
+	"uploads.openThumbnail": { params: { path_id: string; format: string }; result: OpenedFile };
 	/** A message's uploads are now those of `path_ids` (a send, an edit): new ones claimed by Zulip's rules, dropped ones unclaimed. */
 	"uploads.claim": { params: AttachmentClaimRequest; result: { has_attachment: boolean } };
 	/** These messages are deleted: their uploads lose them. */

@@ -48,6 +48,10 @@ export async function openDownload(ctx: Context<unknown, Meta>, path: string, au
 		throw notFound("File not found.");
 	}
 	if (segments[0] === "temporary" && segments.length === 3) return call(ctx, "uploads.openTemporary", { token: segments[1], filename: segments[2] });
+	// A thumbnail of an uploaded image, `thumbnail/{path_id}/{format}`: readable as its original is.
+	if (segments[0] === "thumbnail" && segments.length >= 4 && /^\d+$/.test(segments[1])) {
+		return call(ctx, "uploads.openThumbnail", { path_id: segments.slice(1, -1).join("/"), format: segments[segments.length - 1] }, { meta: { user: await authenticate() } });
+	}
 	if (segments.length < 2 || !/^\d+$/.test(segments[0])) throw notFound("File not found.");
 	const user = await authenticate();
 	return call(ctx, "uploads.open", { path_id: segments.join("/") }, { meta: { user } });

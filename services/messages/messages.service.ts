@@ -19,7 +19,7 @@ import type { NoticeDeps } from "./move-notices";
 import { AutoFollow } from "./auto-follow";
 import { mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
-import { channelLinks, mentionTargets } from "./render-targets";
+import { channelLinks, imagePreviews, mentionTargets } from "./render-targets";
 import { deletedPayload, deleteMessages } from "./edit-rules";
 import { announceDeletion } from "./announce-deletion";
 import { alertedUsers } from "./alert-words";
@@ -97,8 +97,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	 */
 	async function flagsForContent(ctx: Ctx<any>, actor: Identity, content: string, recipients: number[], channelId: number | null, topic: string, opts?: { edit?: boolean }) {
 		const graph = await graphs.get();
-		const [targets, links] = await Promise.all([mentionTargets(ctx, graph, content), channelLinks(ctx, content)]);
-		const rendered = renderContent(content, targets, links, await loadedLinkifiers(ctx));
+		const [targets, links, previews] = await Promise.all([mentionTargets(ctx, graph, content), channelLinks(ctx, content), imagePreviews(ctx, actor.realm_id, content)]);
+		const rendered = renderContent(content, targets, links, await loadedLinkifiers(ctx), previews);
 		const noMuters: ReadonlySet<number> = new Set();
 		const [participants, alerted, muting] = await Promise.all([
 			channelId !== null && rendered.mentions.topicWildcard

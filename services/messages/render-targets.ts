@@ -1,9 +1,10 @@
-// What rendering a message needs from other services: the users and groups it mentions, and the
-// channels it links to, each in one call.
+// What rendering a message needs from other services: the users and groups it mentions, the
+// channels it links to, and the uploaded images it links, each in one call.
 import { call, type Ctx } from "../../shared/actions";
 import type { GroupGraph } from "../../shared/group-settings";
 import { mentionCandidates, type MentionTargets } from "../../shared/markdown/mentions";
 import { channelLinkCandidates, type ChannelLinks } from "../../shared/markdown/zulip-markdown";
+import { uploadPathCandidates, type ImagePreviews } from "../../shared/markdown/image-previews";
 
 /** Everyone and every group the content mentions, in one call to the users service. */
 export async function mentionTargets(ctx: Ctx<any>, graph: GroupGraph, content: string): Promise<MentionTargets> {
@@ -29,4 +30,12 @@ export async function channelLinks(ctx: Ctx<any>, content: string): Promise<Chan
 	if (!names.length) return new Map();
 	const { channels } = await call(ctx, "channels.linkTargets", { names });
 	return new Map(channels.map((c) => [c.name.toLowerCase(), c]));
+}
+
+/** What the uploaded images a message links show (one call for all of them; none when it links no upload). */
+export async function imagePreviews(ctx: Ctx<any>, realmId: number, content: string): Promise<ImagePreviews> {
+	const pathIds = uploadPathCandidates(content);
+	if (!pathIds.length) return new Map();
+	const { previews } = await call(ctx, "uploads.previews", { realm_id: realmId, path_ids: pathIds });
+	return new Map(Object.entries(previews));
 }

@@ -15,6 +15,8 @@ import { sweepAbandoned } from "./transfer";
 import type { UploadsDeps } from "./actions/deps";
 import { transferActions } from "./actions/transfer";
 import { USER_UPLOAD, userUploadActions } from "./actions/user-uploads";
+import { imagePreviewActions } from "./actions/image-previews";
+import { imageAttachmentModel } from "./models/image-attachment";
 import { attachmentActions } from "./actions/attachments";
 
 const MIB = 1024 * 1024;
@@ -34,7 +36,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 
 	return {
 		name: "uploads",
-		actions: { ...transferActions(deps), ...userUploadActions(deps), ...attachmentActions(deps) },
+		actions: { ...transferActions(deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps) },
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "uploads");
@@ -43,6 +45,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 				store,
 				Attachment: attachmentModel(conn),
 				Pending: pendingUploadModel(conn),
+				ImageAttachment: imageAttachmentModel(conn),
 				space: new UploadSpace(usageModel(conn), config.uploadQuotaMib * MIB),
 				nextId: counters(conn),
 			});

@@ -3,6 +3,7 @@
 import { startTestApp, type Account, type TestApp } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { stillImage, uploadFile } from "../support/images";
 
 let app: TestApp;
 let snaps: Snapshotter;
@@ -60,4 +61,35 @@ test("empty content renders empty, as Zulip's endpoint does; content longer than
 	await snaps.refused(() => render(as(alice), "x".repeat(1_000_001)), 400, "BAD_REQUEST", "Message too long (limit: 10000 characters)");
 	await snaps.refused(() => render(as(alice)), 400, "REQUEST_VARIABLE_MISSING", "Missing 'content' argument");
 	expectError(await client(app.baseUrl, null).post("/messages/render", { content: "hi" }), 401, "UNAUTHORIZED");
+});
+
+test("an uploaded image previews as Zulip's message_inline_image, in its paragraph's place: after it, inside a list item, replacing a bare link, not in a quote", async () => {
+	const up = async (name: string, bytes: Uint8Array, type: string) => {
+		const res = await uploadFile(app, alice, name, bytes, type);
+		expect(res.status).toBe(200);
+		return res.body.url as string;
+	};
+	const url = await up("chart.png", await stillImage(40, 30, "png"), "image/png");
+	const file = await up("data.csv", new TextEncoder().encode("a,b\n1,2\n"), "text/csv");
+	const link = (name: string, to = url) => `<a href="${to}" target="_blank" rel="noopener noreferrer">${name}</a>`;
+	const div = (title: string | null) =>
+		`<div class="message_inline_image"><a href="${url}"${title === null ? "" : ` title="${title}"`}>` +
+		`<img data-original-content-type="image/png" data-original-dimensions="40x30" src="/user_uploads/thumbnail/${url.slice("/user_uploads/".length)}/840x560.webp"></a></div>`;
+	const cases: Array<[string, string]> = [
+		[`see [the "chart" & more](${url}) here`, `<p>see ${link("the &quot;chart&quot; &amp; more")} here</p>\n${div("the &quot;chart&quot; &amp; more")}`],
+		[`- [chart](${url})\n- other`, `<ul>\n<li>${link("chart")}${div("chart")}</li>\n<li>other</li>\n</ul>`],
+		[`[${url}](${url})`, div(null)],
+		[`> [chart](${url})`, `<blockquote>\n<p>${link("chart")}</p>\n</blockquote>`],
+		[`[data.csv](${file})`, `<p>${link("data.csv", file)}</p>`],
+		[`\`[chart](${url})\``, `<p><code>[chart](${url})</code></p>`],
+	];
+	for (const [content, html] of cases) {
+		const res = await render(as(alice), content);
+		expectSuccess(res);
+		expect({ content, rendered: res.body.rendered }).toEqual({ content, rendered: html });
+	}
+	// More distinct links than Zulip previews in one message: none is previewed.
+	const many = Array.from({ length: 24 }, (_, i) => `https://example.com/${i}`).join(" ");
+	expect((await render(as(alice), `${many} [chart](${url})`)).body.rendered).not.toContain("message_inline_image");
+	expect((await render(as(alice), `${many.split(" ").slice(1).join(" ")} [chart](${url})`)).body.rendered).toContain("message_inline_image");
 });

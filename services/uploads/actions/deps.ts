@@ -3,6 +3,7 @@ import type { Model } from "mongoose";
 import type { FileStore } from "../file-store";
 import type { AttachmentDoc } from "../models/attachment";
 import type { PendingUploadDoc } from "../models/pending-upload";
+import type { ImageAttachmentDoc } from "../models/image-attachment";
 import type { UploadSpace } from "../upload-space";
 import type { Purpose } from "../transfer";
 
@@ -10,6 +11,8 @@ export interface UploadsDeps {
 	store: FileStore;
 	Attachment: Model<AttachmentDoc>;
 	Pending: Model<PendingUploadDoc>;
+	/** Uploaded images: their dimensions and thumbnails (thumbnails.ts). */
+	ImageAttachment: Model<ImageAttachmentDoc>;
 	space: UploadSpace;
 	nextId: (entity: string) => Promise<number>;
 	/** The key temporary URLs are signed with (temporary-urls.ts). */

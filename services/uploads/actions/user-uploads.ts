@@ -10,6 +10,7 @@ import { contentTypeOf, messageUploadPath, originalName, sanitizeName } from "..
 import { fileNotFound, openedFile, readableAttachment } from "../file-access";
 import { completeUpload, pendingUpload } from "../transfer";
 import { pathOfToken, temporaryToken } from "../temporary-urls";
+import { makeThumbnails } from "../thumbnails";
 import { announceAttachments } from "../attachment-view";
 import type { UploadsDeps } from "./deps";
 
@@ -43,6 +44,10 @@ export function userUploadActions(deps: UploadsDeps) {
 					create_time: clock.nowMs(),
 					file_id: fileId,
 				});
+				// Dimensions and thumbnails of an image, before answering (thumbnails.ts); a failure leaves a plain file.
+				await makeThumbnails(deps.store, deps.ImageAttachment, { realm_id: user.realm_id, path_id: pathId, content_type: contentType, file_id: fileId }).catch((err: unknown) =>
+					ctx.service?.logger.warn({ err, path_id: pathId }, "thumbnailing an uploaded image failed"),
+				);
 				await deps.space.add(user.realm_id, upload.length);
 				await announceAttachments(ctx, deps.space, user.realm_id, [{ op: "add", doc: doc.toObject() }]);
 				const url = `/user_uploads/${pathId}`;

@@ -1,0 +1,34 @@
+// Images for tests, made with sharp (nothing downloaded), and POST /user_uploads as Zulip clients
+// send a file (one multipart part named "file").
+import sharp from "sharp";
+import type { Account, TestApp } from "./app";
+
+const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString("base64")}`;
+
+/** Uploads one file; answers the status and the JSON body. */
+export async function uploadFile(app: TestApp, a: Account, name: string, bytes: Uint8Array, type?: string): Promise<{ status: number; body: any }> {
+	const form = new FormData();
+	form.append("file", new Blob([bytes], type === undefined ? {} : { type }), name);
+	const res = await fetch(`${app.baseUrl}/user_uploads`, { method: "POST", body: form, headers: { Authorization: basic(a) } });
+	return { status: res.status, body: await res.json() };
+}
+
+/** GET of a path outside /api/v1 (a download), with `a`'s credentials or none. */
+export function fetchSite(app: TestApp, path: string, a: Account | null): Promise<globalThis.Response> {
+	return fetch(`${app.baseUrl.replace(/\/api\/v1$/, "")}${path}`, { headers: a ? { Authorization: basic(a) } : {} });
+}
+
+/** A still image of one colour. */
+export function stillImage(width: number, height: number, format: "png" | "jpeg" | "tiff", opts: { orientation?: number } = {}): Promise<Buffer> {
+	let img = sharp({ create: { width, height, channels: 3, background: { r: 40, g: 120, b: 200 } } }).toFormat(format);
+	if (opts.orientation) img = img.withMetadata({ orientation: opts.orientation });
+	return img.toBuffer();
+}
+
+/** An animated GIF of `frames` frames of different colours. */
+export async function animatedGif(width: number, height: number, frames: number): Promise<Buffer> {
+	const pages = await Promise.all(
+		Array.from({ length: frames }, (_, i) => sharp({ create: { width, height, channels: 4, background: { r: (i * 80) % 256, g: 200, b: 50, alpha: 1 } } }).png().toBuffer()),
+	);
+	return sharp(pages, { join: { animated: true } }).gif({ delay: pages.map(() => 100), loop: 0 }).toBuffer();
+}
