@@ -4,6 +4,7 @@ import type { CallingOptions, Context } from "moleculer";
 import type { GroupGraphData } from "./group-settings";
 import type { ImagePreview } from "./markdown/image-previews";
 import type { Linkifier } from "./org-events";
+import type { ExportChannel, ExportMessage, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
 export interface Identity {
@@ -229,6 +230,15 @@ export interface ActionMap {
 	"channels.firstMessageDeleted": { params: { channel_id: number; message_ids: number[]; first_message_id: number | null; user_ids: number[] }; result: None };
 	"channels.topicPolicyUsers": { params: { channel_id: number; topic: string }; result: { user_ids: number[] } };
 	"channels.clearTopicPolicies": { params: { channel_id: number; topic: string; user_ids: number[] }; result: { user_ids: number[] } };
+	/** An organization export's reads (shared/export-rows.ts), each a page in ID order or a batch. */
+	"users.exportRealm": { params: None; result: ExportRealm };
+	"users.exportUsers": { params: { after_id: number; limit: number }; result: { users: ExportUser[] } };
+	"channels.exportChannels": { params: None; result: { channels: ExportChannel[]; default_channel_ids: number[] } };
+	"channels.exportSubscriptions": { params: { channel_ids: number[] }; result: { subscriptions: ExportSubscription[] } };
+	"messages.exportMessages": { params: { channel_ids: number[]; after_id: number; limit: number }; result: { messages: ExportMessage[] } };
+	"messages.exportCount": { params: { channel_ids: number[] }; result: { count: number } };
+	/** An organization export's file, for an administrator of its organization. */
+	"uploads.openExport": { params: { path_id: string }; result: OpenedFile };
 	/** The file endpoint `action` may take a body of `declared_bytes`: an upload starts (services/api/file-upload.ts). */
 	"uploads.begin": { params: { action: string; declared_bytes: number }; result: { upload_id: string; chunk_bytes: number } };
 	"uploads.writeChunk": { params: { upload_id: string; n: number; data: string }; result: None };

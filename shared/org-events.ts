@@ -203,6 +203,26 @@ export interface MutesChanged {
 /** `scheduling.changed`: Zulip's `scheduled_messages` event fields, for one user. */
 export type SchedulingChanged = Record<string, unknown> & { user_id: number; op: string };
 
+/** A data export as the API shows it (Zulip's RealmExport, get_realm_exports_serialized). */
+export interface RealmExportView {
+	id: number;
+	/** UNIX seconds. */
+	export_time: number;
+	acting_user_id: number;
+	export_url: string | null;
+	deleted_timestamp: number | null;
+	failed_timestamp: number | null;
+	pending: boolean;
+	/** 1 public, 2 standard (full with member consent). */
+	export_type: number;
+}
+
+/** `uploads.realmExportsChanged`: the organization's data exports now (Zulip's `realm_export` event), to its administrators. */
+export interface RealmExportsChanged {
+	user_ids: number[];
+	exports: RealmExportView[];
+}
+
 /** `invites.changed`: the set of invitations changed; Zulip's `invites_changed` to these users (the organization's administrators and the invitation's creator). */
 export interface InvitesChanged {
 	user_ids: number[];

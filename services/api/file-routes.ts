@@ -52,6 +52,8 @@ export async function openDownload(ctx: Context<unknown, Meta>, path: string, au
 	if (segments[0] === "thumbnail" && segments.length >= 4 && /^\d+$/.test(segments[1])) {
 		return call(ctx, "uploads.openThumbnail", { path_id: segments.slice(1, -1).join("/"), format: segments[segments.length - 1] }, { meta: { user: await authenticate() } });
 	}
+	// An organization export's file (Zulip's export tarball URL): its administrators only.
+	if (segments[0] === "exports") return call(ctx, "uploads.openExport", { path_id: segments.join("/") }, { meta: { user: await authenticate() } });
 	if (segments.length < 2 || !/^\d+$/.test(segments[0])) throw notFound("File not found.");
 	const user = await authenticate();
 	return call(ctx, "uploads.open", { path_id: segments.join("/") }, { meta: { user } });

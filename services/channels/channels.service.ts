@@ -21,6 +21,7 @@ import { messageSupportActions } from "./actions/message-support";
 import { userChangeActions } from "./actions/user-changes";
 import { inviteChannelActions } from "./actions/invites";
 import { registerActions } from "./actions/register";
+import { realmExportActions } from "./actions/realm-export";
 
 export function channelsService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
@@ -38,6 +39,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			...userChangeActions(db),
 			...inviteChannelActions(db),
 			...registerActions(db),
+			...realmExportActions(db),
 		},
 
 		events: {

@@ -16,6 +16,7 @@ import { realmChangeHandlers } from "./realm-changes";
 import { inviteChangeHandlers } from "./invite-changes";
 import { settingsChangeHandlers } from "./settings-changes";
 import { presenceChangeHandlers } from "./presence-changes";
+import { exportChangeHandlers } from "./export-changes";
 import { attachmentChangeHandlers } from "./attachment-changes";
 import { QueueRegistry } from "./queues";
 import { eventQueueActions } from "./actions/event-queues";
@@ -64,6 +65,7 @@ export function eventsService(config: Config): ServiceSchema {
 			...inviteChangeHandlers(() => queues, deliver),
 			...settingsChangeHandlers(() => queues, deliver),
 			...presenceChangeHandlers(() => queues, deliver),
+			...exportChangeHandlers(() => queues, deliver),
 			...attachmentChangeHandlers(() => queues, deliver),
 		},
 	};

@@ -50,6 +50,7 @@ import { botMessageActions } from "./actions/bot-messages";
 import { alertWordActions } from "./actions/alert-words";
 import { registerActions } from "./actions/register";
 import { readReceiptActions } from "./actions/read-receipts";
+import { realmExportActions } from "./actions/realm-export";
 import { attachmentSupportActions } from "./actions/attachment-support";
 import { MuterCache } from "./muter-cache";
 
@@ -216,6 +217,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...alertWordActions(deps),
 			...registerActions(deps),
 			...readReceiptActions(deps, muters),
+			...realmExportActions(deps),
 			...attachmentSupportActions(deps),
 		},
 

@@ -15,6 +15,8 @@ import { sweepAbandoned } from "./transfer";
 import type { UploadsDeps } from "./actions/deps";
 import { transferActions } from "./actions/transfer";
 import { USER_UPLOAD, userUploadActions } from "./actions/user-uploads";
+import { realmExportActions } from "./actions/realm-exports";
+import { exportWorker } from "./export/worker";
 import { imagePreviewActions } from "./actions/image-previews";
 import { imageAttachmentModel } from "./models/image-attachment";
 import { attachmentActions } from "./actions/attachments";
@@ -27,6 +29,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 	let conn: Connection;
 	let sweeper: NodeJS.Timeout | undefined;
 	const deps = {} as UploadsDeps;
+	const exports = exportWorker(config);
 	deps.purposes = {
 		[USER_UPLOAD]: {
 			maxBytes: config.maxFileUploadSizeMib * MIB,
@@ -36,7 +39,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 
 	return {
 		name: "uploads",
-		actions: { ...transferActions(deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps) },
+		actions: { ...transferActions(deps), ...realmExportActions(exports.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps) },
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "uploads");
@@ -49,6 +52,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 				space: new UploadSpace(usageModel(conn), config.uploadQuotaMib * MIB),
 				nextId: counters(conn),
 			});
+			exports.start({ conn, store, space: deps.space, nextId: deps.nextId, broker: this.broker, logger: this.logger });
 			await ensureIndexes(conn);
 			await store.ensureIndexes();
 			deps.urlKey = await signingKey(conn);
@@ -60,6 +64,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 
 		async stopped() {
 			clearInterval(sweeper);
+			await exports.stop();
 			await conn?.close();
 		},
 	} as ServiceSchema;

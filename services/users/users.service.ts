@@ -55,6 +55,7 @@ import { botStorageActions } from "./actions/bot-storage";
 import { pushDeviceActions } from "./actions/push-devices";
 import { mutedUserActions } from "./actions/muted-users";
 import { botActions } from "./actions/bots";
+import { realmExportActions } from "./actions/realm-export";
 import { cliChangeModel } from "./models/cli-change";
 import { startRelay } from "./change-relay";
 
@@ -110,6 +111,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 			...pushDeviceActions(db),
 			...mutedUserActions(deps),
 			...botActions(deps),
+			...realmExportActions(db),
 			...invitationActions({ db, graphs, identity: deps.identity, groupBefore: deps.groupBefore, created: (ctx, id) => deps.changed(ctx, [id], undefined, true), groupChanged: deps.groupsChanged }),
 		},
 

@@ -1,0 +1,55 @@
+// zerver_stream, zerver_subscription, zerver_recipient and zerver_defaultstream: the channels an
+// export holds (public ones: private channels never reach it), who is subscribed to them, and
+// each user's subscription to their own personal recipient, as Zulip's export has.
+import type { ExportChannel, ExportSubscription } from "../../../shared/export-rows";
+import type { Recipients } from "./recipients";
+import type { Row, Tables } from "./tables";
+
+export function channelTables(realmId: number, channels: ExportChannel[], defaultChannelIds: number[], subscriptions: ExportSubscription[], users: Array<{ id: number; is_active: boolean }>, recipients: Recipients): Tables {
+	const active = new Map(users.map((u) => [u.id, u.is_active]));
+	const zerver_stream = channels.map((c) => ({
+		id: c.id,
+		name: c.name,
+		realm: realmId,
+		date_created: c.date_created,
+		creator: c.creator_id,
+		deactivated: c.is_archived,
+		description: c.description,
+		rendered_description: c.rendered_description,
+		recipient: recipients.channel(c.id) ?? null,
+		invite_only: c.invite_only,
+		history_public_to_subscribers: c.history_public_to_subscribers,
+		is_web_public: c.is_web_public,
+		is_in_zephyr_realm: false,
+		message_retention_days: c.message_retention_days,
+		first_message_id: c.first_message_id,
+	}));
+	const zerver_subscription: Row[] = [];
+	for (const s of subscriptions) {
+		const recipient = recipients.channel(s.channel_id);
+		if (recipient === undefined) continue;
+		zerver_subscription.push({
+			id: zerver_subscription.length + 1,
+			user_profile: s.user_id,
+			recipient,
+			active: s.active,
+			is_user_active: active.get(s.user_id) ?? false,
+			is_muted: s.is_muted,
+			color: s.color,
+			pin_to_top: s.pin_to_top,
+			desktop_notifications: s.desktop_notifications,
+			audible_notifications: s.audible_notifications,
+			push_notifications: s.push_notifications,
+			email_notifications: s.email_notifications,
+			wildcard_mentions_notify: s.wildcard_mentions_notify,
+		});
+	}
+	// Zulip subscribes every user to their own personal recipient.
+	for (const u of users) {
+		const recipient = recipients.user(u.id);
+		if (recipient === undefined) continue;
+		zerver_subscription.push({ id: zerver_subscription.length + 1, user_profile: u.id, recipient, active: true, is_user_active: u.is_active, is_muted: false, color: "#c2c2c2", pin_to_top: false });
+	}
+	const zerver_defaultstream = defaultChannelIds.map((stream, i) => ({ id: i + 1, realm: realmId, stream }));
+	return { zerver_stream, zerver_subscription, zerver_recipient: recipients.rows, zerver_defaultstream };
+}

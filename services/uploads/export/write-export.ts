@@ -1,0 +1,80 @@
+// Writes one export's archive: reads the organization's public data from the services in bulk
+// (a page of users or messages, or a batch of channels, per call), turns it into Zulip's tables
+// (one module per group of tables) and adds the files to the tarball:
+//
+//   <dir>/messages-000001.json ...  the messages of the public channels, 1,000 a file
+//   <dir>/realm.json                the organization, its users, public channels, subscriptions
+//   <dir>/stats.json                how many rows each table holds
+//
+// `progress` is called after each file, so a stalled export can be told from a slow one.
+import { call, type Caller } from "../../../shared/actions";
+import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
+import { channelTables } from "./channel-tables";
+import { Clients, MESSAGES_PER_FILE, messageFile, messageFileName } from "./message-files";
+import { realmRows } from "./realm-table";
+import { Recipients } from "./recipients";
+import type { TarballWriter } from "./tarball";
+import type { Tables } from "./tables";
+import { ExportType } from "../models/realm-export";
+import { userRows } from "./user-tables";
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
+
+async function allUsers(bus: Caller): Promise<ExportUser[]> {
+	const out: ExportUser[] = [];
+	for (let after = 0; ; ) {
+		const { users } = await call(bus, "users.exportUsers", { after_id: after, limit: EXPORT_PAGE });
+		out.push(...users);
+		if (users.length < EXPORT_PAGE) return out;
+		after = users[users.length - 1].id;
+	}
+}
+
+async function allSubscriptions(bus: Caller, channelIds: number[]): Promise<ExportSubscription[]> {
+	const out: ExportSubscription[] = [];
+	for (let i = 0; i < channelIds.length; i += EXPORT_CHANNEL_BATCH) {
+		const { subscriptions } = await call(bus, "channels.exportSubscriptions", { channel_ids: channelIds.slice(i, i + EXPORT_CHANNEL_BATCH) });
+		out.push(...subscriptions);
+	}
+	return out;
+}
+
+export async function writeExport(bus: Caller, tarball: TarballWriter, dir: string, realm: ExportRealm, exportType: number, progress: () => Promise<void>): Promise<Record<string, number>> {
+	const users = await allUsers(bus);
+	const { channels, default_channel_ids } = await call(bus, "channels.exportChannels", {});
+	const channelIds = channels.map((c) => c.id);
+	const subscriptions = await allSubscriptions(bus, channelIds);
+	const recipients = new Recipients(
+		users.map((u) => u.id),
+		channelIds,
+	);
+	const stats: Record<string, number> = {};
+	const count = (tables: Tables) => {
+		for (const [name, rows] of Object.entries(tables)) stats[name] = (stats[name] ?? 0) + rows.length;
+	};
+
+	const clients = new Clients();
+	let files = 0;
+	for (let after = 0; channelIds.length; ) {
+		const { messages } = await call(bus, "messages.exportMessages", { channel_ids: channelIds, after_id: after, limit: MESSAGES_PER_FILE });
+		if (!messages.length) break;
+		const file = messageFile(messages, realm.id, recipients, clients);
+		count(file);
+		await tarball.add(`${dir}/${messageFileName(++files)}`, json(file));
+		await progress();
+		if (messages.length < MESSAGES_PER_FILE) break;
+		after = messages[messages.length - 1].id;
+	}
+
+	const tables: Tables = {
+		zerver_realm: realmRows(realm),
+		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
+		...channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients),
+		zerver_client: clients.rows(),
+	};
+	count(tables);
+	await tarball.add(`${dir}/realm.json`, json(tables));
+	await tarball.add(`${dir}/stats.json`, json(stats));
+	await progress();
+	return stats;
+}

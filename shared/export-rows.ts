@@ -1,0 +1,105 @@
+// What each service answers the uploads service for an organization export (Zulip's data
+// export, services/uploads/export/): its own data in its own terms, read in bulk (a page of up
+// to EXPORT_PAGE rows a call, never one call per user or message). The uploads service turns them
+// into Zulip's export tables; no other service knows the export format.
+
+/** The most rows one export call answers (Zulip's message files hold 1,000 messages each). */
+export const EXPORT_PAGE = 1000;
+/** The most channels one `channels.exportSubscriptions` call takes. */
+export const EXPORT_CHANNEL_BATCH = 100;
+
+/** `users.exportRealm`: the organization, and who may start and hear of exports. */
+export interface ExportRealm {
+	id: number;
+	string_id: string;
+	name: string;
+	description: string;
+	url: string;
+	/** UNIX seconds. */
+	date_created: number;
+	deactivated: boolean;
+	/** Every organization setting (stored or default), by its name without the `realm_` prefix. */
+	settings: Record<string, unknown>;
+	/** Zulip's check_public_export_is_usable: an active owner whose address administrators may see. */
+	public_export_usable: boolean;
+	/** Zulip's check_export_with_consent_is_usable: an active owner who allows private data export. */
+	consent_export_usable: boolean;
+	/** The active human administrators (owners included): who hears of exports (Zulip's get_human_admin_users). */
+	admin_user_ids: number[];
+}
+
+/** `users.exportUsers`: one user, its public fields (no credentials, no personal settings). */
+export interface ExportUser {
+	id: number;
+	/** The address the API shows as `email` (a dummy one when the real one is hidden). */
+	email: string;
+	delivery_email: string;
+	full_name: string;
+	role: number;
+	is_active: boolean;
+	is_bot: boolean;
+	bot_type: number | null;
+	bot_owner_id: number | null;
+	is_billing_admin: boolean;
+	/** UNIX seconds. */
+	date_joined: number;
+	timezone: string;
+	default_language: string;
+	avatar_source: string;
+	avatar_version: number;
+	email_address_visibility: number;
+	allow_private_data_export: boolean;
+}
+
+/** `channels.exportChannels`: one channel. */
+export interface ExportChannel {
+	id: number;
+	name: string;
+	description: string;
+	rendered_description: string;
+	invite_only: boolean;
+	is_web_public: boolean;
+	history_public_to_subscribers: boolean;
+	is_archived: boolean;
+	/** UNIX seconds. */
+	date_created: number;
+	creator_id: number | null;
+	message_retention_days: number | null;
+	first_message_id: number | null;
+}
+
+/** `channels.exportSubscriptions`: one user's subscription to a channel. */
+export interface ExportSubscription {
+	user_id: number;
+	channel_id: number;
+	active: boolean;
+	color: string;
+	is_muted: boolean;
+	pin_to_top: boolean;
+	desktop_notifications: boolean | null;
+	audible_notifications: boolean | null;
+	push_notifications: boolean | null;
+	email_notifications: boolean | null;
+	wildcard_mentions_notify: boolean | null;
+}
+
+/** `messages.exportMessages`: one channel message. */
+export interface ExportMessage {
+	id: number;
+	sender_id: number;
+	channel_id: number;
+	topic: string;
+	content: string;
+	rendered_content: string;
+	/** UNIX seconds. */
+	timestamp: number;
+	/** The sending client's name. */
+	client: string;
+	last_edit_timestamp: number | null;
+	/** Zulip's edit history, oldest first, as stored; null when never edited or moved. */
+	edit_history: Array<Record<string, unknown>> | null;
+	has_link: boolean;
+	has_image: boolean;
+	has_attachment: boolean;
+	is_resolve_notice: boolean;
+}

@@ -1,0 +1,266 @@
+// Organization data exports through HTTP: an administrator starts one (POST /export/realm answers
+// its ID at once), the `realm_export` event tells administrators it is pending and then done with
+// its URL, GET /export/realm lists it, the archive downloads (administrators only) as a .tar.gz in
+// Zulip's layout holding the public users, channels and messages and nothing private, and
+// DELETE /export/realm/{export_id} removes its file. Every refusal (not an administrator, unknown
+// or undeletable exports, bad export_type, Zulip's owner rules, the weekly rate limit) changes
+// nothing. GET /export/realm/consents lists each user's allow_private_data_export.
+import { gunzipSync } from "node:zlib";
+import { Readable } from "node:stream";
+import mongoose from "mongoose";
+import { extract } from "tar-stream";
+import { startTestApp, type Account, type Cast, type TestApp } from "../support/app";
+import { client, expectSuccess, sendMessage, type Client } from "../support/http";
+import { snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { eventQueues, type Ev, type QueueReader } from "../support/events";
+
+let app: TestApp;
+let cast: Cast;
+let hidden: Account;
+let bot: Account;
+let snap: Snapshotter;
+let site: string;
+let events: QueueReader;
+let uploadsDb: mongoose.Connection;
+const as = (a: Account): Client => client(app.baseUrl, a);
+
+const PUBLIC_CHANNEL = "export-town-square";
+const PRIVATE_CHANNEL = "export-back-room";
+const PUBLIC_TEXT = "The harvest festival is on Saturday";
+const PRIVATE_TEXT = "confidential-budget-figure-4217";
+const DM_TEXT = "a-direct-word-nobody-exports";
+const ADMIN_ERROR = "Must be an organization administrator";
+const DEADLINE_MS = 60_000;
+
+const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString("base64")}`;
+const download = (url: string, a: Account | null) => fetch(`${site}${new URL(url).pathname}`, { headers: a ? { Authorization: basic(a) } : {} });
+
+/** The files of a .tar.gz, by name. */
+async function untar(gz: Buffer): Promise<Map<string, string>> {
+	const files = new Map<string, string>();
+	const ex = extract();
+	const done = new Promise<void>((resolve, reject) => {
+		ex.on("entry", (header, stream, next) => {
+			const parts: Buffer[] = [];
+			stream.on("data", (d: unknown) => parts.push(d as Buffer));
+			stream.on("end", () => {
+				files.set(header.name, Buffer.concat(parts).toString("utf8"));
+				next();
+			});
+			stream.resume();
+		});
+		ex.on("finish", resolve);
+		ex.on("error", reject);
+	});
+	Readable.from([gunzipSync(gz)]).pipe(ex);
+	await done;
+	return files;
+}
+
+/** Reads `u`'s queue until a `realm_export` event satisfies `ok` (a hang is bounded, not timed). */
+async function exportEvent(u: Account, ok: (e: Ev) => boolean): Promise<Ev> {
+	const until = Date.now() + DEADLINE_MS;
+	for (;;) {
+		for (const e of await events(u)) if (e.type === "realm_export" && ok(e)) return e;
+		if (Date.now() > until) throw new Error("no such realm_export event");
+		await new Promise((r) => setTimeout(r, 50));
+	}
+}
+
+const exportOf = (e: Ev, id: number) => (e.exports as Ev[]).find((x) => x.id === id);
+
+/** Starts an export as `a` and waits for it to finish; answers its final view. */
+async function completedExport(a: Account, params: Record<string, unknown> = {}): Promise<Ev> {
+	const res = await as(a).post("/export/realm", params);
+	expectSuccess(res);
+	const done = await exportEvent(cast.admin, (e) => exportOf(e, res.body.id)?.pending === false);
+	return exportOf(done, res.body.id)!;
+}
+
+beforeAll(async () => {
+	app = await startTestApp();
+	site = app.baseUrl.replace(/\/api\/v1$/, "");
+	cast = await app.createCast();
+	hidden = await app.createUser({ full_name: "Hidden Address", email_address_visibility: 4 });
+	bot = await app.createUser({ full_name: "Export Bot", is_bot: true, bot_owner_id: cast.admin.user_id });
+	expectSuccess(await as(cast.admin).post("/users/me/subscriptions", { subscriptions: [{ name: PUBLIC_CHANNEL }], principals: [cast.admin.user_id, cast.member.user_id] }));
+	expectSuccess(await as(cast.member2).post("/users/me/subscriptions", { subscriptions: [{ name: PRIVATE_CHANNEL }], invite_only: true }));
+	await sendMessage(as(cast.member), { type: "stream", to: PUBLIC_CHANNEL, topic: "plans", content: PUBLIC_TEXT });
+	await sendMessage(as(cast.member2), { type: "stream", to: PRIVATE_CHANNEL, topic: "money", content: PRIVATE_TEXT });
+	await sendMessage(as(cast.member), { type: "direct", to: JSON.stringify([cast.member2.user_id]), content: DM_TEXT });
+	events = await eventQueues(as, [app.owner, cast.admin, cast.member]);
+	snap = await snapshotter(app);
+	uploadsDb = await mongoose.createConnection(process.env.TEST_MONGO_URL!).asPromise();
+	uploadsDb = uploadsDb.useDb(`${app.node.config.dbPrefix}_uploads`);
+});
+afterAll(async () => {
+	await uploadsDb?.close();
+	await snap?.close();
+	await app?.stop();
+});
+
+let first: Ev;
+
+test("an administrator's export: pending then done in realm_export events, listed, downloadable, in Zulip's layout with public data only", async () => {
+	const res = await as(cast.admin).post("/export/realm");
+	expectSuccess(res);
+	expect(Number.isInteger(res.body.id)).toBe(true);
+	const id: number = res.body.id;
+
+	// Pending first, to every administrator (the owner too), and never to a member.
+	const pending = exportOf(await exportEvent(app.owner, (e) => exportOf(e, id)?.pending === true), id)!;
+	expect(pending).toEqual({ id, export_time: expect.any(Number), acting_user_id: cast.admin.user_id, export_url: null, deleted_timestamp: null, failed_timestamp: null, pending: true, export_type: 1 });
+	first = exportOf(await exportEvent(cast.admin, (e) => exportOf(e, id)?.pending === false), id)!;
+	expect(first).toEqual({ ...pending, pending: false, export_url: expect.stringMatching(/^http:\/\/chat\.test\/user_uploads\/exports\/\d+\/[A-Za-z0-9_-]+\/zulip-export-[a-z0-9_-]+\.tar\.gz$/) });
+	expect((await events(cast.member)).filter((e) => e.type === "realm_export")).toEqual([]);
+
+	const list = await as(cast.admin).get("/export/realm");
+	expectSuccess(list);
+	expect(list.body.exports).toEqual([first]);
+
+	// The archive: administrators only.
+	expect((await download(first.export_url, cast.member)).status).toBe(404);
+	expect((await download(first.export_url, null)).status).toBe(401);
+	const got = await download(first.export_url, cast.admin);
+	expect(got.status).toBe(200);
+	expect(got.headers.get("content-type")).toBe("application/gzip");
+	const files = await untar(Buffer.from(await got.arrayBuffer()));
+	const dir = new URL(first.export_url).pathname.split("/").pop()!.replace(/\.tar\.gz$/, "");
+	expect([...files.keys()].sort()).toEqual([`${dir}/messages-000001.json`, `${dir}/realm.json`, `${dir}/stats.json`]);
+
+	const realm = JSON.parse(files.get(`${dir}/realm.json`)!);
+	expect(realm.zerver_realm).toHaveLength(1);
+	const userIds = realm.zerver_userprofile.map((u: Ev) => u.id);
+	for (const a of [app.owner, cast.admin, cast.member, cast.member2, cast.guest, hidden]) expect(userIds).toContain(a.user_id);
+	for (const u of realm.zerver_userprofile) {
+		expect(u).not.toHaveProperty("api_key");
+		expect(u).not.toHaveProperty("password");
+	}
+	// A user who hides their address from administrators is exported with the address the API shows.
+	const hiddenRow = realm.zerver_userprofile.find((u: Ev) => u.id === hidden.user_id);
+	expect(hiddenRow.delivery_email).toBe(hiddenRow.email);
+	expect(hiddenRow.delivery_email).not.toBe(hidden.email);
+	const memberRow = realm.zerver_userprofile.find((u: Ev) => u.id === cast.member.user_id);
+	expect(memberRow.delivery_email).toBe(cast.member.email);
+
+	const streams = realm.zerver_stream.map((s: Ev) => s.name);
+	expect(streams).toContain(PUBLIC_CHANNEL);
+	expect(streams).not.toContain(PRIVATE_CHANNEL);
+	const stream = realm.zerver_stream.find((s: Ev) => s.name === PUBLIC_CHANNEL);
+	const subscribed = realm.zerver_subscription.filter((s: Ev) => s.recipient === stream.recipient && s.active).map((s: Ev) => s.user_profile);
+	expect(subscribed.sort()).toEqual([cast.admin.user_id, cast.member.user_id].sort());
+	expect(realm.zerver_recipient).toContainEqual({ id: stream.recipient, type_id: stream.id, type: 2 });
+
+	const messages = JSON.parse(files.get(`${dir}/messages-000001.json`)!);
+	const sent = messages.zerver_message.find((m: Ev) => m.content === PUBLIC_TEXT);
+	expect(sent).toMatchObject({ sender: cast.member.user_id, recipient: stream.recipient, subject: "plans" });
+	expect(realm.zerver_client.map((c: Ev) => c.id)).toContain(sent.sending_client);
+	for (const m of messages.zerver_message) expect(realm.zerver_stream.map((s: Ev) => s.recipient)).toContain(m.recipient);
+
+	// Nothing private anywhere in the archive.
+	for (const text of files.values()) {
+		expect(text).not.toContain(PRIVATE_CHANNEL);
+		expect(text).not.toContain(PRIVATE_TEXT);
+		expect(text).not.toContain(DM_TEXT);
+	}
+	const stats = JSON.parse(files.get(`${dir}/stats.json`)!);
+	expect(stats.zerver_message).toBe(messages.zerver_message.length);
+});
+
+test("deleting an export: the realm_export event marks it deleted, its URL is gone and so is its file", async () => {
+	const record = await uploadsDb.collection("realm_exports").findOne({ _id: first.id as never });
+	const fileId = record!.file_id;
+	expect(await uploadsDb.collection("files.files").countDocuments({ _id: fileId })).toBe(1);
+
+	expectSuccess(await as(app.owner).delete(`/export/realm/${first.id}`));
+	const deleted = exportOf(await exportEvent(cast.admin, (e) => exportOf(e, first.id)?.deleted_timestamp !== null), first.id)!;
+	expect(deleted).toEqual({ ...first, export_url: null, deleted_timestamp: expect.any(Number) });
+	expect((await as(cast.admin).get("/export/realm")).body.exports).toEqual([deleted]);
+	expect((await download(first.export_url, cast.admin)).status).toBe(404);
+	expect(await uploadsDb.collection("files.files").countDocuments({ _id: fileId })).toBe(0);
+	expect(await uploadsDb.collection("files.chunks").countDocuments({ files_id: fileId })).toBe(0);
+
+	await snap.refused(() => as(cast.admin).delete(`/export/realm/${first.id}`), 400, "BAD_REQUEST", "Export already deleted");
+});
+
+test("non-administrators are refused every export endpoint, changing nothing", async () => {
+	for (const who of [cast.moderator, cast.member, cast.guest]) {
+		await snap.refused(() => as(who).post("/export/realm"), 400, "UNAUTHORIZED_PRINCIPAL", ADMIN_ERROR);
+		await snap.refused(() => as(who).post("/export/realm", { export_type: 2 }), 400, "UNAUTHORIZED_PRINCIPAL", ADMIN_ERROR);
+		await snap.refused(() => as(who).get("/export/realm"), 400, "UNAUTHORIZED_PRINCIPAL", ADMIN_ERROR);
+		await snap.refused(() => as(who).get("/export/realm/consents"), 400, "UNAUTHORIZED_PRINCIPAL", ADMIN_ERROR);
+		await snap.refused(() => as(who).delete(`/export/realm/${first.id}`), 400, "UNAUTHORIZED_PRINCIPAL", ADMIN_ERROR);
+	}
+	await snap.unchanged(async () => {
+		const res = await client(app.baseUrl, null).post("/export/realm");
+		expect(res.status).toBe(401);
+	});
+});
+
+test("bad parameters and unknown or undeletable exports get Zulip's errors and change nothing", async () => {
+	for (const bad of [0, 3, -1, "public", "1.5", 2 ** 53 + 1, "null", "[1]"]) {
+		await snap.unchanged(async () => {
+			const res = await as(cast.admin).post("/export/realm", { export_type: bad });
+			expect(res.status).toBe(400);
+			expect(res.body).toMatchObject({ result: "error", code: "BAD_REQUEST" });
+		});
+	}
+	await snap.refused(() => as(cast.admin).delete("/export/realm/999999"), 400, "BAD_REQUEST", "Invalid data export ID");
+	await snap.unchanged(async () => expect((await as(cast.admin).delete("/export/realm/abc")).status).toBe(404));
+	await snap.unchanged(async () => expect((await as(cast.admin).delete(`/export/realm/${2 ** 63}`)).status).toBeGreaterThanOrEqual(400));
+
+	// An export still in progress, and one that failed (written straight to the store: their states
+	// are not reachable on purpose through the API). Requested long ago, so the rate limit ignores them.
+	const longAgo = Date.now() - 30 * 24 * 3600 * 1000;
+	const far = Date.now() + 24 * 3600 * 1000;
+	const base = { realm_id: 1, acting_user_id: cast.admin.user_id, type: 1, date_requested: longAgo, date_started: null, date_succeeded: null, date_deleted: null, progress_at: far, tarball_size_bytes: null, sha256sum_hex: null, stats: null };
+	await uploadsDb.collection("realm_exports").insertMany([
+		{ _id: 900001 as never, ...base, status: 1, date_failed: null },
+		{ _id: 900002 as never, ...base, status: 4, date_failed: longAgo },
+	]);
+	await snap.refused(() => as(cast.admin).delete("/export/realm/900001"), 400, "BAD_REQUEST", "Export still in progress");
+	await snap.refused(() => as(cast.admin).delete("/export/realm/900002"), 400, "BAD_REQUEST", "Export failed, nothing to delete");
+	const listed = (await as(cast.admin).get("/export/realm")).body.exports as Ev[];
+	expect(listed.find((e) => e.id === 900001)).toMatchObject({ pending: true, export_url: null, failed_timestamp: null });
+	expect(listed.find((e) => e.id === 900002)).toMatchObject({ pending: false, export_url: null, failed_timestamp: longAgo / 1000 });
+	await uploadsDb.collection("realm_exports").deleteMany({ _id: { $in: [900001, 900002] as never[] } });
+});
+
+test("GET /export/realm/consents: each active human user's allow_private_data_export", async () => {
+	expectSuccess(await as(cast.member).patch("/settings", { allow_private_data_export: true }));
+	const res = await as(cast.admin).get("/export/realm/consents");
+	expectSuccess(res);
+	const consents = new Map((res.body.export_consents as Ev[]).map((c) => [c.user_id, c.consented]));
+	expect(consents.get(cast.member.user_id)).toBe(true);
+	expect(consents.get(cast.member2.user_id)).toBe(false);
+	expect(consents.get(app.owner.user_id)).toBe(false);
+	expect(consents.has(bot.user_id)).toBe(false);
+	for (const c of res.body.export_consents as Ev[]) expect(Object.keys(c).sort()).toEqual(["consented", "user_id"]);
+});
+
+test("Zulip's owner rules: a standard export needs a consenting owner, a public one an owner whose address administrators see", async () => {
+	await snap.refused(
+		() => as(cast.admin).post("/export/realm", { export_type: 2 }),
+		400,
+		"BAD_REQUEST",
+		"Make sure at least one Organization Owner is consenting to the export or contact owner@chat.test for help.",
+	);
+	expectSuccess(await as(app.owner).patch("/settings", { email_address_visibility: 4 }));
+	await snap.refused(
+		() => as(cast.admin).post("/export/realm"),
+		400,
+		"BAD_REQUEST",
+		"Make sure at least one Organization Owner allows other Administrators to see their email address or contact owner@chat.test for help",
+	);
+	expectSuccess(await as(app.owner).patch("/settings", { email_address_visibility: 1, allow_private_data_export: true }));
+	const standard = await completedExport(cast.admin, { export_type: 2 });
+	expect(standard).toMatchObject({ export_type: 2, pending: false, failed_timestamp: null, export_url: expect.any(String) });
+});
+
+test("the rate limit: five exports a week, then Zulip's 'Exceeded rate limit.', changing nothing", async () => {
+	// Two exports so far this week (one since deleted): three more are allowed.
+	for (let i = 0; i < 3; i++) await completedExport(i % 2 ? app.owner : cast.admin);
+	expect((await as(cast.admin).get("/export/realm")).body.exports).toHaveLength(5);
+	await snap.refused(() => as(cast.admin).post("/export/realm"), 400, "BAD_REQUEST", "Exceeded rate limit.");
+	await snap.refused(() => as(app.owner).post("/export/realm", { export_type: 2 }), 400, "BAD_REQUEST", "Exceeded rate limit.");
+});
