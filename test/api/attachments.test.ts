@@ -7,6 +7,8 @@ import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { eventQueues, type QueueReader } from "../support/events";
+import { clock } from "../../shared/clock";
+import { stillImage, uploadFile } from "../support/images";
 
 let app: TestApp;
 let site: string;
@@ -52,15 +54,15 @@ async function timestampOf(id: number): Promise<number> {
 	return res.body.message.timestamp;
 }
 
-/** The IDs of `a`'s messages with has:attachment (or its negation) in a channel. */
-async function withAttachment(a: Account, channel: string, negated = false): Promise<number[]> {
+/** The IDs of `a`'s messages with has:attachment (or its negation, or another has: operand) in a channel. */
+async function withAttachment(a: Account, channel: string, negated = false, operand = "attachment"): Promise<number[]> {
 	const res = await c(a).get("/messages", {
 		anchor: "newest",
 		num_before: 100,
 		num_after: 0,
 		narrow: JSON.stringify([
 			{ operator: "channel", operand: channel },
-			{ operator: "has", operand: "attachment", negated },
+			{ operator: "has", operand, negated },
 		]),
 	});
 	expectSuccess(res);
@@ -221,6 +223,47 @@ test("an edit claims the uploads it links anew and drops those it no longer link
 	expect(await statuses(two.url, [alice, bob])).toEqual([200, 404]);
 	const [dropped] = await attachmentEvents(alice);
 	expect([dropped.op, dropped.attachment.path_id, dropped.attachment.messages]).toEqual(["update", two.path_id, []]);
+});
+
+test("a scheduled message claims its uploads when it is sent, not before", async () => {
+	const file = await upload(alice, "later.txt");
+	const at = Math.floor(clock.nowMs() / 1000) + 3600;
+	const res = await c(alice).post("/scheduled_messages", { type: "stream", to: await channelId("vault"), topic: "later", content: `[l](${file.url})`, scheduled_delivery_timestamp: at });
+	expectSuccess(res);
+	expect(await statuses(file.url, [bob])).toEqual([404]);
+	const pending = async () => (await c(alice).get("/scheduled_messages")).body.scheduled_messages.length;
+	clock.advance(3601 * 1000);
+	try {
+		// This sweep, or the service's own timer meanwhile, delivers it.
+		await app.node.broker.call("scheduling.sweep", { replica: "attachments-test" });
+		for (let i = 0; i < 100 && (await pending()); i++) await new Promise((r) => setTimeout(r, 50));
+	} finally {
+		clock.reset();
+	}
+	expect(await pending()).toBe(0);
+	expect(await statuses(file.url, [alice, bob, carol])).toEqual([200, 200, 404]);
+	const [sent] = await withAttachment(bob, "vault").then((ids) => ids.slice(-1));
+	expect((await attachmentsOf(alice)).attachments.find((a) => a.path_id === file.path_id).messages.map((m: { id: number }) => m.id)).toEqual([sent]);
+});
+
+test("has:image and has:attachment for uploads: an image's preview is an image and an attachment, another file an attachment alone, both follow edits", async () => {
+	const png = await uploadFile(app, alice, "chart.png", await stillImage(40, 30, "png"), "image/png");
+	expect(png.status).toBe(200);
+	const text = await upload(alice, "notes.txt");
+	const image = await sendMessage(c(alice), { type: "stream", to: "vault", topic: "has", content: `[chart](${png.body.url})` });
+	const file = await sendMessage(c(alice), { type: "stream", to: "vault", topic: "has", content: `[notes](${text.url})` });
+	const plain = await sendMessage(c(alice), { type: "stream", to: "vault", topic: "has", content: "no files" });
+	const has = async (operand: string, negated = false) => (await withAttachment(bob, "vault", negated, operand)).filter((id) => [image, file, plain].includes(id));
+	expect(await has("image")).toEqual([image]);
+	expect(await has("image", true)).toEqual([file, plain]);
+	expect(await has("attachment")).toEqual([image, file]);
+	expect(await has("attachment", true)).toEqual([plain]);
+	// The image edited away: neither an image nor an attachment any more; linked from the plain message instead.
+	expectSuccess(await c(alice).patch(`/messages/${image}`, { content: "gone" }));
+	expectSuccess(await c(alice).patch(`/messages/${plain}`, { content: `[chart](${png.body.url})` }));
+	expect(await has("image")).toEqual([plain]);
+	expect(await has("attachment")).toEqual([file, plain]);
+	expect(await statuses(png.body.url, [bob, carol])).toEqual([200, 404]);
 });
 
 test("a message moved to a private channel takes its files' openness with it", async () => {
