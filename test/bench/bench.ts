@@ -6,14 +6,15 @@
 // beside the raw store doing the same work, and the store figures (store-bench.ts): the store issue's goals, each with its verdict, and
 // the events figures (events-bench.ts): one message fanned out to 1,000 long-polling clients, and
 // the scheduling figures (scheduling-bench.ts): 2,000 scheduled messages due at once, 1 and 3 replicas,
-// and the lost-replica figures (replica-loss-bench.ts): a messages replica killed under 20 clients.
+// and the lost-replica figures (replica-loss-bench.ts): a messages replica killed under 20 clients,
+// and the files figures (files-bench.ts): memory and speed of uploads and downloads.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_GATEWAY_ROUNDS (gateway figures, each the median of that many, default 3), BENCH_CPU_PROF
 // (a directory: the gateway figures' server nodes write CPU profiles there),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
 // without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
-// "flags" for the flag figures alone, "store", "events", "scheduling" or "replica-loss"); the store
+// "flags" for the flag figures alone, "store", "events", "scheduling", "replica-loss" or "files"); the store
 // figures' own settings are in store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in
 // events-bench.ts, the scheduling figures' in scheduling-bench.ts, the lost-replica figures' in
 // replica-loss-bench.ts.
@@ -31,12 +32,13 @@ import { EVENTS_SETTINGS, eventsFigures, eventsTable, type EventsFigure } from "
 import { SCHEDULING_SETTINGS, schedulingFigures, schedulingTable, type SchedulingFigure } from "./scheduling-bench";
 import { LOSS_SETTINGS, lossFigures, lossTable, type LossFigure } from "./replica-loss-bench";
 import { STARTUP_SETTINGS, startupFigures, startupTable, type StartupReport } from "./startup-bench";
+import { FILES_SETTINGS, filesFigures, filesTable, type FilesFigure } from "./files-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY;
-const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup" | "files") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 
 async function main() {
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-bench-"));
@@ -55,6 +57,7 @@ async function main() {
 	let schedulingReport: SchedulingFigure[] = [];
 	let lossReport: LossFigure[] = [];
 	let startupReport: StartupReport | undefined;
+	let filesReport: FilesFigure[] = [];
 	try {
 		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 		const common = {
@@ -66,7 +69,7 @@ async function main() {
 			EXTERNAL_URL: "http://bench.test",
 		};
 
-		if (runs("events") || runs("scheduling")) nats = await startNats();
+		if (runs("events") || runs("scheduling") || runs("files")) nats = await startNats();
 		if (runs("gateway")) figures = await gatewayFigures(common, work, { seconds: SECONDS, connections: CONNECTIONS, rounds: ROUNDS, storePid: store ? storePid(path.join(work, "store")) : undefined });
 		if (runs("messages")) {
 			const port3 = await freePort();
@@ -109,6 +112,7 @@ async function main() {
 		if (runs("scheduling")) schedulingReport = await schedulingFigures(common, nats!.url, work);
 		if (runs("replica-loss")) lossReport = await lossFigures(common.MONGO_URL);
 		if (runs("startup")) startupReport = await startupFigures(common, work, SECONDS);
+		if (runs("files")) filesReport = await filesFigures(common, nats!.url, work);
 	} finally {
 		forget();
 		await cleanUp();
@@ -132,6 +136,7 @@ async function main() {
 	if (schedulingReport.length) process.stdout.write(`\n${schedulingTable(schedulingReport, tableInfo(SCHEDULING_SETTINGS))}\n`);
 	if (startupReport) process.stdout.write(`\n${startupTable(startupReport, tableInfo(STARTUP_SETTINGS))}\n`);
 	if (lossReport.length) process.stdout.write(`\n${lossTable(lossReport, tableInfo(LOSS_SETTINGS))}\n`);
+	if (filesReport.length) process.stdout.write(`\n${filesTable(filesReport, tableInfo(FILES_SETTINGS))}\n`);
 }
 
 main().catch((err) => {
