@@ -3,6 +3,7 @@
 // do not show), a message linking it renders Zulip's inline preview with the thumbnail's URL, the
 // thumbnail is served to whoever may read the original and "File not found." to anyone else,
 // has:image finds the message; a file that is no image (or does not decode) stays a plain link.
+import mongoose from "mongoose";
 import sharp from "sharp";
 import { startTestApp, type Account, type TestApp } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage } from "../support/http";
@@ -180,4 +181,28 @@ test("odd thumbnail paths answer File not found, never an error of the server, a
 		expect(res.body.rendered).toContain(`src="/user_uploads/thumbnail/${path}/840x560.webp"`);
 	});
 	expectError(await as(bob).get(`/user_uploads/${path}`), 404, "NOT_FOUND", "File not found.");
+});
+
+test("deleting an image's attachment removes its thumbnails with it", async () => {
+	const url = await upload("gone.png", await stillImage(30, 30, "png"), "image/png");
+	const src = `/user_uploads/thumbnail/${pathOf(url)}/840x560.webp`;
+	expect((await thumbnail(src, alice)).status).toBe(200);
+	const conn = await mongoose.createConnection(process.env.TEST_MONGO_URL!).asPromise();
+	try {
+		const db = conn.useDb(`${app.node.config.dbPrefix}_uploads`).db!;
+		const left = async () => ({
+			rows: await db.collection("image_attachments").countDocuments({ path_id: pathOf(url) }),
+			thumbnails: await db.collection("files.files").countDocuments({ "metadata.thumbnail_of": pathOf(url) }),
+		});
+		expect(await left()).toEqual({ rows: 1, thumbnails: 1 });
+		const list = await as(alice).get("/attachments");
+		expectSuccess(list);
+		const attachment = list.body.attachments.find((a: { path_id: string }) => a.path_id === pathOf(url));
+		expectSuccess(await as(alice).delete(`/attachments/${attachment.id}`));
+		expect((await thumbnail(src, alice)).status).toBe(404);
+		// Nothing of it is left in the uploads database: no image row, no thumbnail file.
+		expect(await left()).toEqual({ rows: 0, thumbnails: 0 });
+	} finally {
+		await conn.close();
+	}
 });

@@ -7,6 +7,7 @@ import { p, params } from "../../../shared/params";
 import { applyClaim, dropClaims, moveClaims, planClaim } from "../claim-rules";
 import { MAX_LINKED_UPLOADS } from "../../../shared/markdown/upload-links";
 import { announceAttachments, attachmentView } from "../attachment-view";
+import { removeThumbnails } from "../thumbnails";
 import type { UploadsDeps } from "./deps";
 
 /** Zulip's access_attachment_by_id: an unknown ID and someone else's file are refused alike. */
@@ -38,6 +39,8 @@ export function attachmentActions(deps: UploadsDeps) {
 				// Decision: the file is gone from the API once its row is; bytes left behind by a failed
 				// removal are logged, not answered (Zulip answers an error and keeps the row).
 				await deps.store.remove(doc.file_id).catch((err: unknown) => ctx.service?.logger.error({ err, attachment_id: doc._id }, "removing a deleted attachment's bytes failed"));
+				// An image's thumbnails go with it, as in Zulip (thumbnails.ts).
+				await removeThumbnails(deps.store, deps.ImageAttachment, doc.path_id).catch((err: unknown) => ctx.service?.logger.error({ err, attachment_id: doc._id }, "removing a deleted image's thumbnails failed"));
 				await announceAttachments(ctx, deps.space, user.realm_id, [{ op: "remove", doc }]);
 				return {};
 			},
