@@ -6,7 +6,14 @@
 import type { Model } from "mongoose";
 import type { AttachmentClaimRequest, Identity } from "../../shared/actions";
 import { isGuest } from "../../shared/roles";
+import { clock } from "../../shared/clock";
 import type { AttachmentClaim, AttachmentDoc } from "./models/attachment";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Zulip's delete_old_unclaimed_attachments default: a file no message links is kept five weeks from its upload. */
+export const UNCLAIMED_KEPT_MS = 35 * DAY_MS;
+/** Zulip's ARCHIVED_DATA_VACUUMING_DELAY_DAYS: a deleted message's files are kept 30 days after it (its archive). */
+export const DELETED_KEPT_MS = 30 * DAY_MS;
 
 /** Read by a member who is no guest wherever the file is linked from a public channel. */
 export const isRealmPublic = (doc: Pick<AttachmentDoc, "messages">) => doc.messages.some((c) => c.is_realm_public);
@@ -65,12 +72,28 @@ export async function applyClaim(Attachment: Model<AttachmentDoc>, q: Attachment
 	const claim: AttachmentClaim = { id: q.message_id, date_sent: q.date_sent * 1000, is_realm_public: q.is_realm_public, is_web_public: q.is_web_public };
 	const ops = [
 		// A claim already there (a repeated request) is not added twice.
-		...plan.add.map((d) => ({ updateOne: { filter: { _id: d._id, "messages.id": { $ne: q.message_id } }, update: { $push: { messages: claim } } } })),
+		...plan.add.map((d) => ({ updateOne: { filter: { _id: d._id, "messages.id": { $ne: q.message_id } }, update: { $push: { messages: claim }, $unset: { sweep_after: 1 } } } })),
 		...plan.drop.map((d) => ({ updateOne: { filter: { _id: d._id }, update: { $pull: { messages: { id: q.message_id } } } } })),
 	];
 	if (!ops.length) return [];
 	await Attachment.bulkWrite(ops, { ordered: false });
-	return Attachment.find({ _id: { $in: [...plan.add, ...plan.drop].map((d) => d._id) } }).lean();
+	const changed = await Attachment.find({ _id: { $in: [...plan.add, ...plan.drop].map((d) => d._id) } }).lean();
+	// A file an edit no longer links is kept by Zulip's rule for unclaimed files alone.
+	await markUnclaimed(Attachment, changed, 0);
+	return changed;
+}
+
+/**
+ * Files left with no claim become due for removal (unclaimed.ts): UNCLAIMED_KEPT_MS after their
+ * upload, and not before `keptMs` from now (Zulip keeps a deleted message's files while its archive
+ * lasts). The condition on an empty list leaves a file claimed again meanwhile alone.
+ */
+async function markUnclaimed(Attachment: Model<AttachmentDoc>, docs: AttachmentDoc[], keptMs: number): Promise<void> {
+	const now = clock.nowMs();
+	const ops = docs
+		.filter((d) => !d.messages.length)
+		.map((d) => ({ updateOne: { filter: { _id: d._id, messages: { $size: 0 } }, update: { $set: { sweep_after: Math.max(d.create_time + UNCLAIMED_KEPT_MS, now + keptMs) } } } }));
+	if (ops.length) await Attachment.bulkWrite(ops, { ordered: false });
 }
 
 /** Drops deleted messages' claims; answers the files that lost one, as they are now. */
@@ -79,7 +102,9 @@ export async function dropClaims(Attachment: Model<AttachmentDoc>, messageIds: n
 	if (!linked.length) return [];
 	const ids = linked.map((d) => d._id);
 	await Attachment.updateMany({ _id: { $in: ids } }, { $pull: { messages: { id: { $in: messageIds } } } });
-	return Attachment.find({ _id: { $in: ids } }).lean();
+	const changed = await Attachment.find({ _id: { $in: ids } }).lean();
+	await markUnclaimed(Attachment, changed, DELETED_KEPT_MS);
+	return changed;
 }
 
 /** Moved messages' claims take their new channel's publicity. */

@@ -58,6 +58,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 			deps.urlKey = await signingKey(conn);
 			sweeper = setInterval(() => {
 				sweepAbandoned(deps.store, deps.Pending).catch((err: unknown) => this.logger.warn({ err }, "removing abandoned uploads failed"));
+				this.actions.sweepUnclaimed({}).catch((err: unknown) => this.logger.warn({ err }, "removing unclaimed attachments failed"));
 			}, SWEEP_MS);
 			sweeper.unref();
 		},

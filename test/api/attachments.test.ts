@@ -6,7 +6,7 @@
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
-import { eventQueues, type QueueReader } from "../support/events";
+import { eventQueues, recordEvents, type QueueReader } from "../support/events";
 import { clock } from "../../shared/clock";
 import { stillImage, uploadFile } from "../support/images";
 
@@ -307,4 +307,47 @@ test("GET /attachments lists the caller's files alone, oldest first", async () =
 	const ids = (await attachmentsOf(alice)).attachments.map((a) => a.id);
 	expect(ids).toEqual([...ids].sort((a, b) => a - b));
 	expect(ids).not.toContain(attachments[0].id);
+});
+
+// Last: it moves the clock weeks ahead, and every file no message links goes.
+test("files no message links are removed five weeks after their upload; a deleted message's, 30 days after the deletion at the soonest", async () => {
+	const seen = await recordEvents(app, ["uploads.attachmentsChanged"]);
+	const lonely = await upload(alice, "lonely.txt");
+	const kept = await upload(alice, "kept.txt");
+	const orphan = await upload(alice, "orphan.txt");
+	await sendMessage(c(alice), { type: "stream", to: "vault", topic: "kept", content: `[k](${kept.url})` });
+	const doomed = await sendMessage(c(alice), { type: "stream", to: "open", topic: "orphan", content: `[o](${orphan.url})` });
+	const sweep = () => app.node.broker.call<{ removed: number }, Record<string, never>>("uploads.sweepUnclaimed", {});
+	const paths = async () => (await attachmentsOf(alice)).attachments.map((a) => a.path_id);
+	const DAY = 24 * 3600 * 1000;
+	try {
+		clock.advance(34 * DAY);
+		expectSuccess(await client(app.baseUrl, app.owner).delete(`/messages/${doomed}`));
+		clock.advance(2 * DAY);
+		const before = (await attachmentsOf(alice)).upload_space_used;
+		seen.length = 0;
+		await sweep();
+		expect(await statuses(lonely.url, [alice])).toEqual([404]);
+		expect(await statuses(kept.url, [alice, bob])).toEqual([200, 200]);
+		expect(await statuses(orphan.url, [alice, bob])).toEqual([200, 404]);
+		expect(await paths()).toEqual(expect.arrayContaining([kept.path_id, orphan.path_id]));
+		expect(await paths()).not.toContain(lonely.path_id);
+		const after = (await attachmentsOf(alice)).upload_space_used;
+		expect(before - after).toBeGreaterThanOrEqual(lonely.size);
+		const removed = seen.flatMap((e) => e.payload.changes).filter((ch: any) => ch.user_id === alice.user_id);
+		expect(removed).toEqual(expect.arrayContaining([{ user_id: alice.user_id, op: "remove", attachment: { id: expect.any(Number) } }]));
+		expect(removed.every((ch: any) => ch.op === "remove")).toBe(true);
+
+		// 29 days after the deletion the file is still kept; past 30 it goes.
+		clock.advance(27 * DAY);
+		await sweep();
+		expect(await statuses(orphan.url, [alice])).toEqual([200]);
+		clock.advance(2 * DAY);
+		await sweep();
+		expect(await statuses(orphan.url, [alice])).toEqual([404]);
+		expect(await statuses(kept.url, [alice])).toEqual([200]);
+		expect(await paths()).toEqual(expect.arrayContaining([kept.path_id]));
+	} finally {
+		clock.reset();
+	}
 });

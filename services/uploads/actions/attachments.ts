@@ -1,6 +1,7 @@
 // GET /attachments and DELETE /attachments/{attachment_id} (Zulip's zerver/views/attachments.py),
 // and, for the messages service, the claims messages make on uploads: claim (a send or an edit),
 // unclaim (a deletion), messagesMoved (a move to another channel).
+import type { Context } from "moleculer";
 import { call, requireUser, type AttachmentClaimRequest, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
@@ -8,6 +9,8 @@ import { applyClaim, dropClaims, moveClaims, planClaim } from "../claim-rules";
 import { MAX_LINKED_UPLOADS } from "../../../shared/markdown/upload-links";
 import { announceAttachments, attachmentView } from "../attachment-view";
 import { removeThumbnails } from "../thumbnails";
+import { sweepUnclaimed } from "../unclaimed";
+import type { AttachmentDoc } from "../models/attachment";
 import type { UploadsDeps } from "./deps";
 
 /** Zulip's access_attachment_by_id: an unknown ID and someone else's file are refused alike. */
@@ -15,6 +18,15 @@ const invalidAttachment = () => badRequest("Invalid attachment");
 
 /** The most messages one unclaim or move names (a topic is deleted or moved in batches smaller than this). */
 const MAX_MESSAGE_IDS = 10_000;
+
+/** One sweep of unclaimed files, and their owners told (a `remove` event each). */
+export async function removeUnclaimed(deps: UploadsDeps, ctx: Context): Promise<AttachmentDoc[]> {
+	const removed = await sweepUnclaimed(deps, (err, doc) => ctx.service?.logger.error({ err, attachment_id: doc._id }, "removing an unclaimed attachment's bytes failed"));
+	for (const realmId of new Set(removed.map((d) => d.realm_id))) {
+		await announceAttachments(ctx, deps.space, realmId, removed.filter((d) => d.realm_id === realmId).map((doc) => ({ op: "remove" as const, doc })));
+	}
+	return removed;
+}
 
 export function attachmentActions(deps: UploadsDeps) {
 	return {
@@ -75,6 +87,15 @@ export function attachmentActions(deps: UploadsDeps) {
 				const changed = await dropClaims(deps.Attachment, ctx.params.message_ids);
 				if (changed.length) await announceAttachments(ctx, deps.space, changed[0].realm_id, changed.map((doc) => ({ op: "update" as const, doc })));
 				return {};
+			},
+		},
+
+		/** Removes the files no message has linked for long enough (unclaimed.ts); the service's timer runs it too. */
+		sweepUnclaimed: {
+			visibility: "public",
+			params: params({}),
+			async handler(ctx: Ctx) {
+				return { removed: (await removeUnclaimed(deps, ctx)).length };
 			},
 		},
 

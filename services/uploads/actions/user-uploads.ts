@@ -12,6 +12,7 @@ import { completeUpload, pendingUpload } from "../transfer";
 import { pathOfToken, temporaryToken } from "../temporary-urls";
 import { makeThumbnails } from "../thumbnails";
 import { announceAttachments } from "../attachment-view";
+import { UNCLAIMED_KEPT_MS } from "../claim-rules";
 import type { UploadsDeps } from "./deps";
 
 export const USER_UPLOAD = "uploads.userUpload";
@@ -43,6 +44,8 @@ export function userUploadActions(deps: UploadsDeps) {
 					owner_id: user.user_id,
 					create_time: clock.nowMs(),
 					file_id: fileId,
+					// Removed if no message claims it in time (unclaimed.ts).
+					sweep_after: clock.nowMs() + UNCLAIMED_KEPT_MS,
 				});
 				// Dimensions and thumbnails of an image, before answering (thumbnails.ts); a failure leaves a plain file.
 				await makeThumbnails(deps.store, deps.ImageAttachment, { realm_id: user.realm_id, path_id: pathId, content_type: contentType, file_id: fileId }).catch((err: unknown) =>

@@ -10,6 +10,7 @@
 //   a file by its URL path (unique)        -> { path_id }
 //   an owner's files, by ID                -> { owner_id, _id }
 //   the files a message links              -> { messages.id }
+//   unclaimed files due for removal         -> { sweep_after }
 import { Connection, Schema, type Types } from "mongoose";
 
 export interface AttachmentDoc {
@@ -27,6 +28,8 @@ export interface AttachmentDoc {
 	file_id: Types.ObjectId;
 	/** The messages that link the file, in the order they claimed it. */
 	messages: AttachmentClaim[];
+	/** While no message links it: when the file may be removed (unclaimed.ts), UNIX milliseconds; absent while claimed. */
+	sweep_after?: number;
 }
 
 /** A message that links the file. */
@@ -56,11 +59,13 @@ const schema = new Schema<AttachmentDoc>(
 		create_time: { type: Number, required: true },
 		file_id: { type: Schema.Types.ObjectId, required: true },
 		messages: { type: [claimSchema], default: [] },
+		sweep_after: Number,
 	},
 	{ versionKey: false },
 );
 schema.index({ path_id: 1 }, { unique: true });
 schema.index({ owner_id: 1, _id: -1 });
 schema.index({ "messages.id": 1 });
+schema.index({ sweep_after: 1 }, { sparse: true });
 
 export const attachmentModel = (conn: Connection) => conn.model<AttachmentDoc>("Attachment", schema, "attachments");
