@@ -46,6 +46,10 @@ export const THUMBNAIL_ACCEPT_IMAGE_TYPES = new Set(["image/avif", "image/gif", 
 export const IMAGE_BOMB_TOTAL_PIXELS = 90_000_000;
 export const IMAGE_MAX_ANIMATED_PIXELS = IMAGE_BOMB_TOTAL_PIXELS / 3;
 
+// Nothing is resized twice: libvips' operation cache would only hold decoded images in memory (Zulip
+// turns it off too).
+sharp.cache(false);
+
 const CONTENT_TYPES: Record<string, string> = { webp: "image/webp", png: "image/png", jpg: "image/jpeg", gif: "image/gif" };
 
 export const formatName = (f: ThumbnailFormat) => `${f.max_width}x${f.max_height}${f.animated ? "-anim" : ""}.${f.extension}`;
@@ -103,7 +107,9 @@ async function thumbnail(bytes: Buffer, facts: ImageFacts, format: ThumbnailForm
 		const perFrame = facts.width * facts.height;
 		pages = perFrame * facts.frames < IMAGE_MAX_ANIMATED_PIXELS ? -1 : Math.max(1, Math.floor(IMAGE_MAX_ANIMATED_PIXELS / perFrame));
 	}
-	const { data, info } = await sharp(bytes, { pages, limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS })
+	// As libvips' own default (and so Zulip's): a damaged but readable image (a truncated JPEG, a
+	// camera's odd markers) is thumbnailed as far as it decodes, not refused.
+	const { data, info } = await sharp(bytes, { pages, limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS, failOn: "none" })
 		.autoOrient()
 		.resize(format.max_width, format.max_height, { fit: "inside", withoutEnlargement: true })
 		.toFormat(format.extension as keyof FormatEnum & string)

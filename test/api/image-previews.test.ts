@@ -206,3 +206,13 @@ test("deleting an image's attachment removes its thumbnails with it", async () =
 		await conn.close();
 	}
 });
+
+test("a truncated JPEG whose header reads is previewed as far as it decodes, as libvips does for Zulip", async () => {
+	const whole = await stillImage(300, 200, "jpeg");
+	const url = await upload("cut.jpg", whole.subarray(0, Math.floor(whole.length * 0.6)), "image/jpeg");
+	const src = `/user_uploads/thumbnail/${pathOf(url)}/840x560.webp`;
+	const sent = await sendAndRead(`[cut.jpg](${url})`);
+	expect(sent.content).toBe(previewed(url, "cut.jpg", `<img data-original-content-type="image/jpeg" data-original-dimensions="300x200" src="${src}">`));
+	const meta = await sharp((await thumbnail(src, alice)).bytes).metadata();
+	expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: "webp", width: 300, height: 200 });
+});
