@@ -223,6 +223,13 @@ export interface RealmExportsChanged {
 	exports: RealmExportView[];
 }
 
+/** `users.exportConsentChanged`: a user's allow_private_data_export changed (Zulip's `realm_export_consent`), to the administrators. */
+export interface ExportConsentChanged {
+	user_ids: number[];
+	user_id: number;
+	consented: boolean;
+}
+
 /** `invites.changed`: the set of invitations changed; Zulip's `invites_changed` to these users (the organization's administrators and the invitation's creator). */
 export interface InvitesChanged {
 	user_ids: number[];

@@ -1,7 +1,8 @@
 // Zulip's `realm_export`: the organization's data exports, whole, to its administrators whenever
-// one is requested, finishes, fails or is deleted (zerver/actions/realm_export.py).
+// one is requested, finishes, fails or is deleted (zerver/actions/realm_export.py); and
+// `realm_export_consent`: a user's consent to a private data export changed, to the administrators.
 import type { Context } from "moleculer";
-import type { RealmExportsChanged } from "../../shared/org-events";
+import type { ExportConsentChanged, RealmExportsChanged } from "../../shared/org-events";
 import type { Deliver } from "./deliver";
 import type { QueueRegistry } from "./queues";
 
@@ -9,6 +10,9 @@ export function exportChangeHandlers(registry: () => QueueRegistry, deliver: Del
 	return {
 		"uploads.realmExportsChanged"(ctx: Context<RealmExportsChanged>) {
 			deliver([...registry().of(new Set(ctx.params.user_ids))], "realm_export", () => ({ exports: ctx.params.exports }));
+		},
+		"users.exportConsentChanged"(ctx: Context<ExportConsentChanged>) {
+			deliver([...registry().of(new Set(ctx.params.user_ids))], "realm_export_consent", () => ({ user_id: ctx.params.user_id, consented: ctx.params.consented }));
 		},
 	};
 }

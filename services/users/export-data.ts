@@ -66,6 +66,12 @@ export async function exportUsers(db: UsersDb, afterId: number, limit: number): 
 	}));
 }
 
+/** The active human administrators (owners included), in ID order: who hears of exports and consents. */
+export async function humanAdminIds(db: UsersDb): Promise<number[]> {
+	const admins = await db.User.find({ realm_id: db.realm._id, role: { $in: [Role.OWNER, Role.ADMINISTRATOR] } }, { _id: 1, is_active: 1, is_bot: 1 }).lean();
+	return admins.filter((u) => u.is_active && !u.is_bot).map((u) => u._id).sort((a, b) => a - b);
+}
+
 /** Zulip's get_users_export_consents: each active human user and whether they consent, in ID order. */
 export async function exportConsents(db: UsersDb): Promise<Array<{ user_id: number; consented: boolean }>> {
 	const users = await db.User.find({ realm_id: db.realm._id, is_active: true, is_bot: false }, { _id: 1, settings: 1 }).sort({ _id: 1 }).lean();

@@ -4,7 +4,8 @@
 // Zulip's layout holding the public users, channels and messages and nothing private, and
 // DELETE /export/realm/{export_id} removes its file. Every refusal (not an administrator, unknown
 // or undeletable exports, bad export_type, Zulip's owner rules, the weekly rate limit) changes
-// nothing. GET /export/realm/consents lists each user's allow_private_data_export.
+// nothing. GET /export/realm/consents lists each user's allow_private_data_export, and a change of
+// it is Zulip's `realm_export_consent` event to the administrators.
 import { gunzipSync } from "node:zlib";
 import { Readable } from "node:stream";
 import mongoose from "mongoose";
@@ -13,6 +14,7 @@ import { startTestApp, type Account, type Cast, type TestApp } from "../support/
 import { client, expectSuccess, sendMessage, type Client } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { eventQueues, type Ev, type QueueReader } from "../support/events";
+import { copyMessage } from "../support/fixtures";
 
 let app: TestApp;
 let cast: Cast;
@@ -85,7 +87,9 @@ beforeAll(async () => {
 	bot = await app.createUser({ full_name: "Export Bot", is_bot: true, bot_owner_id: cast.admin.user_id });
 	expectSuccess(await as(cast.admin).post("/users/me/subscriptions", { subscriptions: [{ name: PUBLIC_CHANNEL }], principals: [cast.admin.user_id, cast.member.user_id] }));
 	expectSuccess(await as(cast.member2).post("/users/me/subscriptions", { subscriptions: [{ name: PRIVATE_CHANNEL }], invite_only: true }));
-	await sendMessage(as(cast.member), { type: "stream", to: PUBLIC_CHANNEL, topic: "plans", content: PUBLIC_TEXT });
+	const publicId = await sendMessage(as(cast.member), { type: "stream", to: PUBLIC_CHANNEL, topic: "plans", content: PUBLIC_TEXT });
+	// More than one message file's worth: 1,000 messages a file, as Zulip's.
+	await copyMessage(app, publicId, 1100);
 	await sendMessage(as(cast.member2), { type: "stream", to: PRIVATE_CHANNEL, topic: "money", content: PRIVATE_TEXT });
 	await sendMessage(as(cast.member), { type: "direct", to: JSON.stringify([cast.member2.user_id]), content: DM_TEXT });
 	events = await eventQueues(as, [app.owner, cast.admin, cast.member]);
@@ -126,7 +130,12 @@ test("an administrator's export: pending then done in realm_export events, liste
 	expect(got.headers.get("content-type")).toBe("application/gzip");
 	const files = await untar(Buffer.from(await got.arrayBuffer()));
 	const dir = new URL(first.export_url).pathname.split("/").pop()!.replace(/\.tar\.gz$/, "");
-	expect([...files.keys()].sort()).toEqual([`${dir}/messages-000001.json`, `${dir}/realm.json`, `${dir}/stats.json`]);
+	expect([...files.keys()].sort()).toEqual([`${dir}/messages-000001.json`, `${dir}/messages-000002.json`, `${dir}/realm.json`, `${dir}/stats.json`]);
+	const [part1, part2] = [1, 2].map((n) => JSON.parse(files.get(`${dir}/messages-00000${n}.json`)!).zerver_message.map((m: Ev) => m.id as number));
+	expect(part1).toHaveLength(1000);
+	const all = [...part1, ...part2];
+	expect(all).toEqual([...all].sort((a, b) => a - b));
+	expect(new Set(all).size).toBe(all.length);
 
 	const realm = JSON.parse(files.get(`${dir}/realm.json`)!);
 	expect(realm.zerver_realm).toHaveLength(1);
@@ -164,7 +173,10 @@ test("an administrator's export: pending then done in realm_export events, liste
 		expect(text).not.toContain(DM_TEXT);
 	}
 	const stats = JSON.parse(files.get(`${dir}/stats.json`)!);
-	expect(stats.zerver_message).toBe(messages.zerver_message.length);
+	expect(stats.zerver_message).toBe(all.length);
+	// The message sent and its 1,100 copies, all of them.
+	const texts = [1, 2].flatMap((n) => JSON.parse(files.get(`${dir}/messages-00000${n}.json`)!).zerver_message.map((m: Ev) => m.content as string));
+	expect(texts.filter((t) => t === PUBLIC_TEXT)).toHaveLength(1101);
 });
 
 test("deleting an export: the realm_export event marks it deleted, its URL is gone and so is its file", async () => {
@@ -226,8 +238,18 @@ test("bad parameters and unknown or undeletable exports get Zulip's errors and c
 	await uploadsDb.collection("realm_exports").deleteMany({ _id: { $in: [900001, 900002] as never[] } });
 });
 
-test("GET /export/realm/consents: each active human user's allow_private_data_export", async () => {
+test("GET /export/realm/consents: each active human user's allow_private_data_export; a change is realm_export_consent to administrators", async () => {
+	await events(cast.admin);
+	await events(cast.member);
 	expectSuccess(await as(cast.member).patch("/settings", { allow_private_data_export: true }));
+	const until = Date.now() + DEADLINE_MS;
+	let consent: Ev | undefined;
+	while (!(consent = (await events(cast.admin)).find((e) => e.type === "realm_export_consent"))) {
+		if (Date.now() > until) throw new Error("no realm_export_consent event");
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	expect(consent).toEqual({ type: "realm_export_consent", user_id: cast.member.user_id, consented: true });
+	expect((await events(cast.member)).filter((e) => e.type === "realm_export_consent")).toEqual([]);
 	const res = await as(cast.admin).get("/export/realm/consents");
 	expectSuccess(res);
 	const consents = new Map((res.body.export_consents as Ev[]).map((c) => [c.user_id, c.consented]));
@@ -257,9 +279,34 @@ test("Zulip's owner rules: a standard export needs a consenting owner, a public 
 	expect(standard).toMatchObject({ export_type: 2, pending: false, failed_timestamp: null, export_url: expect.any(String) });
 });
 
+test("an export that fails is recorded as failed, announced, and leaves no file", async () => {
+	// A user row the export cannot read (no date_joined), written straight to the store: the
+	// export's reads then fail partway, as a lost service would make them.
+	const usersDb = uploadsDb.useDb(`${app.node.config.dbPrefix}_users`);
+	const { realm_id } = (await uploadsDb.collection("realm_exports").findOne({ _id: first.id as never }))!;
+	const broken = { _id: 990001 as never, realm_id, delivery_email: "broken@chat.test", email_key: "broken@chat.test", full_name: "Broken", role: 400, api_key: "broken-key-990001", is_active: true, is_bot: false, settings: {} };
+	await usersDb.collection("users").insertOne(broken);
+	const filesBefore = await uploadsDb.collection("files.files").countDocuments({});
+	const chunksBefore = await uploadsDb.collection("files.chunks").countDocuments({});
+	try {
+		const res = await as(cast.admin).post("/export/realm");
+		expectSuccess(res);
+		const failed = exportOf(await exportEvent(cast.admin, (e) => exportOf(e, res.body.id)?.pending === false), res.body.id)!;
+		expect(failed).toEqual({ id: res.body.id, export_time: expect.any(Number), acting_user_id: cast.admin.user_id, export_url: null, deleted_timestamp: null, failed_timestamp: expect.any(Number), pending: false, export_type: 1 });
+		expect((await as(cast.admin).get("/export/realm")).body.exports).toContainEqual(failed);
+		expect(await uploadsDb.collection("files.files").countDocuments({})).toBe(filesBefore);
+		expect(await uploadsDb.collection("files.chunks").countDocuments({})).toBe(chunksBefore);
+		await snap.refused(() => as(cast.admin).delete(`/export/realm/${res.body.id}`), 400, "BAD_REQUEST", "Export failed, nothing to delete");
+	} finally {
+		await usersDb.collection("users").deleteOne({ _id: broken._id });
+	}
+});
+
 test("the rate limit: five exports a week, then Zulip's 'Exceeded rate limit.', changing nothing", async () => {
-	// Two exports so far this week (one since deleted): three more are allowed.
-	for (let i = 0; i < 3; i++) await completedExport(i % 2 ? app.owner : cast.admin);
+	// Every export requested this week counts, deleted and failed ones too.
+	const sofar = ((await as(cast.admin).get("/export/realm")).body.exports as Ev[]).length;
+	expect(sofar).toBeLessThan(5);
+	for (let i = sofar; i < 5; i++) await completedExport(i % 2 ? app.owner : cast.admin);
 	expect((await as(cast.admin).get("/export/realm")).body.exports).toHaveLength(5);
 	await snap.refused(() => as(cast.admin).post("/export/realm"), 400, "BAD_REQUEST", "Exceeded rate limit.");
 	await snap.refused(() => as(app.owner).post("/export/realm", { export_type: 2 }), 400, "BAD_REQUEST", "Exceeded rate limit.");

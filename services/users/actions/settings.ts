@@ -4,7 +4,8 @@
 import { requireUser } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
 import { p, params } from "../../../shared/params";
-import type { SettingsChanged } from "../../../shared/org-events";
+import type { ExportConsentChanged, SettingsChanged } from "../../../shared/org-events";
+import { humanAdminIds } from "../export-data";
 import { LANGUAGES } from "../languages";
 import { SETTINGS_PARAMS, updateSettings } from "../settings-update";
 import { confirmEmailChange } from "../email-change";
@@ -24,6 +25,11 @@ export function settingsActions({ db, settingsNamed, findUser, changed }: Servic
 					const language = typeof changes.default_language === "string" ? LANGUAGES.find((l) => l.code === changes.default_language) : undefined;
 					await ctx.broadcast("users.settingsChanged", { user_id: actor.user_id, changes, ...(language ? { language_name: language.name } : {}) } satisfies SettingsChanged);
 					await changed(ctx, [actor.user_id], changes);
+				}
+				// Zulip's realm_export_consent, to the administrators (feature level 312).
+				if (typeof changes.allow_private_data_export === "boolean" && !actor.is_bot) {
+					const consent: ExportConsentChanged = { user_ids: await humanAdminIds(db), user_id: actor.user_id, consented: changes.allow_private_data_export };
+					await ctx.broadcast("users.exportConsentChanged", consent);
 				}
 				// Invisible mode switched: everyone sees the user online now, or offline from now on (Zulip's rule).
 				if (typeof changes.presence_enabled === "boolean") {
