@@ -309,6 +309,16 @@ test("GET /attachments lists the caller's files alone, oldest first", async () =
 	expect(ids).not.toContain(attachments[0].id);
 });
 
+test("a guest reads a public channel's files once subscribed (its shared history), and no longer after leaving it", async () => {
+	const file = await upload(alice, "for-everyone.txt");
+	await sendMessage(c(alice), { type: "stream", to: "open", topic: "guests", content: `[e](${file.url})` });
+	expect(await status(file.url, gus)).toBe(404);
+	expectSuccess(await c(alice).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "open" }]), principals: JSON.stringify([gus.user_id]) }));
+	expect(await status(file.url, gus)).toBe(200);
+	expectSuccess(await c(gus).delete("/users/me/subscriptions", { subscriptions: JSON.stringify(["open"]) }));
+	expect(await status(file.url, gus)).toBe(404);
+});
+
 // Last: it moves the clock weeks ahead, and every file no message links goes.
 test("files no message links are removed five weeks after their upload; a deleted message's, 30 days after the deletion at the soonest", async () => {
 	const seen = await recordEvents(app, ["uploads.attachmentsChanged"]);
