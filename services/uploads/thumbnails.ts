@@ -14,30 +14,10 @@
 import sharp, { type FormatEnum, type Metadata } from "sharp";
 import type { Model } from "mongoose";
 import type { ImagePreview } from "../../shared/markdown/image-previews";
+import { formatName, parseFormat, THUMBNAIL_OUTPUT_FORMATS, TRANSCODED_IMAGE_FORMAT, type ThumbnailFormat } from "../../shared/thumbnail-formats";
 import type { FileStore, FileId } from "./file-store";
 import { isInlineType } from "./file-names";
 import type { ImageAttachmentDoc, StoredThumbnail } from "./models/image-attachment";
-
-/** A thumbnail size and type (Zulip's ThumbnailFormat); its name is how URLs name it. */
-export interface ThumbnailFormat {
-	extension: string;
-	max_width: number;
-	max_height: number;
-	animated: boolean;
-}
-
-/**
- * The formats made of every image (Zulip's THUMBNAIL_OUTPUT_FORMATS): large enough that a client
- * that knows nothing of thumbnails shows no pixelated image. The first animated and the first
- * still one are what messages link.
- */
-export const THUMBNAIL_OUTPUT_FORMATS: readonly ThumbnailFormat[] = [
-	{ extension: "webp", max_width: 840, max_height: 560, animated: true },
-	{ extension: "webp", max_width: 840, max_height: 560, animated: false },
-];
-
-/** Also made for image types browsers do not show (TIFF, HEIC): a large still in a type they do. */
-export const TRANSCODED_IMAGE_FORMAT: ThumbnailFormat = { extension: "webp", max_width: 4032, max_height: 3024, animated: false };
 
 /** The types Zulip parses and thumbnails (THUMBNAIL_ACCEPT_IMAGE_TYPES); other bytes are not decoded at all. */
 export const THUMBNAIL_ACCEPT_IMAGE_TYPES = new Set(["image/avif", "image/gif", "image/heic", "image/jpeg", "image/png", "image/tiff", "image/webp", "image/svg+xml"]);
@@ -51,14 +31,6 @@ export const IMAGE_MAX_ANIMATED_PIXELS = IMAGE_BOMB_TOTAL_PIXELS / 3;
 sharp.cache(false);
 
 const CONTENT_TYPES: Record<string, string> = { webp: "image/webp", png: "image/png", jpg: "image/jpeg", gif: "image/gif" };
-
-export const formatName = (f: ThumbnailFormat) => `${f.max_width}x${f.max_height}${f.animated ? "-anim" : ""}.${f.extension}`;
-
-/** A format named in a URL (`840x560.webp`, `840x560-anim.webp`), or null. */
-export function parseFormat(name: string): ThumbnailFormat | null {
-	const m = /^(\d{1,5})x(\d{1,5})(-anim)?\.(\w{1,10})$/.exec(name);
-	return m ? { max_width: Number(m[1]), max_height: Number(m[2]), animated: m[3] !== undefined, extension: m[4] } : null;
-}
 
 const bareType = (type: string) => type.split(";")[0].trim().toLowerCase();
 

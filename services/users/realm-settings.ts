@@ -4,6 +4,7 @@ import type { Config } from "../../shared/config";
 import type { GroupGraph } from "../../shared/group-settings";
 import { LIMITS } from "../../shared/version";
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "./presence-rules";
+import { serverThumbnailFormats } from "../../shared/thumbnail-formats";
 
 /** The server settings (from the environment) that the register state reports. */
 export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams" | "maxFileUploadSizeMib">;
@@ -108,6 +109,7 @@ export function serverState(server: ServerSettings): Record<string, unknown> {
 		server_typing_started_wait_period_milliseconds: 10000,
 		server_inline_image_preview: true,
 		server_inline_url_embed_preview: true,
+		server_thumbnail_formats: serverThumbnailFormats(),
 		server_avatar_changes_disabled: false,
 		server_name_changes_disabled: false,
 		server_needs_upgrade: false,

@@ -216,3 +216,12 @@ test("a truncated JPEG whose header reads is previewed as far as it decodes, as 
 	const meta = await sharp((await thumbnail(src, alice)).bytes).metadata();
 	expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: "webp", width: 300, height: 200 });
 });
+
+test("POST /register lists Zulip's server_thumbnail_formats, the names a thumbnail URL may end in", async () => {
+	const res = await as(alice).post("/register", { fetch_event_types: JSON.stringify(["realm"]) });
+	expectSuccess(res);
+	expect(res.body.server_thumbnail_formats).toEqual([
+		{ name: "840x560-anim.webp", max_width: 840, max_height: 560, format: "webp", animated: true },
+		{ name: "840x560.webp", max_width: 840, max_height: 560, format: "webp", animated: false },
+	]);
+});
