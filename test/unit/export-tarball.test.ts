@@ -30,7 +30,10 @@ async function untar(gz: Buffer): Promise<Map<string, Buffer>> {
 			next();
 		});
 	});
-	const done = new Promise((resolve, reject) => ex.on("finish", resolve).on("error", reject));
+	const done = new Promise<void>((resolve, reject) => {
+		ex.on("finish", () => resolve());
+		ex.on("error", reject);
+	});
 	Readable.from([gunzipSync(gz)]).pipe(ex);
 	await done;
 	return files;
