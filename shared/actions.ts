@@ -255,7 +255,7 @@ export interface ActionMap {
 	/** These messages are deleted: their uploads lose them. */
 	"uploads.unclaim": { params: { message_ids: number[] }; result: None };
 	/** These messages moved to a channel of this publicity. */
-	"uploads.messagesMoved": { params: { message_ids: number[]; is_realm_public: boolean; is_web_public: boolean }; result: None };
+	"uploads.messagesMoved": { params: { message_ids: number[]; channel_id: number; is_realm_public: boolean; is_web_public: boolean }; result: None };
 	/** Of these messages, those the caller may read (for who may read a file they link). */
 	"messages.readableAmong": { params: { message_ids: number[] }; result: { message_ids: number[] } };
 	"channels.autoTopicVisibility": {
@@ -273,6 +273,8 @@ export interface AttachmentClaimRequest {
 	date_sent: number;
 	/** Who sent the message: they claim only what they may read. */
 	sender: Identity;
+	/** Its channel; null for a direct message. */
+	channel_id: number | null;
 	path_ids: string[];
 	/** The message is in a public channel / a web-public one. */
 	is_realm_public: boolean;

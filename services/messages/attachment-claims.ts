@@ -49,6 +49,7 @@ export async function claimUploads(ctx: Ctx<any>, db: MessagesDb, externalUrl: s
 			message_id: q.message._id,
 			date_sent: q.message.timestamp,
 			sender: q.sender,
+			channel_id: q.message.channel_id,
 			path_ids: pathIds,
 			...publicity,
 		});

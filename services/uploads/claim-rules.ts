@@ -69,7 +69,7 @@ export async function planClaim(Attachment: Model<AttachmentDoc>, q: AttachmentC
 
 /** Writes a planned claim in one round trip; answers the files as they are after it. */
 export async function applyClaim(Attachment: Model<AttachmentDoc>, q: AttachmentClaimRequest, plan: ClaimPlan): Promise<AttachmentDoc[]> {
-	const claim: AttachmentClaim = { id: q.message_id, date_sent: q.date_sent * 1000, is_realm_public: q.is_realm_public, is_web_public: q.is_web_public };
+	const claim: AttachmentClaim = { id: q.message_id, channel_id: q.channel_id, date_sent: q.date_sent * 1000, is_realm_public: q.is_realm_public, is_web_public: q.is_web_public };
 	const ops = [
 		// A claim already there (a repeated request) is not added twice.
 		...plan.add.map((d) => ({ updateOne: { filter: { _id: d._id, "messages.id": { $ne: q.message_id } }, update: { $push: { messages: claim }, $unset: { sweep_after: 1 } } } })),
@@ -107,11 +107,23 @@ export async function dropClaims(Attachment: Model<AttachmentDoc>, messageIds: n
 	return changed;
 }
 
-/** Moved messages' claims take their new channel's publicity. */
-export async function moveClaims(Attachment: Model<AttachmentDoc>, messageIds: number[], isRealmPublic: boolean, isWebPublic: boolean): Promise<void> {
+/** Moved messages' claims take their new channel and its publicity. */
+export async function moveClaims(Attachment: Model<AttachmentDoc>, messageIds: number[], channelId: number, isRealmPublic: boolean, isWebPublic: boolean): Promise<void> {
 	await Attachment.updateMany(
 		{ "messages.id": { $in: messageIds } },
-		{ $set: { "messages.$[c].is_realm_public": isRealmPublic, "messages.$[c].is_web_public": isWebPublic } },
+		{ $set: { "messages.$[c].channel_id": channelId, "messages.$[c].is_realm_public": isRealmPublic, "messages.$[c].is_web_public": isWebPublic } },
 		{ arrayFilters: [{ "c.id": { $in: messageIds } }] },
 	);
+}
+
+/**
+ * A channel became public or private, web-public or not (`channels.updated`): the claims of its
+ * messages follow, as Zulip's do_change_stream_permission resets is_realm_public for them.
+ */
+export async function channelPublicityChanged(Attachment: Model<AttachmentDoc>, channelId: number, changes: Record<string, unknown>): Promise<void> {
+	const set: Record<string, boolean> = {};
+	if (typeof changes.invite_only === "boolean") set["messages.$[c].is_realm_public"] = !changes.invite_only;
+	if (typeof changes.is_web_public === "boolean") set["messages.$[c].is_web_public"] = changes.is_web_public;
+	if (!Object.keys(set).length) return;
+	await Attachment.updateMany({ "messages.channel_id": channelId }, { $set: set }, { arrayFilters: [{ "c.channel_id": channelId }] });
 }

@@ -2,7 +2,7 @@
 // (file-store.ts). This file wires the service; the endpoints are in actions/, the rules of a file
 // in transit in transfer.ts, who may read a file in file-access.ts.
 import type { Connection } from "mongoose";
-import type { ServiceSchema } from "moleculer";
+import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { badRequest } from "../../shared/errors";
@@ -20,6 +20,8 @@ import { exportWorker } from "./export/worker";
 import { imagePreviewActions } from "./actions/image-previews";
 import { imageAttachmentModel } from "./models/image-attachment";
 import { attachmentActions } from "./actions/attachments";
+import { channelPublicityChanged } from "./claim-rules";
+import type { ChannelUpdated } from "../../shared/org-events";
 
 const MIB = 1024 * 1024;
 /** How often each replica removes the uploads left behind (transfer.ts PENDING_TTL_MS). */
@@ -40,6 +42,13 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 	return {
 		name: "uploads",
 		actions: { ...transferActions(deps), ...realmExportActions(exports.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps) },
+
+		events: {
+			/** Claims of a channel's messages follow its publicity (claim-rules.ts). */
+			async "channels.updated"(ctx: Context<ChannelUpdated>) {
+				await channelPublicityChanged(deps.Attachment, ctx.params.channel_id, ctx.params.changes);
+			},
+		},
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "uploads");

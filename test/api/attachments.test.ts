@@ -309,6 +309,18 @@ test("GET /attachments lists the caller's files alone, oldest first", async () =
 	expect(ids).not.toContain(attachments[0].id);
 });
 
+test("a channel made private takes its files' openness with it, and made public again gives it back", async () => {
+	expectSuccess(await c(alice).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "flip" }]), principals: JSON.stringify([alice.user_id, bob.user_id]) }));
+	const file = await upload(alice, "flip.txt");
+	await sendMessage(c(alice), { type: "stream", to: "flip", topic: "t", content: `[f](${file.url})` });
+	expect(await statuses(file.url, [bob, carol, gus])).toEqual([200, 200, 404]);
+	const id = await channelId("flip");
+	expectSuccess(await c(alice).patch(`/streams/${id}`, { is_private: true }));
+	expect(await statuses(file.url, [alice, bob, carol, gus])).toEqual([200, 200, 404, 404]);
+	expectSuccess(await c(alice).patch(`/streams/${id}`, { is_private: false }));
+	expect(await statuses(file.url, [bob, carol, gus])).toEqual([200, 200, 404]);
+});
+
 test("a guest reads a public channel's files once subscribed (its shared history), and no longer after leaving it", async () => {
 	const file = await upload(alice, "for-everyone.txt");
 	await sendMessage(c(alice), { type: "stream", to: "open", topic: "guests", content: `[e](${file.url})` });

@@ -64,10 +64,10 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 	}
 
 	/** Files the moved messages link take their new channel's publicity (one call, when any links one). */
-	async function uploadsMoved(ctx: Ctx<any>, ids: number[], publicity: Publicity) {
+	async function uploadsMoved(ctx: Ctx<any>, ids: number[], channelId: number, publicity: Publicity) {
 		const linking = (await db.Message.find({ _id: { $in: ids }, has_attachment: true }, { _id: 1 }).lean()).map((x) => x._id);
 		if (!linking.length) return;
-		await call(ctx, "uploads.messagesMoved", { message_ids: linking, ...publicity }).catch((err: unknown) => ctx.service?.logger.error({ err }, "moving uploads' claims failed"));
+		await call(ctx, "uploads.messagesMoved", { message_ids: linking, channel_id: channelId, ...publicity }).catch((err: unknown) => ctx.service?.logger.error({ err }, "moving uploads' claims failed"));
 	}
 
 	return {
@@ -150,7 +150,7 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				}
 				let moved: { ids: number[]; lost: number[] } | undefined;
 				if (moving) moved = await applyMove(db, actor, m, moving.topic, moving.target, q.propagate_mode ?? "change_one", now, editing);
-				if (moved && destPublicity) await uploadsMoved(ctx, moved.ids, destPublicity);
+				if (moved && moving?.target && destPublicity) await uploadsMoved(ctx, moved.ids, moving.target.channel_id, destPublicity);
 				if (editing || moved) {
 					const change = { content: editing ? { content: content!, rendered: rendered! } : undefined, moved: moving && moved ? { ...moving, ...moved, propagate: q.propagate_mode ?? "change_one" } : undefined };
 					await ctx.broadcast("messages.updated", await updatedPayload(ctx, actor, m, now, change, graph.emptyTopicDisplayName));

@@ -64,6 +64,7 @@ export function attachmentActions(deps: UploadsDeps) {
 				message_id: p.int({ min: 1 }),
 				date_sent: p.int({ min: 0 }),
 				sender: p.object({ user_id: p.int(), realm_id: p.int(), role: p.int() }),
+				channel_id: { ...p.int(), nullable: true },
 				path_ids: p.stringList({ max: MAX_LINKED_UPLOADS }),
 				is_realm_public: p.bool(),
 				is_web_public: p.bool(),
@@ -101,9 +102,10 @@ export function attachmentActions(deps: UploadsDeps) {
 
 		messagesMoved: {
 			visibility: "public",
-			params: params({ message_ids: p.intList({ max: MAX_MESSAGE_IDS }), is_realm_public: p.bool(), is_web_public: p.bool() }),
-			async handler(ctx: Ctx<{ message_ids: number[]; is_realm_public: boolean; is_web_public: boolean }>) {
-				if (ctx.params.message_ids.length) await moveClaims(deps.Attachment, ctx.params.message_ids, ctx.params.is_realm_public, ctx.params.is_web_public);
+			params: params({ message_ids: p.intList({ max: MAX_MESSAGE_IDS }), channel_id: p.int(), is_realm_public: p.bool(), is_web_public: p.bool() }),
+			async handler(ctx: Ctx<{ message_ids: number[]; channel_id: number; is_realm_public: boolean; is_web_public: boolean }>) {
+				const q = ctx.params;
+				if (q.message_ids.length) await moveClaims(deps.Attachment, q.message_ids, q.channel_id, q.is_realm_public, q.is_web_public);
 				return {};
 			},
 		},

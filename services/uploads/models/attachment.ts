@@ -10,6 +10,7 @@
 //   a file by its URL path (unique)        -> { path_id }
 //   an owner's files, by ID                -> { owner_id, _id }
 //   the files a message links              -> { messages.id }
+//   the files a channel's messages link     -> { messages.channel_id }
 //   unclaimed files due for removal         -> { sweep_after }
 import { Connection, Schema, type Types } from "mongoose";
 
@@ -35,6 +36,8 @@ export interface AttachmentDoc {
 /** A message that links the file. */
 export interface AttachmentClaim {
 	id: number;
+	/** The message's channel; null for a direct message. */
+	channel_id: number | null;
 	/** When the message was sent, UNIX milliseconds (GET /attachments' date_sent). */
 	date_sent: number;
 	/** The message is in a public channel (every member but guests may read it) / a web-public one. */
@@ -43,7 +46,7 @@ export interface AttachmentClaim {
 }
 
 const claimSchema = new Schema<AttachmentClaim>(
-	{ id: { type: Number, required: true }, date_sent: { type: Number, required: true }, is_realm_public: Boolean, is_web_public: Boolean },
+	{ id: { type: Number, required: true }, channel_id: { type: Number, default: null }, date_sent: { type: Number, required: true }, is_realm_public: Boolean, is_web_public: Boolean },
 	{ _id: false },
 );
 
@@ -66,6 +69,7 @@ const schema = new Schema<AttachmentDoc>(
 schema.index({ path_id: 1 }, { unique: true });
 schema.index({ owner_id: 1, _id: -1 });
 schema.index({ "messages.id": 1 });
+schema.index({ "messages.channel_id": 1 });
 schema.index({ sweep_after: 1 }, { sparse: true });
 
 export const attachmentModel = (conn: Connection) => conn.model<AttachmentDoc>("Attachment", schema, "attachments");
