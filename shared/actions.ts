@@ -3,7 +3,7 @@
 import type { CallingOptions, Context } from "moleculer";
 import type { GroupGraphData } from "./group-settings";
 import type { ImagePreview } from "./markdown/image-previews";
-import type { Linkifier } from "./org-events";
+import type { Linkifier, RealmEmoji } from "./org-events";
 import type { ExportChannel, ExportMessage, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
@@ -240,7 +240,7 @@ export interface ActionMap {
 	/** An organization export's file, for an administrator of its organization. */
 	"uploads.openExport": { params: { path_id: string }; result: OpenedFile };
 	/** The file endpoint `action` may take a body of `declared_bytes`: an upload starts (services/api/file-upload.ts). */
-	"uploads.begin": { params: { action: string; declared_bytes: number }; result: { upload_id: string; chunk_bytes: number } };
+	"uploads.begin": { params: { action: string; declared_bytes: number; params?: Record<string, unknown> }; result: { upload_id: string; chunk_bytes: number } };
 	"uploads.writeChunk": { params: { upload_id: string; n: number; data: string }; result: None };
 	"uploads.abort": { params: { upload_id: string }; result: None };
 	"uploads.open": { params: { path_id: string }; result: OpenedFile };
@@ -258,6 +258,22 @@ export interface ActionMap {
 	"uploads.messagesMoved": { params: { message_ids: number[]; channel_id: number; is_realm_public: boolean; is_web_public: boolean }; result: None };
 	/** Of these messages, those the caller may read (for who may read a file they link). */
 	"messages.readableAmong": { params: { message_ids: number[] }; result: { message_ids: number[] } };
+	/** A custom emoji's or avatar's image at its path under /user_avatars (shared/public-images.ts), for anyone. */
+	"uploads.openImage": { params: { path: string }; result: OpenedFile };
+	/** Removes an uploaded avatar's images (`avatar_path`: their base path). */
+	"uploads.removeAvatarImages": { params: { avatar_path: string }; result: None };
+	/** Refuses a custom emoji upload before its body is read (name, permission, name in use); answers the name as stored. */
+	"users.checkEmojiUpload": { params: { emoji_name: string }; result: { emoji_name: string } };
+	/** A custom emoji whose images are stored: checked again, then created and announced. */
+	"users.addEmoji": { params: { emoji_name: string; file_name: string; is_animated: boolean }; result: { id: number } };
+	/** Refuses an avatar change where avatar changes are disabled (Zulip's avatar_changes_disabled). */
+	"users.checkAvatarChange": { params: None; result: None };
+	/** The caller's avatar is now the uploaded one at `avatar_path`: announced; answers its URL and the previous upload's path. */
+	"users.setAvatar": { params: { avatar_path: string }; result: { avatar_url: string; previous_path: string | null } };
+	/** The organization's custom emoji by ID, as GET /realm/emoji lists them (the messages service's cache). */
+	"users.realmEmoji": { params: None; result: { emoji: Record<string, RealmEmoji> } };
+	/** Where GET /avatar/{user_id_or_email} redirects (Zulip's avatar view). */
+	"users.avatarRedirect": { params: { user_id_or_email: string; medium: boolean }; result: { url: string } };
 	"channels.autoTopicVisibility": {
 		params: { channel_id: number; topic: string; follow: number[]; unmute: number[] };
 		result: { changed: Array<{ user_id: number; visibility_policy: number }> };

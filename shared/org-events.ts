@@ -308,3 +308,20 @@ export interface AttachmentsChanged {
 	changes: Array<{ user_id: number; op: "add" | "update" | "remove"; attachment: ApiAttachment | { id: number } }>;
 	upload_space_used: number;
 }
+
+/** A custom emoji as GET /realm/emoji and realm_emoji events show it. */
+export interface RealmEmoji {
+	id: string;
+	name: string;
+	source_url: string;
+	still_url: string | null;
+	deactivated: boolean;
+	author_id: number | null;
+}
+
+/** `users.realmEmojiChanged`: the organization's custom emoji now, by ID, for every active user. */
+export interface RealmEmojiChanged {
+	realm_id: number;
+	user_ids: number[];
+	realm_emoji: Record<string, RealmEmoji>;
+}

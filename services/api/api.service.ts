@@ -20,6 +20,7 @@ import { CredentialCache, parseBasicAuth } from "./auth";
 import { registerAction } from "./register";
 import { createHttpServer, dropRestOfBody } from "./http-server";
 import { abortUpload, openDownload, receiveUpload, sendOpened, UPLOADS_PATH } from "./file-routes";
+import { AVATAR_PATH, openPublicImage, PUBLIC_IMAGES_PATH, redirectToAvatar } from "./image-routes";
 import { signupPage } from "./signup-page";
 import { PageGuard } from "./page-guard";
 import { clientAddressOf } from "./client-address";
@@ -150,7 +151,7 @@ export function apiService(config: Config): ServiceSchema {
 			const endpoint = this.broker.findNextActionEndpoint(action);
 			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
 			const { params, ignored } = convertParams(endpoint.action.params as ParamSchema | undefined, raw);
-			const { upload, fields } = await receiveUpload(req.$ctx, req, action, meta);
+			const { upload, fields } = await receiveUpload(req.$ctx, req, action, meta, params);
 			uploadId = upload.upload_id;
 			const data = (await req.$ctx.call(action, params, { meta: { ...meta, upload } })) as Record<string, unknown> | undefined;
 			sendJson(res, 200, successJson(data, [...ignored, ...fields]), rateHeaders);
@@ -173,6 +174,38 @@ export function apiService(config: Config): ServiceSchema {
 			} catch (err) {
 				if (res.headersSent) res.destroy();
 				else sendError(this, res, err, rateHeaders);
+			}
+		});
+	}
+
+	/** A custom emoji's or avatar's image under /user_avatars (image-routes.ts), without credentials. */
+	function publicImage(this: any, req: Req, res: ServerResponse) {
+		void drain.track(res, async () => {
+			const rateHeaders: Headers = {};
+			try {
+				checkRate(`addr:${clientAddress(req)}`, rateHeaders);
+				await sendOpened(req.$ctx, req, res, await openPublicImage(req.$ctx, (req.parsedUrl ?? req.url ?? "").slice(PUBLIC_IMAGES_PATH.length)));
+			} catch (err) {
+				if (res.headersSent) res.destroy();
+				else sendError(this, res, err, rateHeaders);
+			}
+		});
+	}
+
+	/** GET /avatar/{user_id_or_email}[/medium] (image-routes.ts): a redirect to the avatar. */
+	function avatar(this: any, req: Req, res: ServerResponse) {
+		void drain.track(res, async () => {
+			const rateHeaders: Headers = {};
+			try {
+				const user = await authenticate(req).catch((err: unknown) => {
+					checkRate(`addr:${clientAddress(req)}`, rateHeaders);
+					throw err;
+				});
+				checkRate(`user:${user.user_id}`, rateHeaders);
+				const url = (req as Req & { originalUrl?: string }).originalUrl ?? req.url ?? "";
+				await redirectToAvatar(req.$ctx, res, url.slice(AVATAR_PATH.length), user, rateHeaders);
+			} catch (err) {
+				sendError(this, res, err, rateHeaders);
 			}
 		});
 	}
@@ -264,6 +297,19 @@ export function apiService(config: Config): ServiceSchema {
 					mappingPolicy: "restrict",
 					bodyParsers: false,
 					aliases: { "GET /*path": download },
+				},
+				{
+					// Custom emoji and avatars: outside /api/v1, as Zulip serves them (image-routes.ts).
+					path: PUBLIC_IMAGES_PATH,
+					mappingPolicy: "restrict",
+					bodyParsers: false,
+					aliases: { "GET /*path": publicImage },
+				},
+				{
+					path: AVATAR_PATH,
+					mappingPolicy: "restrict",
+					bodyParsers: false,
+					aliases: { "GET /*path": avatar },
 				},
 				{
 					// Not part of the API: the page a confirmation email links to.

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { call, type Identity, type Meta, type OpenedFile, type UploadedFileMeta } from "../../shared/actions";
-import { notFound } from "../../shared/errors";
+import { badRequest, notFound } from "../../shared/errors";
 import { receiveFile } from "./file-upload";
 import { sendFile } from "./file-download";
 
@@ -17,9 +17,9 @@ export const UPLOADS_PATH = "/user_uploads";
  * in `ctx.meta.upload`, and the body's text fields (ignored parameters). Anything refused or cut
  * short removes what was stored.
  */
-export async function receiveUpload(ctx: Context<unknown, Meta>, req: IncomingMessage, action: string, meta: Meta): Promise<{ upload: UploadedFileMeta; fields: string[] }> {
+export async function receiveUpload(ctx: Context<unknown, Meta>, req: IncomingMessage, action: string, meta: Meta, params: Record<string, unknown> = {}): Promise<{ upload: UploadedFileMeta; fields: string[] }> {
 	const declared = Number(req.headers["content-length"]);
-	const { upload_id, chunk_bytes } = await call(ctx, "uploads.begin", { action, declared_bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0 }, { meta });
+	const { upload_id, chunk_bytes } = await call(ctx, "uploads.begin", { action, declared_bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0, params }, { meta });
 	try {
 		const file = await receiveFile(req, {
 			chunkBytes: chunk_bytes,
@@ -30,8 +30,20 @@ export async function receiveUpload(ctx: Context<unknown, Meta>, req: IncomingMe
 		return { upload: { upload_id, length: file.length, file_name: file.file_name, content_type: file.content_type }, fields: file.fields };
 	} catch (err) {
 		await abortUpload(ctx, upload_id, meta);
-		throw err;
+		throw fileCountError(action, err);
 	}
+}
+
+/** Zulip's own words, on some endpoints, for a body without exactly one file. */
+const FILE_COUNT_ERRORS: Record<string, string> = {
+	"uploads.uploadEmoji": "You must upload exactly one file.",
+	"uploads.uploadAvatar": "You must upload exactly one avatar.",
+};
+
+function fileCountError(action: string, err: unknown): unknown {
+	const msg = (err as { message?: unknown }).message;
+	const own = Object.hasOwn(FILE_COUNT_ERRORS, action) ? FILE_COUNT_ERRORS[action] : undefined;
+	return own && (msg === "You must specify a file to upload" || msg === "You may only upload one file at a time") ? badRequest(own) : err;
 }
 
 /** Drops an upload in transit (one already completed is not touched). */

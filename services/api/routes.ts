@@ -61,6 +61,8 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/users/me/profile_data", action: "users.updateMyProfileData" },
 	{ method: "DELETE", path: "/users/me/profile_data", action: "users.deleteMyProfileData" },
 	{ method: "POST", path: "/users/me/api_key/regenerate", action: "users.regenerateMyKey" },
+	{ method: "POST", path: "/users/me/avatar", action: "uploads.uploadAvatar", file: true },
+	{ method: "DELETE", path: "/users/me/avatar", action: "users.deleteAvatar" },
 	{ method: "GET", path: "/bots", action: "users.listBots", nonGuest: true, humanOnly: true },
 	{ method: "POST", path: "/bots", action: "users.createBot", nonGuest: true, humanOnly: true },
 	{ method: "PATCH", path: "/bots/{bot_id}", action: "users.updateBot", nonGuest: true, humanOnly: true },
@@ -152,6 +154,8 @@ export const routes: Route[] = [
 
 	{ method: "PATCH", path: "/realm", action: "users.updateRealm", admin: true },
 	{ method: "GET", path: "/realm/emoji", action: "users.realmEmoji" },
+	{ method: "POST", path: "/realm/emoji/{emoji_name}", action: "uploads.uploadEmoji", file: true, nonGuest: true },
+	{ method: "DELETE", path: "/realm/emoji/{emoji_name}", action: "users.deleteEmoji" },
 	{ method: "POST", path: "/user_uploads", action: "uploads.userUpload", file: true },
 	{ method: "GET", path: "/user_uploads/{realm_id}/{filename...}", action: "uploads.temporaryUrl" },
 	{ method: "GET", path: "/attachments", action: "uploads.listAttachments" },

@@ -173,6 +173,11 @@ export function orgChangeHandlers(registry: () => QueueRegistry, deliver: Delive
 				if (p.bot_owner_id) deliver(to(botAudience), "realm_bot", () => ({ op: "update", bot: { user_id, full_name: c.full_name } }));
 			}
 			if (c.role !== undefined) update(everyone(), { role: c.role });
+			if (c.avatar_version !== undefined) {
+				// As Zulip's notify_avatar_url_change: the URLs to everyone (client_gravatar clients too), and a bot's to its administrators.
+				update(everyone(), { avatar_source: c.avatar_source, avatar_url: c.avatar_url, avatar_url_medium: c.avatar_url_medium, avatar_version: c.avatar_version });
+				if (p.bot_owner_id) deliver(to(botAudience), "realm_bot", () => ({ op: "update", bot: { user_id, avatar_url: c.avatar_url } }));
+			}
 			if (c.is_active !== undefined) update(everyone(), { is_active: c.is_active });
 			// Zulip's do_deactivate_user tells a bot's administrators too.
 			if (c.is_active === false && p.bot_owner_id) deliver(to(botAudience), "realm_bot", () => ({ op: "update", bot: { user_id, is_active: false } }));

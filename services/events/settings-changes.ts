@@ -1,7 +1,7 @@
-// Zulip's `navigation_view` events (to the user whose views changed) and `realm_playgrounds`
-// and `realm_linkifiers` events (the whole list, to every active user).
+// Zulip's `navigation_view` events (to the user whose views changed) and `realm_playgrounds`,
+// `realm_linkifiers` and `realm_emoji` events (the whole list, to every active user).
 import type { Context } from "moleculer";
-import type { LinkifiersChanged, NavigationViewChanged, PlaygroundsChanged } from "../../shared/org-events";
+import type { LinkifiersChanged, NavigationViewChanged, PlaygroundsChanged, RealmEmojiChanged } from "../../shared/org-events";
 import type { Deliver } from "./deliver";
 import type { QueueRegistry } from "./queues";
 
@@ -15,6 +15,9 @@ export function settingsChangeHandlers(registry: () => QueueRegistry, deliver: D
 		},
 		"users.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
 			deliver(registry().of(new Set(ctx.params.user_ids)), "realm_linkifiers", () => ({ realm_linkifiers: ctx.params.realm_linkifiers }));
+		},
+		"users.realmEmojiChanged"(ctx: Context<RealmEmojiChanged>) {
+			deliver(registry().of(new Set(ctx.params.user_ids)), "realm_emoji", () => ({ op: "update", realm_emoji: ctx.params.realm_emoji }));
 		},
 	};
 }

@@ -7,8 +7,9 @@ import type { Config } from "../../shared/config";
 import { call, requireUser, type ApiUser, type Ctx, type Identity } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { GroupGraphCache } from "../../shared/group-settings";
-import type { LinkifiersChanged, MutesChanged } from "../../shared/org-events";
+import type { LinkifiersChanged, MutesChanged, RealmEmojiChanged } from "../../shared/org-events";
 import { linkifiersChanged, loadedLinkifiers } from "./linkifier-cache";
+import { loadedRealmEmoji, realmEmojiChanged } from "./realm-emoji-cache";
 import type { MessagesDb } from "./db";
 import { messageModel, type MessageDoc } from "./models/message";
 import { userMessageModel } from "./models/user-message";
@@ -99,6 +100,8 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	async function flagsForContent(ctx: Ctx<any>, actor: Identity, content: string, recipients: number[], channelId: number | null, topic: string, opts?: { edit?: boolean }) {
 		const graph = await graphs.get();
 		const [targets, links, previews] = await Promise.all([mentionTargets(ctx, graph, content), channelLinks(ctx, content), imagePreviews(ctx, actor.realm_id, content)]);
+		// Custom emoji render from the cache, loaded once per process.
+		await loadedRealmEmoji(ctx);
 		const rendered = renderContent(content, targets, links, await loadedLinkifiers(ctx), previews);
 		const noMuters: ReadonlySet<number> = new Set();
 		const [participants, alerted, muting] = await Promise.all([
@@ -243,6 +246,9 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			},
 			"users.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
 				linkifiersChanged(ctx.params.realm_linkifiers);
+			},
+			"users.realmEmojiChanged"(ctx: Context<RealmEmojiChanged>) {
+				realmEmojiChanged(ctx.params.realm_emoji);
 			},
 			/** Turning drafts synchronization off deletes the drafts kept on the server. */
 			async "users.settingsChanged"(ctx: Context<{ user_id: number; changes: Record<string, unknown> }>) {

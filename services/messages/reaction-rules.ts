@@ -3,9 +3,12 @@
 // Unicode emoji go by Zulip's names (shared/emoji.ts): any name or alias of a code names it, and
 // a reaction keeps the name it was made with (as Zulip does: "thumbs_up" stays "thumbs_up"); a
 // later vote for the same code takes the first reaction's name. The one service emoji is Zulip's
-// own, named and coded "zulip". Custom (realm) emoji do not exist yet, so every realm_emoji
-// code is refused as an invalid custom emoji.
+// own, named and coded "zulip". Custom (realm) emoji go by their ID as the code; by name, an
+// active custom emoji comes before a Unicode emoji of the same name (Zulip's get_emoji_data), and
+// a new reaction needs the code of a custom emoji that is not deactivated, under its own name
+// (Zulip's check_emoji_request). `custom` is the organization's custom emoji by ID.
 import type { ApiUser } from "../../shared/actions";
+import type { RealmEmoji } from "../../shared/org-events";
 import { apiError, badRequest } from "../../shared/errors";
 import { emojiCode, emojiNames, normalizeEmojiCode } from "../../shared/emoji";
 import type { MessagesDb } from "./db";
@@ -27,8 +30,12 @@ export interface Emoji {
 	reaction_type: ReactionType;
 }
 
+export type CustomEmoji = Record<string, RealmEmoji>;
+
 /** The emoji a name stands for, when no code is given. */
-function byName(name: string): Emoji {
+function byName(name: string, custom: CustomEmoji): Emoji {
+	const own = Object.values(custom).find((e) => e.name === name && !e.deactivated);
+	if (own) return { emoji_name: name, emoji_code: own.id, reaction_type: "realm_emoji" };
 	if (name === SERVICE_EMOJI) return { emoji_name: name, emoji_code: SERVICE_EMOJI, reaction_type: "service_extra_emoji" };
 	const code = emojiCode(name);
 	if (!code) throw badRequest(`Emoji '${name}' does not exist`);
@@ -36,18 +43,24 @@ function byName(name: string): Emoji {
 }
 
 /** The emoji a request names: by code where one is given, else by name. */
-export function requestedEmoji(q: EmojiRequest): Emoji {
+export function requestedEmoji(q: EmojiRequest, custom: CustomEmoji): Emoji {
 	if (q.emoji_code === undefined) {
 		if (q.emoji_name === undefined) throw badRequest("At least one of the following arguments must be present: emoji_name, emoji_code");
-		return byName(q.emoji_name);
+		return byName(q.emoji_name, custom);
 	}
 	const type = q.reaction_type === "zulip_extra_emoji" ? "service_extra_emoji" : (q.reaction_type ?? "unicode_emoji");
-	return { emoji_name: q.emoji_name ?? "", emoji_code: normalizeEmojiCode(q.emoji_code), reaction_type: type };
+	return { emoji_name: q.emoji_name ?? "", emoji_code: type === "realm_emoji" ? q.emoji_code : normalizeEmojiCode(q.emoji_code), reaction_type: type };
 }
 
 /** Refuses a code that names no emoji of its type, or a name that does not belong to the code. */
-export function checkEmoji(e: Emoji): void {
-	if (e.reaction_type === "realm_emoji") throw badRequest("Invalid custom emoji.");
+export function checkEmoji(e: Emoji, custom: CustomEmoji): void {
+	if (e.reaction_type === "realm_emoji") {
+		const own = Object.hasOwn(custom, e.emoji_code) ? custom[e.emoji_code] : undefined;
+		if (!own) throw badRequest("Invalid custom emoji.");
+		if (own.name !== e.emoji_name) throw badRequest("Invalid custom emoji name.");
+		if (own.deactivated) throw badRequest("This custom emoji has been deactivated.");
+		return;
+	}
 	if (e.reaction_type === "service_extra_emoji") {
 		if (e.emoji_code !== SERVICE_EMOJI) throw invalidEmojiCode();
 		if (e.emoji_name !== SERVICE_EMOJI) throw badRequest("Invalid emoji name.");
@@ -59,7 +72,8 @@ export function checkEmoji(e: Emoji): void {
 }
 
 /** Whether a code names an emoji of its type (removing a reaction checks only the code). */
-export function isKnownCode(e: Emoji): boolean {
+export function isKnownCode(e: Emoji, custom: CustomEmoji): boolean {
+	if (e.reaction_type === "realm_emoji") return Object.hasOwn(custom, e.emoji_code);
 	if (e.reaction_type === "service_extra_emoji") return e.emoji_code === SERVICE_EMOJI;
 	return e.reaction_type === "unicode_emoji" && emojiNames(e.emoji_code) !== undefined;
 }

@@ -4,7 +4,7 @@
 import type { Model } from "mongoose";
 import { badRequest } from "../../shared/errors";
 import { clock } from "../../shared/clock";
-import type { Identity } from "../../shared/actions";
+import type { Ctx, Identity } from "../../shared/actions";
 import { CHUNK_BYTES, FileStore, type FileId } from "./file-store";
 import type { PendingUploadDoc } from "./models/pending-upload";
 
@@ -15,6 +15,8 @@ export const PENDING_TTL_MS = 60 * 60 * 1000;
 export interface Purpose {
 	maxBytes: number;
 	tooLarge: () => Error;
+	/** The endpoint's checks that come before the body is read (who may, a name in use), given the route's parameters. */
+	check?: (ctx: Ctx<any>, params: Record<string, unknown>) => Promise<void>;
 }
 
 /** The upload in transit that `user` may write to or complete for `action`, or Zulip's error. */

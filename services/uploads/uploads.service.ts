@@ -22,6 +22,9 @@ import { imageAttachmentModel } from "./models/image-attachment";
 import { attachmentActions } from "./actions/attachments";
 import { channelPublicityChanged } from "./claim-rules";
 import type { ChannelUpdated } from "../../shared/org-events";
+import { CUSTOM_EMOJI, emojiImageActions, emojiPurpose } from "./actions/emoji-images";
+import { AVATAR_UPLOAD, avatarImageActions, avatarPurpose } from "./actions/avatar-images";
+import { publicImageModel } from "./models/public-image";
 
 const MIB = 1024 * 1024;
 /** How often each replica removes the uploads left behind (transfer.ts PENDING_TTL_MS). */
@@ -37,11 +40,13 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 			maxBytes: config.maxFileUploadSizeMib * MIB,
 			tooLarge: () => badRequest(`Uploaded file is larger than the allowed limit of ${config.maxFileUploadSizeMib} MiB`),
 		},
+		[CUSTOM_EMOJI]: emojiPurpose,
+		[AVATAR_UPLOAD]: avatarPurpose,
 	};
 
 	return {
 		name: "uploads",
-		actions: { ...transferActions(deps), ...realmExportActions(exports.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps) },
+		actions: { ...transferActions(deps), ...realmExportActions(exports.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps), ...emojiImageActions(deps), ...avatarImageActions(deps) },
 
 		events: {
 			/** Claims of a channel's messages follow its publicity (claim-rules.ts). */
@@ -58,6 +63,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 				Attachment: attachmentModel(conn),
 				Pending: pendingUploadModel(conn),
 				ImageAttachment: imageAttachmentModel(conn),
+				Images: publicImageModel(conn),
 				space: new UploadSpace(usageModel(conn), config.uploadQuotaMib * MIB),
 				nextId: counters(conn),
 			});

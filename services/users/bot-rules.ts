@@ -8,7 +8,7 @@ import type { GroupGraph } from "../../shared/group-settings";
 import { isAdmin } from "../../shared/roles";
 import type { UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
-import { gravatarUrl } from "./user-view";
+import { avatarUrl } from "./user-view";
 
 export const BotType = { GENERIC: 1, INCOMING_WEBHOOK: 2, OUTGOING_WEBHOOK: 3, EMBEDDED: 4 } as const;
 /** Zulip's Service.ALLOWED_INTERFACE_TYPES: generic, Slack-compatible. */
@@ -144,7 +144,7 @@ export function realmBotView(b: UserDoc, names: ChannelNames = {}): Record<strin
 		is_active: b.is_active,
 		api_key: b.api_key,
 		...botDefaults(b, names),
-		avatar_url: gravatarUrl(b.delivery_email, b.avatar_version),
+		avatar_url: avatarUrl(b),
 		owner_id: b.bot_owner_id,
 		services: serviceDicts(b),
 	};
@@ -156,7 +156,7 @@ export function botInfo(b: UserDoc, names: ChannelNames): Record<string, unknown
 		username: b.delivery_email,
 		full_name: b.full_name,
 		api_key: b.api_key,
-		avatar_url: gravatarUrl(b.delivery_email, b.avatar_version),
+		avatar_url: avatarUrl(b),
 		...botDefaults(b, names),
 	};
 }

@@ -16,6 +16,7 @@ import type { PushDeviceDoc } from "./models/push-device";
 import type { UserStatusDoc } from "./models/user-status";
 import type { MutedUserDoc } from "./models/muted-user";
 import type { CliChangeDoc } from "./models/cli-change";
+import type { RealmEmojiDoc } from "./models/realm-emoji";
 
 export interface UsersDb {
 	config: Config;
@@ -34,6 +35,7 @@ export interface UsersDb {
 	UserStatus: Model<UserStatusDoc>;
 	MutedUser: Model<MutedUserDoc>;
 	CliChange: Model<CliChangeDoc>;
+	RealmEmoji: Model<RealmEmojiDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;

@@ -81,6 +81,8 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
 	// Who may create bots of any kind, and who only incoming webhook bots (Zulip's defaults).
 	can_create_bots_group: "role:members",
 	can_create_write_only_bots_group: "role:members",
+	// Who may add custom emoji (Zulip's default).
+	can_add_custom_emoji_group: "role:members",
 };
 
 export function realmSetting<T = unknown>(realm: RealmDoc, key: string): T {

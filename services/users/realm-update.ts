@@ -32,7 +32,7 @@ export const REALM_TOPICS_POLICIES = ["allow_empty_topic", "disable_empty_topic"
 export const EDIT_HISTORY_POLICIES = ["all", "moves", "none"] as const;
 
 /** Plain settings PATCH /realm takes, by API name (stored as `realm_<name>`). */
-export const PLAIN_SETTINGS = ["allow_message_editing", "enable_spectator_access", "waiting_period_threshold", "message_edit_history_visibility_policy", "topics_policy", "enable_read_receipts"] as const;
+export const PLAIN_SETTINGS = ["allow_message_editing", "enable_spectator_access", "waiting_period_threshold", "message_edit_history_visibility_policy", "topics_policy", "enable_read_receipts", "avatar_changes_disabled"] as const;
 
 /** Zulip's announcement channels (-1: none); new channel announcements are the ones posted here. */
 export const ANNOUNCEMENT_CHANNEL_SETTINGS = ["new_stream_announcements_stream_id", "signup_announcements_stream_id", "zulip_update_announcements_stream_id"] as const;
@@ -45,6 +45,7 @@ const OWNER_ONLY = new Set(["waiting_period_threshold", "can_create_groups", "ca
  * and `everyone` system groups are allowed, and the system groups a setting is limited to.
  */
 const SETTING_LIMITS: Record<string, { nobody: boolean; everyone: boolean; systemOnly?: string[] }> = {
+	can_add_custom_emoji_group: { nobody: false, everyone: false },
 	can_add_subscribers_group: { nobody: true, everyone: false },
 	can_create_bots_group: { nobody: true, everyone: false },
 	can_create_groups: { nobody: true, everyone: false },

@@ -4,11 +4,10 @@ import { isAdmin, isGuest, isModerator, isOwner } from "../../shared/roles";
 import type { RealmDoc } from "./models/realm";
 import type { UserDoc } from "./models/user";
 import type { ProfileFieldDoc } from "./models/profile-field";
-import { customEmoji } from "./custom-emoji";
 import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPES, fieldView } from "./profile-fields";
 import { realmHost, realmState, type ServerSettings } from "./realm-settings";
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTINGS, userSettings } from "./user-settings";
-import { gravatarUrl, toApiUser } from "./user-view";
+import { avatarUrl, toApiUser } from "./user-view";
 import { realmBotView, type ChannelNames } from "./bot-rules";
 
 /** Settings that older clients (without the user_settings_object capability) read at top level. */
@@ -83,14 +82,13 @@ export function registerState(input: {
 			if (params.user_avatar_url_field_optional) delete v.avatar_url;
 			return v;
 		};
-		const avatar = gravatarUrl(user.delivery_email, user.avatar_version);
 		Object.assign(out, {
 			realm_users: all.filter((u) => u.is_active).map(view),
 			realm_non_active_users: all.filter((u) => !u.is_active).map(view),
 			cross_realm_bots: systemBots.map((u) => ({ ...view(u), is_system_bot: true })),
 			avatar_source: user.avatar_source,
-			avatar_url: avatar,
-			avatar_url_medium: avatar.replace("?d=identicon", "?d=identicon&s=500"),
+			avatar_url: avatarUrl(user),
+			avatar_url_medium: avatarUrl(user, true),
 			can_create_streams: !isGuest(user.role),
 			can_create_public_streams: !isGuest(user.role),
 			can_create_private_streams: !isGuest(user.role),
@@ -140,7 +138,6 @@ export function registerState(input: {
 
 	// State the users service owns but whose features come later: present, and empty.
 	const empty: Record<string, () => unknown> = {
-		realm_emoji: () => ({ realm_emoji: customEmoji() }),
 		realm_domains: () => ({ realm_domains: [] }),
 		realm_filters: () => ({ realm_filters: [] }),
 		realm_embedded_bots: () => ({ realm_embedded_bots: [] }),

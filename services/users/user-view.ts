@@ -5,6 +5,7 @@ import { Role, isAdmin, isGuest, isModerator, isOwner } from "../../shared/roles
 import type { UserDoc } from "./models/user";
 import type { ProfileFieldDoc } from "./models/profile-field";
 import { profileDataView } from "./profile-fields";
+import { avatarImagePaths, publicImageUrl } from "../../shared/public-images";
 
 export const Visibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
 
@@ -32,9 +33,21 @@ export function canSeeDeliveryEmail(viewer: Pick<Identity, "user_id" | "role"> |
 	}
 }
 
-export function gravatarUrl(email: string, version: number): string {
+export function gravatarUrl(email: string, version: number, medium = false): string {
 	const hash = createHash("md5").update(email.toLowerCase()).digest("hex");
-	return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${version}`;
+	return `https://secure.gravatar.com/avatar/${hash}?d=identicon${medium ? "&s=500" : ""}&version=${version}`;
+}
+
+/**
+ * A user's avatar URL as Zulip's avatar_url: the uploaded image (relative, under /user_avatars,
+ * as Zulip's local upload backend gives it), else the gravatar; `medium` the 500×500 size.
+ */
+export function avatarUrl(user: Pick<UserDoc, "avatar_source" | "avatar_path" | "avatar_version" | "delivery_email">, medium = false): string {
+	if (user.avatar_source === "U" && user.avatar_path) {
+		const paths = avatarImagePaths(user.avatar_path);
+		return `${publicImageUrl(medium ? paths.medium : paths.small)}?version=${user.avatar_version}`;
+	}
+	return gravatarUrl(user.delivery_email, user.avatar_version, medium);
 }
 
 export interface ViewOptions {
@@ -69,7 +82,7 @@ export function toApiUser(target: UserDoc, viewer: Pick<Identity, "user_id" | "r
 		bot_type: target.bot_type,
 		timezone: target.timezone,
 		// With client_gravatar the client computes gravatars itself, but only from an address it can see.
-		avatar_url: gravatar && opts.clientGravatar && seesEmail ? null : gravatarUrl(target.delivery_email, target.avatar_version),
+		avatar_url: gravatar && opts.clientGravatar && seesEmail ? null : avatarUrl(target),
 		avatar_version: target.avatar_version,
 	};
 	if (target.is_bot) out.bot_owner_id = target.bot_owner_id;

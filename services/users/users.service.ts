@@ -50,6 +50,8 @@ import { linkifierActions } from "./actions/linkifiers";
 import { presenceActions } from "./actions/presence";
 import { userStatusActions } from "./actions/user-status";
 import { realmEmojiActions } from "./actions/realm-emoji";
+import { avatarActions } from "./actions/avatars";
+import { realmEmojiModel } from "./models/realm-emoji";
 import { fullMemberActions } from "./actions/full-members";
 import { botStorageActions } from "./actions/bot-storage";
 import { pushDeviceActions } from "./actions/push-devices";
@@ -105,7 +107,8 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 			...linkifierActions(db),
 			...presenceActions(deps),
 			...userStatusActions(deps),
-			...realmEmojiActions(),
+			...realmEmojiActions(deps),
+			...avatarActions(deps),
 			...fullMemberActions(db),
 			...botStorageActions(db),
 			...pushDeviceActions(db),
@@ -153,6 +156,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 				UserStatus: userStatusModel(conn),
 				MutedUser: mutedUserModel(conn),
 				CliChange: cliChangeModel(conn),
+				RealmEmoji: realmEmojiModel(conn),
 				nextId: counters(conn),
 			});
 			await ensureIndexes(conn);

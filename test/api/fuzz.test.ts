@@ -370,6 +370,8 @@ test("every route answers bad parameters with a Zulip error or a success, never 
 				if (!res.body || typeof res.body !== "object") throw new Error(`not JSON: ${what}`);
 				if (res.status === 200) {
 					if (res.body.result !== "success") throw new Error(`200 without success: ${what}`);
+					// The caller's key was regenerated: the runs after it use the new one.
+					if (plan.route.method === "POST" && plan.route.path === "/users/me/api_key/regenerate") caller(plan).api_key = res.body.api_key;
 					// The caller deactivated their own account: back, so the runs after it still reach the handlers.
 					if (plan.route.method === "DELETE" && plan.route.path === "/users/me") {
 						const who = caller(plan);

@@ -7,6 +7,7 @@ import { p, params } from "../../../shared/params";
 import { checkAccess } from "../access";
 import { addHistoricalRows } from "../flag-rules";
 import { checkEmoji, invalidEmojiCode, isKnownCode, reactionExists, reactionMissing, REACTION_TYPES, requestedEmoji, type EmojiRequest } from "../reaction-rules";
+import { loadedRealmEmoji } from "../realm-emoji-cache";
 import type { Ctx, ServiceDeps } from "./deps";
 
 type ReactionParams = EmojiRequest & { message_id: number };
@@ -27,13 +28,14 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 				const actor = requireUser(ctx);
 				const { message_id } = ctx.params;
 				const access = await checkAccess(db, actor.user_id, [message_id], resolvers(ctx).readable);
-				const emoji = requestedEmoji(ctx.params);
+				const custom = await loadedRealmEmoji(ctx);
+				const emoji = requestedEmoji(ctx.params, custom);
 				const same = { message_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code };
 				const existing = await db.Reaction.find(same, { user_id: 1, emoji_name: 1 }).sort({ _id: 1 }).lean();
 				if (existing.some((r) => r.user_id === actor.user_id)) throw reactionExists();
 				// Someone reacted with this emoji already (perhaps under an older name): join theirs.
 				if (existing.length) emoji.emoji_name = existing[0].emoji_name;
-				else checkEmoji(emoji);
+				else checkEmoji(emoji, custom);
 				// Reacting to a message seen through channel history makes it part of the user's history.
 				await addHistoricalRows(db, actor.user_id, access.unreceived);
 				try {
@@ -59,10 +61,11 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 				const actor = requireUser(ctx);
 				const { message_id } = ctx.params;
 				await checkAccess(db, actor.user_id, [message_id], resolvers(ctx).readable);
-				const emoji = requestedEmoji(ctx.params);
+				const custom = await loadedRealmEmoji(ctx);
+				const emoji = requestedEmoji(ctx.params, custom);
 				const same = { message_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code };
 				const removed = await db.Reaction.findOneAndDelete({ ...same, user_id: actor.user_id }).lean();
-				if (!removed) throw isKnownCode(emoji) ? reactionMissing() : invalidEmojiCode();
+				if (!removed) throw isKnownCode(emoji, custom) ? reactionMissing() : invalidEmojiCode();
 				await ctx.broadcast("messages.reactionChanged", { op: "remove", user_id: actor.user_id, user: reactor(actor), ...same, emoji_name: removed.emoji_name, user_ids: await holders(message_id) });
 				return {};
 			},

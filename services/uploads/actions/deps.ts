@@ -4,6 +4,7 @@ import type { FileStore } from "../file-store";
 import type { AttachmentDoc } from "../models/attachment";
 import type { PendingUploadDoc } from "../models/pending-upload";
 import type { ImageAttachmentDoc } from "../models/image-attachment";
+import type { PublicImageDoc } from "../models/public-image";
 import type { UploadSpace } from "../upload-space";
 import type { Purpose } from "../transfer";
 
@@ -13,6 +14,8 @@ export interface UploadsDeps {
 	Pending: Model<PendingUploadDoc>;
 	/** Uploaded images: their dimensions and thumbnails (thumbnails.ts). */
 	ImageAttachment: Model<ImageAttachmentDoc>;
+	/** Custom emoji and avatar images, served without credentials (image-store.ts). */
+	Images: Model<PublicImageDoc>;
 	space: UploadSpace;
 	nextId: (entity: string) => Promise<number>;
 	/** The key temporary URLs are signed with (temporary-urls.ts). */

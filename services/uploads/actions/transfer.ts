@@ -15,11 +15,13 @@ export function transferActions(deps: UploadsDeps) {
 	return {
 		begin: {
 			visibility: "public",
-			params: params({ action: p.string(), declared_bytes: p.int({ min: 0 }) }),
-			async handler(ctx: Ctx<{ action: string; declared_bytes: number }>) {
+			// `params`: the route's parameters (path and query), for the purpose's own checks.
+			params: params({ action: p.string(), declared_bytes: p.int({ min: 0 }), params: p.json({ optional: true }) }),
+			async handler(ctx: Ctx<{ action: string; declared_bytes: number; params?: Record<string, unknown> }>) {
 				const user = requireUser(ctx);
 				const purpose = Object.hasOwn(deps.purposes, ctx.params.action) ? deps.purposes[ctx.params.action] : undefined;
 				if (!purpose) throw badRequest("Invalid upload");
+				await purpose.check?.(ctx, ctx.params.params ?? {});
 				const upload_id = await startUpload(deps.Pending, user, ctx.params.action, purpose, ctx.params.declared_bytes);
 				return { upload_id, chunk_bytes: CHUNK_BYTES };
 			},

@@ -33,6 +33,7 @@ const patchParams = {
 	topics_policy: p.oneOf(REALM_TOPICS_POLICIES, { optional: true }),
 	enable_spectator_access: p.bool({ optional: true }),
 	enable_read_receipts: p.bool({ optional: true }),
+	avatar_changes_disabled: p.bool({ optional: true }),
 	waiting_period_threshold: p.int({ optional: true, min: 0, max: INT32_MAX }),
 	moderation_request_channel_id: p.int({ optional: true }),
 	...Object.fromEntries(ANNOUNCEMENT_CHANNEL_SETTINGS.map((k) => [k, p.int({ optional: true })])),

@@ -11,6 +11,7 @@ import { listFields } from "../profile-field-store";
 import { listSettingsState } from "../list-settings";
 import { realmStatuses } from "../status-rules";
 import { mutesOf } from "../mute-rules";
+import { customEmoji } from "../custom-emoji";
 import type { Ctx, ServiceDeps } from "./deps";
 
 export function registerActions({ db, graphs, config, findUser, groupsView }: ServiceDeps) {
@@ -37,6 +38,7 @@ export function registerActions({ db, graphs, config, findUser, groupsView }: Se
 				Object.assign(state, await listSettingsState(db, self.user_id, wants));
 				if (wants("user_status")) state.user_status = await realmStatuses(db, all);
 				if (wants("muted_users")) state.muted_users = await mutesOf(db, self.user_id);
+				if (wants("realm_emoji")) state.realm_emoji = await customEmoji(db);
 				if (wants("realm")) {
 					// Organization-level permissions, as group-setting values.
 					const graph = await graphs.get();

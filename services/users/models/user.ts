@@ -32,6 +32,8 @@ export interface UserDoc {
 	/** "G" gravatar, "U" uploaded. */
 	avatar_source: string;
 	avatar_version: number;
+	/** With an uploaded avatar ("U"): its images' base path (shared/public-images.ts avatarImagePaths). */
+	avatar_path?: string | null;
 	/** Who may see delivery_email: 1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators. */
 	email_address_visibility: number;
 	/** Personal settings that differ from the defaults in user-settings.ts. */
@@ -82,6 +84,7 @@ const schema = new Schema<UserDoc>(
 		timezone: { type: String, default: "" },
 		avatar_source: { type: String, default: "G" },
 		avatar_version: { type: Number, default: 1 },
+		avatar_path: { type: String },
 		email_address_visibility: { type: Number, default: 1 },
 		settings: { type: Schema.Types.Mixed, default: {} },
 		profile_data: { type: Schema.Types.Mixed, default: {} },

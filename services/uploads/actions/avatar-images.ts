@@ -1,0 +1,91 @@
+// POST /users/me/avatar: the caller's avatar from an uploaded image, as Zulip's set_avatar_backend
+// and write_avatar_images: the original kept, a 100×100 and a 500×500 PNG made from it
+// (image-resize.ts). Where avatar changes are disabled the body is not read (the purpose's check,
+// users.checkAvatarChange). The user's avatar fields belong to the users service (users.setAvatar),
+// which announces the change; the previous upload's images then go, as Zulip deletes them.
+// Also the public images' reading (the gateway's /user_avatars route) and removal.
+import { call, requireUser, type Ctx } from "../../../shared/actions";
+import { badRequest } from "../../../shared/errors";
+import { p, params } from "../../../shared/params";
+import { avatarImagePaths } from "../../../shared/public-images";
+import { contentTypeOf } from "../file-names";
+import { AVATAR_TYPES, badImage, bareType, resizeAvatar } from "../image-resize";
+import { imageToken, openImage, removeImages, storeImages } from "../image-store";
+import { completeUpload, pendingUpload, type Purpose } from "../transfer";
+import type { UploadsDeps } from "./deps";
+
+export const AVATAR_UPLOAD = "uploads.uploadAvatar";
+
+/** Zulip's MAX_AVATAR_FILE_SIZE_MIB (POST /register's max_avatar_file_size_mib). */
+const MAX_AVATAR_FILE_SIZE_MIB = 5;
+
+/** Zulip's answer to a body without exactly one file, for this endpoint. */
+export const AVATAR_FILE_COUNT = "You must upload exactly one avatar.";
+
+export const avatarPurpose: Purpose = {
+	maxBytes: MAX_AVATAR_FILE_SIZE_MIB * 1024 * 1024,
+	tooLarge: () => badRequest(`Uploaded file is larger than the allowed limit of ${MAX_AVATAR_FILE_SIZE_MIB} MiB`),
+	async check(ctx) {
+		await call(ctx, "users.checkAvatarChange", {});
+	},
+};
+
+export function avatarImageActions(deps: UploadsDeps) {
+	const pathsOf = (base: string) => Object.values(avatarImagePaths(base));
+	return {
+		uploadAvatar: {
+			params: params({}),
+			async handler(ctx: Ctx) {
+				const user = requireUser(ctx);
+				const upload = ctx.meta.upload;
+				if (!upload) throw badRequest(AVATAR_FILE_COUNT);
+				const pending = await pendingUpload(deps.Pending, upload.upload_id, user, AVATAR_UPLOAD);
+				await call(ctx, "users.checkAvatarChange", {});
+				const type = bareType(contentTypeOf(upload.file_name, upload.content_type));
+				if (!AVATAR_TYPES.has(type)) throw badImage("Invalid image format");
+
+				const base = `${user.realm_id}/${imageToken()}`;
+				const paths = avatarImagePaths(base);
+				const original = await completeUpload(deps.store, deps.Pending, pending, upload.length, paths.original, { content_type: type });
+				let resized: { small: Buffer; medium: Buffer };
+				try {
+					resized = await resizeAvatar(await deps.store.readAll(original));
+				} catch (err) {
+					await deps.store.remove(original);
+					throw err;
+				}
+				await storeImages(deps.store, deps.Images, user.realm_id, [
+					{ path: paths.original, content_type: type, data: { file_id: original, length: upload.length } },
+					{ path: paths.small, content_type: "image/png", data: resized.small },
+					{ path: paths.medium, content_type: "image/png", data: resized.medium },
+				]);
+				let answer: { avatar_url: string; previous_path: string | null };
+				try {
+					answer = await call(ctx, "users.setAvatar", { avatar_path: base });
+				} catch (err) {
+					await removeImages(deps.store, deps.Images, pathsOf(base));
+					throw err;
+				}
+				if (answer.previous_path) await removeImages(deps.store, deps.Images, pathsOf(answer.previous_path));
+				return { avatar_url: answer.avatar_url };
+			},
+		},
+		/** For the users service: an avatar's images, once the user no longer has it. */
+		removeAvatarImages: {
+			visibility: "public",
+			params: params({ avatar_path: p.string({ max: 200 }) }),
+			async handler(ctx: Ctx<{ avatar_path: string }>) {
+				await removeImages(deps.store, deps.Images, pathsOf(ctx.params.avatar_path));
+				return {};
+			},
+		},
+		/** An image under /user_avatars, for the gateway to send to anyone (shared/public-images.ts). */
+		openImage: {
+			visibility: "public",
+			params: params({ path: p.string({ max: 2000 }) }),
+			async handler(ctx: Ctx<{ path: string }>) {
+				return openImage(deps.Images, ctx.params.path);
+			},
+		},
+	};
+}
