@@ -89,8 +89,10 @@ function linkText(children: Token[], open: number): string | null {
 /** A markdown-it core rule placing Zulip's image previews, from `env.imagePreviews`. */
 export function imagePreviewPlugin(md: MarkdownIt): void {
 	md.core.ruler.push("zulip_image_previews", (state) => {
-		const previews = (state.env as { imagePreviews?: ImagePreviews }).imagePreviews;
-		if (!previews?.size) return;
+		const env = state.env as { imagePreviews?: ImagePreviews; inQuote?: boolean };
+		const previews = env.imagePreviews;
+		// Inside a ```quote block (rendered apart, zulip-markdown.ts) as inside a > quote: no previews.
+		if (!previews?.size || env.inQuote) return;
 		const tokens = state.tokens;
 
 		// The distinct links outside block quotes; past Zulip's limit, no previews at all.

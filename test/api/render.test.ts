@@ -80,6 +80,7 @@ test("an uploaded image previews as Zulip's message_inline_image, in its paragra
 		[`- [chart](${url})\n- other`, `<ul>\n<li>${link("chart")}${div("chart")}</li>\n<li>other</li>\n</ul>`],
 		[`[${url}](${url})`, div(null)],
 		[`> [chart](${url})`, `<blockquote>\n<p>${link("chart")}</p>\n</blockquote>`],
+		["```quote\n[chart](" + url + ")\n```", `<blockquote>\n<p>${link("chart")}</p>\n</blockquote>`],
 		[`[data.csv](${file})`, `<p>${link("data.csv", file)}</p>`],
 		[`\`[chart](${url})\``, `<p><code>[chart](${url})</code></p>`],
 	];
