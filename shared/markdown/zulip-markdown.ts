@@ -5,6 +5,7 @@
 import type MarkdownIt from "markdown-it";
 import { escapeHtml } from "../html";
 import { emojiCode } from "../emoji";
+import { activeCustomEmoji } from "./custom-emoji";
 
 /** Channel IDs by lowercased name, looked up before rendering (one call for all links). */
 export type ChannelLinks = Map<string, { id: number; name: string }>;
@@ -53,6 +54,16 @@ export function zulipMarkdown(md: MarkdownIt): void {
 		// Zulip's emoji syntax, :[\w+-]+: (names can have letters beyond ASCII: flag_åland_islands).
 		const m = /^:([\p{L}\p{N}_+-]+):/u.exec(state.src.slice(state.pos));
 		if (!m) return false;
+		// An active custom emoji first, as Zulip's EmojiPattern (custom-emoji.ts).
+		const custom = activeCustomEmoji(m[1]);
+		if (custom) {
+			if (!silent) {
+				const t = state.push("html_inline", "", 0);
+				t.content = `<img alt=":${escapeHtml(m[1])}:" class="emoji" src="${escapeHtml(custom.source_url)}" title="${escapeHtml(m[1].replace(/_/g, " "))}">`;
+			}
+			state.pos += m[0].length;
+			return true;
+		}
 		const code = emojiCode(m[1]);
 		if (!code) return false;
 		if (!silent) {
