@@ -105,6 +105,36 @@ export interface UploadedImage {
 export async function makeThumbnails(store: FileStore, Images: Model<ImageAttachmentDoc>, file: UploadedImage): Promise<ImageAttachmentDoc | null> {
 	const contentType = bareType(file.content_type);
 	if (!THUMBNAIL_ACCEPT_IMAGE_TYPES.has(contentType)) return null;
+	await slots.take();
+	try {
+		return await thumbnailUpload(store, Images, file, contentType);
+	} finally {
+		slots.give();
+	}
+}
+
+/**
+ * Decision: a replica thumbnails at most THUMBNAILS_AT_ONCE images at a time (each holds its file
+ * and libvips' working memory, up to a few hundred MB for an image at Zulip's pixel limit); other
+ * uploads wait their turn, so a burst of large images queues rather than exhausting the replica's
+ * memory.
+ */
+const THUMBNAILS_AT_ONCE = 2;
+
+const slots = (() => {
+	let free = THUMBNAILS_AT_ONCE;
+	const waiting: Array<() => void> = [];
+	return {
+		take: () => (free > 0 ? (free--, Promise.resolve()) : new Promise<void>((resolve) => waiting.push(resolve))),
+		give: () => {
+			const next = waiting.shift();
+			if (next) next();
+			else free++;
+		},
+	};
+})();
+
+async function thumbnailUpload(store: FileStore, Images: Model<ImageAttachmentDoc>, file: UploadedImage, contentType: string): Promise<ImageAttachmentDoc | null> {
 	const bytes = await store.readAll(file.file_id);
 	const facts = await probeImage(bytes);
 	if (!facts) return null;

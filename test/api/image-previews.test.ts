@@ -225,3 +225,10 @@ test("POST /register lists Zulip's server_thumbnail_formats, the names a thumbna
 		{ name: "840x560.webp", max_width: 840, max_height: 560, format: "webp", animated: false },
 	]);
 });
+
+test("images uploaded at the same time all get their thumbnails (they take turns)", async () => {
+	const urls = await Promise.all([1, 2, 3, 4, 5].map(async (i) => upload(`many-${i}.png`, await stillImage(100 + i, 50, "png"), "image/png")));
+	const sent = await sendAndRead(urls.map((u, i) => `[many-${i + 1}](${u})`).join("\n\n"));
+	for (const [i, u] of urls.entries()) expect(sent.content).toContain(`data-original-dimensions="${101 + i}x50" src="/user_uploads/thumbnail/${pathOf(u)}/840x560.webp"`);
+	for (const u of urls) expect((await thumbnail(`/user_uploads/thumbnail/${pathOf(u)}/840x560.webp`, alice)).status).toBe(200);
+});
