@@ -4,13 +4,15 @@
 //
 // Emoji are checked as Zulip's check_emoji_request checks them (the checks of reactions, with
 // Zulip's own words): Unicode emoji by Zulip's names (shared/emoji.ts), the one extra emoji
-// "zulip", and no custom emoji (the organization has none, ./custom-emoji.ts). The extra emoji's
+// "zulip", and the organization's custom emoji by ID (./custom-emoji.ts; by name, an active one
+// before a Unicode emoji of the same name, as Zulip's get_emoji_data). The extra emoji's
 // type is Zulip's `zulip_extra_emoji`; `service_extra_emoji` (the spec's neutral name, which
 // reactions answer) is taken as another name for it.
 import { upsertRetrying } from "../../shared/db";
 import { emojiCode, emojiNames, normalizeEmojiCode } from "../../shared/emoji";
 import { badRequest } from "../../shared/errors";
 import type { UsersDb } from "./db";
+import type { RealmEmoji } from "../../shared/org-events";
 import type { StatusReactionType, UserStatusDoc } from "./models/user-status";
 import type { UserDoc } from "./models/user";
 import { userSettings } from "./user-settings";
@@ -64,7 +66,9 @@ export function checkStatusText(raw: string): string {
 }
 
 /** The emoji a name stands for (Zulip's get_emoji_data): the extra emoji, else a Unicode one. */
-function emojiByName(name: string): { emoji_code: string; reaction_type: StatusReactionType } {
+function emojiByName(name: string, custom: Record<string, RealmEmoji>): { emoji_code: string; reaction_type: StatusReactionType } {
+	const own = Object.values(custom).find((e) => e.name === name && !e.deactivated);
+	if (own) return { emoji_code: own.id, reaction_type: "realm_emoji" };
 	if (name === EXTRA_EMOJI) return { emoji_code: EXTRA_EMOJI, reaction_type: "zulip_extra_emoji" };
 	const code = emojiCode(name);
 	if (code === undefined) throw badRequest(`Emoji '${name}' does not exist`);
@@ -72,10 +76,14 @@ function emojiByName(name: string): { emoji_code: string; reaction_type: StatusR
 }
 
 /** Zulip's check_emoji_request: the code names an emoji of its type, and the name is that emoji's. */
-function checkEmoji(name: string, code: string, type: string): StatusEmoji {
+function checkEmoji(name: string, code: string, type: string, custom: Record<string, RealmEmoji>): StatusEmoji {
 	const reactionType = type === "service_extra_emoji" ? "zulip_extra_emoji" : type;
-	if (reactionType === "realm_emoji") throw badRequest("Invalid custom emoji.");
-	if (reactionType === "zulip_extra_emoji") {
+	if (reactionType === "realm_emoji") {
+		const own = Object.hasOwn(custom, code) ? custom[code] : undefined;
+		if (!own) throw badRequest("Invalid custom emoji.");
+		if (own.name !== name) throw badRequest("Invalid custom emoji name.");
+		if (own.deactivated) throw badRequest("This custom emoji has been deactivated.");
+	} else if (reactionType === "zulip_extra_emoji") {
 		if (code !== EXTRA_EMOJI) throw badRequest("Invalid emoji code.");
 		if (name !== code) throw badRequest("Invalid emoji name.");
 	} else if (reactionType === "unicode_emoji") {
@@ -87,7 +95,7 @@ function checkEmoji(name: string, code: string, type: string): StatusEmoji {
 }
 
 /** Zulip's check_update_user_status: what a request changes, every check before any write. */
-export function checkStatusUpdate(q: StatusRequest): NewStatus {
+export function checkStatusUpdate(q: StatusRequest, custom: Record<string, RealmEmoji> = {}): NewStatus {
 	const statusText = q.status_text === undefined ? undefined : checkStatusText(q.status_text);
 	if (q.away === undefined && statusText === undefined && q.emoji_name === undefined) throw badRequest("Client did not pass any new values.");
 	const out: NewStatus = {};
@@ -99,11 +107,11 @@ export function checkStatusUpdate(q: StatusRequest): NewStatus {
 	} else if (q.emoji_name !== undefined) {
 		let { emoji_code: code, reaction_type: type } = q;
 		if (code === undefined || type === undefined) {
-			const found = emojiByName(q.emoji_name);
+			const found = emojiByName(q.emoji_name, custom);
 			code ??= found.emoji_code;
 			type ??= found.reaction_type;
 		}
-		out.emoji = checkEmoji(q.emoji_name, code, type);
+		out.emoji = checkEmoji(q.emoji_name, code, type, custom);
 	} else if (q.emoji_code || q.reaction_type) {
 		throw badRequest("Client must pass emoji_name if they pass either emoji_code or reaction_type.");
 	}

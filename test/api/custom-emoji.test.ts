@@ -217,3 +217,16 @@ describe("custom emoji in messages", () => {
 		await snap.refused(() => as(bob).delete(`/messages/${messageId}/reactions`, { emoji_name: "party_parrot", emoji_code: parrot.id, reaction_type: "realm_emoji" }), 400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.");
 	});
 });
+
+describe("custom emoji in user status", () => {
+	test("a status takes a custom emoji by name or by ID; an unknown ID, a wrong name or a deactivated one refused", async () => {
+		const parrot = await byName("party_parrot");
+		expectSuccess(await as(bob).post("/users/me/status", { status_text: "party", emoji_name: "party_parrot" }));
+		expect((await as(bob).get(`/users/${bob.user_id}/status`)).body.status).toEqual({ status_text: "party", emoji_name: "party_parrot", emoji_code: parrot.id, reaction_type: "realm_emoji" });
+		const status = (params: Record<string, unknown>) => () => as(bob).post("/users/me/status", params);
+		await snap.refused(status({ emoji_name: "party_parrot", emoji_code: "999999", reaction_type: "realm_emoji" }), 400, "BAD_REQUEST", "Invalid custom emoji.");
+		await snap.refused(status({ emoji_name: "blink", emoji_code: parrot.id, reaction_type: "realm_emoji" }), 400, "BAD_REQUEST", "Invalid custom emoji name.");
+		const gone = Object.values(await listEmoji(alice)).find((e: any) => e.deactivated)!;
+		await snap.refused(status({ emoji_name: gone.name, emoji_code: gone.id, reaction_type: "realm_emoji" }), 400, "BAD_REQUEST", "This custom emoji has been deactivated.");
+	});
+});

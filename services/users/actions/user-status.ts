@@ -11,6 +11,7 @@ import { switchPresence } from "../presence-store";
 import { checkStatusUpdate, saveStatus, statusOf, type StatusRequest } from "../status-rules";
 import { applyUpdate } from "../user-admin";
 import type { Ctx, ServiceDeps } from "./deps";
+import { customEmoji } from "../custom-emoji";
 
 export function userStatusActions({ db, findUser, noSuchUser, changed }: ServiceDeps) {
 	return {
@@ -25,7 +26,8 @@ export function userStatusActions({ db, findUser, noSuchUser, changed }: Service
 			async handler(ctx: Ctx<StatusRequest>) {
 				const actor = requireUser(ctx);
 				if (actor.is_bot) throw badRequest("This endpoint does not accept bot requests.");
-				const change = checkStatusUpdate(ctx.params);
+				// The organization's custom emoji, read only when the request names an emoji.
+				const change = checkStatusUpdate(ctx.params, ctx.params.emoji_name ? await customEmoji(db) : {});
 				const user = await findUser(actor.user_id);
 				if (change.away !== undefined) {
 					// Zulip's do_change_user_setting(presence_enabled = not away): written and announced
