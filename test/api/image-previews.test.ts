@@ -3,6 +3,7 @@
 // do not show), a message linking it renders Zulip's inline preview with the thumbnail's URL, the
 // thumbnail is served to whoever may read the original and "File not found." to anyone else,
 // has:image finds the message; a file that is no image (or does not decode) stays a plain link.
+import zlib from "node:zlib";
 import mongoose from "mongoose";
 import sharp from "sharp";
 import { startTestApp, type Account, type TestApp } from "../support/app";
@@ -231,4 +232,24 @@ test("images uploaded at the same time all get their thumbnails (they take turns
 	const sent = await sendAndRead(urls.map((u, i) => `[many-${i + 1}](${u})`).join("\n\n"));
 	for (const [i, u] of urls.entries()) expect(sent.content).toContain(`data-original-dimensions="${101 + i}x50" src="/user_uploads/thumbnail/${pathOf(u)}/840x560.webp"`);
 	for (const u of urls) expect((await thumbnail(`/user_uploads/thumbnail/${pathOf(u)}/840x560.webp`, alice)).status).toBe(200);
+});
+
+test("an image past Zulip's pixel limit (a header claiming 20000×20000) is a file without a preview, its pixels never decoded", async () => {
+	const chunk = (type: string, data: Buffer) => {
+		const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+		const len = Buffer.alloc(4);
+		len.writeUInt32BE(data.length);
+		const crc = Buffer.alloc(4);
+		crc.writeUInt32BE(zlib.crc32(body));
+		return Buffer.concat([len, body, crc]);
+	};
+	const ihdr = Buffer.alloc(13);
+	ihdr.writeUInt32BE(20000, 0);
+	ihdr.writeUInt32BE(20000, 4);
+	ihdr.set([8, 2, 0, 0, 0], 8);
+	const bomb = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", zlib.deflateSync(Buffer.alloc(1000))), chunk("IEND", Buffer.alloc(0))]);
+	const url = await upload("bomb.png", bomb, "image/png");
+	const sent = await sendAndRead(`[bomb.png](${url})`);
+	expect(sent.content).toBe(`<p><a href="${url}" target="_blank" rel="noopener noreferrer">bomb.png</a></p>`);
+	expect((await thumbnail(`/user_uploads/thumbnail/${pathOf(url)}/840x560.webp`, alice)).status).toBe(404);
 });
