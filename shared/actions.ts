@@ -258,6 +258,8 @@ export interface ActionMap {
 	"uploads.messagesMoved": { params: { message_ids: number[]; channel_id: number; is_realm_public: boolean; is_web_public: boolean }; result: None };
 	/** Of these messages, those the caller may read (for who may read a file they link). */
 	"messages.readableAmong": { params: { message_ids: number[] }; result: { message_ids: number[] } };
+	/** Of these uploads, those a scheduled message not yet sent links. */
+	"scheduling.uploadsInUse": { params: { path_ids: string[] }; result: { path_ids: string[] } };
 	/** A custom emoji's or avatar's image at its path under /user_avatars (shared/public-images.ts), for anyone. */
 	"uploads.openImage": { params: { path: string }; result: OpenedFile };
 	/** Removes an uploaded avatar's images (`avatar_path`: their base path). */

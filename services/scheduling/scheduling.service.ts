@@ -46,6 +46,7 @@ export function schedulingService(config: Config & { mongoUrl: string }): Servic
 			Object.assign(deps, {
 				broker: this.broker,
 				ScheduledMessage: scheduledMessageModel(conn),
+				externalUrl: config.externalUrl,
 				nextId: counters(conn),
 				claimTimeoutSeconds: config.schedulingClaimTimeoutSeconds,
 				// Zulip's scheduled_messages events, for the sender's clients (the events service delivers them).

@@ -332,13 +332,22 @@ test("a guest reads a public channel's files once subscribed (its shared history
 });
 
 // Last: it moves the clock weeks ahead, and every file no message links goes.
-test("files no message links are removed five weeks after their upload; a deleted message's, 30 days after the deletion at the soonest", async () => {
+test("files no message links are removed five weeks after their upload; a deleted message's, 30 days after the deletion at the soonest; a scheduled message's, not while it waits", async () => {
 	const seen = await recordEvents(app, ["uploads.attachmentsChanged"]);
 	const lonely = await upload(alice, "lonely.txt");
 	const kept = await upload(alice, "kept.txt");
 	const orphan = await upload(alice, "orphan.txt");
 	await sendMessage(c(alice), { type: "stream", to: "vault", topic: "kept", content: `[k](${kept.url})` });
 	const doomed = await sendMessage(c(alice), { type: "stream", to: "open", topic: "orphan", content: `[o](${orphan.url})` });
+	const planned = await upload(alice, "planned.txt");
+	const scheduled = await c(alice).post("/scheduled_messages", {
+		type: "stream",
+		to: await channelId("vault"),
+		topic: "planned",
+		content: `[p](${planned.url})`,
+		scheduled_delivery_timestamp: Math.floor(clock.nowMs() / 1000) + 80 * 24 * 3600,
+	});
+	expectSuccess(scheduled);
 	const sweep = () => app.node.broker.call<{ removed: number }, Record<string, never>>("uploads.sweepUnclaimed", {});
 	const paths = async () => (await attachmentsOf(alice)).attachments.map((a) => a.path_id);
 	const DAY = 24 * 3600 * 1000;
@@ -352,7 +361,8 @@ test("files no message links are removed five weeks after their upload; a delete
 		expect(await statuses(lonely.url, [alice])).toEqual([404]);
 		expect(await statuses(kept.url, [alice, bob])).toEqual([200, 200]);
 		expect(await statuses(orphan.url, [alice, bob])).toEqual([200, 404]);
-		expect(await paths()).toEqual(expect.arrayContaining([kept.path_id, orphan.path_id]));
+		expect(await statuses(planned.url, [alice])).toEqual([200]);
+		expect(await paths()).toEqual(expect.arrayContaining([kept.path_id, orphan.path_id, planned.path_id]));
 		expect(await paths()).not.toContain(lonely.path_id);
 		const after = (await attachmentsOf(alice)).upload_space_used;
 		expect(before - after).toBeGreaterThanOrEqual(lonely.size);
@@ -369,6 +379,13 @@ test("files no message links are removed five weeks after their upload; a delete
 		expect(await statuses(orphan.url, [alice])).toEqual([404]);
 		expect(await statuses(kept.url, [alice])).toEqual([200]);
 		expect(await paths()).toEqual(expect.arrayContaining([kept.path_id]));
+
+		// The scheduled message still waits (due on day 80): its file stays; deleted, the file goes.
+		expect(await statuses(planned.url, [alice])).toEqual([200]);
+		expectSuccess(await c(alice).delete(`/scheduled_messages/${scheduled.body.scheduled_message_id}`));
+		clock.advance(8 * DAY);
+		await sweep();
+		expect(await statuses(planned.url, [alice])).toEqual([404]);
 	} finally {
 		clock.reset();
 	}

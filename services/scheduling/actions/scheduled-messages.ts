@@ -6,11 +6,14 @@ import type { Model } from "mongoose";
 import { call, requireUser, type Ctx, type RegisterStateParams } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { uploadPathIds } from "../../../shared/markdown/upload-links";
 import type { ScheduledMessageDoc } from "../models/scheduled-message";
 import { alreadySent, bySchedule, canonicalType, channelIdOf, checkDeliveryTime, defaultReadBySender, LISTED, scheduledMissing, scheduledView, userIdsOf, wouldBe } from "../scheduled-message-rules";
 
 export interface SchedulingDeps {
 	ScheduledMessage: Model<ScheduledMessageDoc>;
+	/** The server's own URL: links to it are local (the uploads a message links). */
+	externalUrl: string;
 	nextId: (entity: string) => Promise<number>;
 	announce(userId: number, change: Record<string, unknown>): Promise<void>;
 }
@@ -37,6 +40,20 @@ export function scheduledMessageActions(d: SchedulingDeps) {
 	const listOf = async (userId: number) => (await d.ScheduledMessage.find({ sender_id: userId, state: { $in: LISTED } }).lean()).sort(bySchedule).map(scheduledView);
 
 	return {
+		/**
+		 * For the uploads service: which of these uploads a scheduled message not yet sent links (Zulip's
+		 * scheduled messages claim their uploads, so unclaimed.ts does not remove them meanwhile).
+		 */
+		uploadsInUse: {
+			visibility: "public",
+			params: params({ path_ids: p.stringList({ max: 1000 }) }),
+			async handler(ctx: Ctx<{ path_ids: string[] }>) {
+				const wanted = new Set(ctx.params.path_ids);
+				const linking = await d.ScheduledMessage.find({ upload_path_ids: { $in: ctx.params.path_ids }, state: { $ne: "delivered" } }, { upload_path_ids: 1 }).lean();
+				return { path_ids: [...new Set(linking.flatMap((m) => m.upload_path_ids ?? []).filter((id) => wanted.has(id)))] };
+			},
+		},
+
 		list: {
 			params: params({}),
 			async handler(ctx: Ctx) {
@@ -69,6 +86,7 @@ export function scheduledMessageActions(d: SchedulingDeps) {
 					topic: checked.topic,
 					content: checked.content,
 					rendered_content: checked.rendered_content,
+					upload_path_ids: uploadPathIds(checked.rendered_content, d.externalUrl),
 					scheduled_timestamp: q.scheduled_delivery_timestamp,
 					read_by_sender: q.read_by_sender ?? defaultReadBySender(checked),
 					state: "scheduled",
@@ -118,6 +136,7 @@ export function scheduledMessageActions(d: SchedulingDeps) {
 					const to = q.to !== undefined ? (type === "stream" ? channelIdOf(q.to) : userIdsOf(q.to)) : current.to;
 					const checked = await call(ctx, "messages.checkSend", wouldBe(type, to, q.topic ?? current.topic, q.content ?? current.content));
 					Object.assign(set, { type: checked.type, to: checked.to, topic: checked.topic, content: checked.content, rendered_content: checked.rendered_content });
+					set.upload_path_ids = uploadPathIds(checked.rendered_content, d.externalUrl);
 				}
 				if (q.scheduled_delivery_timestamp !== undefined) set.scheduled_timestamp = q.scheduled_delivery_timestamp;
 				// Editing a failed message schedules it again.

@@ -8,6 +8,7 @@
 //   due ones, oldest first                             -> { state, scheduled_timestamp, _id }
 //   stale claims                                       -> { state, claimed_at }
 //   one (claim, edit, delete, mark delivered)          -> _id
+//   those linking some uploads (uploadsInUse)          -> { upload_path_ids }
 import { Connection, Schema } from "mongoose";
 import type { Identity } from "../../../shared/actions";
 
@@ -35,6 +36,8 @@ export interface ScheduledMessageDoc {
 	delivered_message_id: number | null;
 	/** When it was marked delivered (milliseconds): delivery lag, for operators and the bench. */
 	delivered_at?: number | null;
+	/** The uploads its content links (shared/markdown/upload-links.ts): kept while it waits. */
+	upload_path_ids?: string[];
 }
 
 const schema = new Schema<ScheduledMessageDoc>(
@@ -55,11 +58,13 @@ const schema = new Schema<ScheduledMessageDoc>(
 		claimed_at: { type: Number, default: null },
 		delivered_message_id: { type: Number, default: null },
 		delivered_at: { type: Number, default: null },
+		upload_path_ids: { type: [String], default: undefined },
 	},
 	{ versionKey: false },
 );
 schema.index({ sender_id: 1, state: 1 });
 schema.index({ state: 1, scheduled_timestamp: 1, _id: 1 });
 schema.index({ state: 1, claimed_at: 1 });
+schema.index({ upload_path_ids: 1 });
 
 export const scheduledMessageModel = (conn: Connection) => conn.model<ScheduledMessageDoc>("ScheduledMessage", schema, "scheduled_messages");

@@ -21,7 +21,8 @@ const MAX_MESSAGE_IDS = 10_000;
 
 /** One sweep of unclaimed files, and their owners told (a `remove` event each). */
 export async function removeUnclaimed(deps: UploadsDeps, ctx: Context): Promise<AttachmentDoc[]> {
-	const removed = await sweepUnclaimed(deps, (err, doc) => ctx.service?.logger.error({ err, attachment_id: doc._id }, "removing an unclaimed attachment's bytes failed"));
+	const inUse = async (pathIds: string[]) => new Set((await call(ctx, "scheduling.uploadsInUse", { path_ids: pathIds })).path_ids);
+	const removed = await sweepUnclaimed({ ...deps, inUse }, (err, doc) => ctx.service?.logger.error({ err, attachment_id: doc._id }, "removing an unclaimed attachment's bytes failed"));
 	for (const realmId of new Set(removed.map((d) => d.realm_id))) {
 		await announceAttachments(ctx, deps.space, realmId, removed.filter((d) => d.realm_id === realmId).map((doc) => ({ op: "remove" as const, doc })));
 	}
