@@ -71,3 +71,35 @@ test("aborting removes the file's stored chunks", async () => {
 	await writer.abort();
 	expect(removed).toEqual([id]);
 });
+
+test("a store that does not keep up holds back the files being added, which then go through whole", async () => {
+	const { store, chunks } = fakeStore();
+	let open!: () => void;
+	const gate = new Promise<void>((resolve) => (open = resolve));
+	const slow = { ...store, writeChunk: async (id: unknown, n: number, data: Buffer) => (await gate, (store as any).writeChunk(id, n, data)) } as unknown as FileStore;
+	const writer = new TarballWriter(slow, FileStore.newId(), new Date(0));
+	const data = randomBytes(8 * 1024 * 1024);
+	let added = false;
+	const adding = writer.add("big.json", data).then(() => (added = true));
+	for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+	expect(added).toBe(false);
+	expect(chunks.size).toBe(0);
+	open();
+	await adding;
+	const { length } = await writer.finish();
+	const whole = Buffer.concat([...chunks.keys()].sort((a, b) => a - b).map((n) => chunks.get(n)!));
+	expect(whole.length).toBe(length);
+	expect((await untar(whole)).get("big.json")!.equals(data)).toBe(true);
+});
+
+test("a store that fails makes adding and finishing fail", async () => {
+	const failing = { writeChunk: async () => Promise.reject(new Error("store down")), remove: async () => undefined } as unknown as FileStore;
+	const writer = new TarballWriter(failing, FileStore.newId(), new Date(0));
+	await expect(
+		(async () => {
+			for (let i = 0; i < 10; i++) await writer.add(`f${i}.json`, randomBytes(CHUNK_BYTES * 2));
+		})(),
+	).rejects.toThrow("store down");
+	await expect(writer.finish()).rejects.toThrow("store down");
+	await writer.abort();
+});
