@@ -289,6 +289,9 @@ test("DELETE /attachments/{attachment_id}: someone else's or an unknown ID is re
 	// As Zulip's URL pattern, which takes digits alone.
 	await snap.refused(() => c(alice).delete("/attachments/abc"), 404, "NOT_FOUND", /./);
 	await snap.refused(() => c(alice).delete(`/attachments/${doomed.id}`, {}, { auth: null }), 401, "UNAUTHORIZED", /./);
+	for (const odd of ["-1", "1.5", "%00"]) await snap.refused(() => c(alice).delete(`/attachments/${odd}`), 404, "NOT_FOUND", "Not Found");
+	await snap.refused(() => c(alice).delete("/attachments/0"), 400, "BAD_REQUEST", "Invalid attachment");
+	await snap.refused(() => c(alice).delete("/attachments/99999999999999999999"), 400, "BAD_REQUEST", "attachment_id is too large");
 	expect(await status(file.url, bob)).toBe(200);
 
 	expectSuccess(await c(alice).delete(`/attachments/${doomed.id}`));
