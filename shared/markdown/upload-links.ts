@@ -1,6 +1,6 @@
 // The uploads a rendered message links, as Zulip's Markdown processor collects them
 // (potential_attachment_path_ids): every <a href> whose URL is on this server (relative, or
-// absolute with the server's own origin) and whose path starts with /user_uploads/. The path ID
+// absolute with the server's own host) and whose path starts with /user_uploads/. The path ID
 // is the rest of the path, without query or fragment. These are what a message claims
 // (services/messages/attachment-claims.ts).
 //
@@ -26,7 +26,8 @@ export function uploadPathIds(html: string, externalUrl: string): string[] {
 		} catch {
 			continue;
 		}
-		if (url.origin !== base.origin || !url.pathname.startsWith(PREFIX)) continue;
+		// As Zulip, the host decides (with its port), whatever the scheme.
+		if (url.host !== base.host || !url.pathname.startsWith(PREFIX)) continue;
 		const raw = url.pathname.slice(PREFIX.length);
 		let pathId = raw;
 		try {
