@@ -15,6 +15,9 @@ import { client, expectSuccess, sendMessage, type Client } from "../support/http
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { eventQueues, type Ev, type QueueReader } from "../support/events";
 import { copyMessage } from "../support/fixtures";
+import { FileStore } from "../../services/uploads/file-store";
+import { realmExportModel } from "../../services/uploads/models/realm-export";
+import { failStalled, STALE_MS, type ExportDeps } from "../../services/uploads/export/run-export";
 
 let app: TestApp;
 let cast: Cast;
@@ -308,6 +311,40 @@ test("an export that fails is recorded as failed, announced, and leaves no file"
 	} finally {
 		await usersDb.collection("users").deleteOne({ _id: broken._id });
 	}
+});
+
+test("an export whose worker died (no progress for STALE_MS) is failed by the sweep, its partial file removed, and announced", async () => {
+	const { realm_id } = (await uploadsDb.collection("realm_exports").findOne({ _id: first.id as never }))!;
+	const store = new FileStore(uploadsDb);
+	const fileId = FileStore.newId();
+	await store.writeChunk(fileId, 0, Buffer.from("a partial archive"));
+	const longAgo = Date.now() - 30 * 24 * 3600 * 1000;
+	await uploadsDb.collection("realm_exports").insertOne({
+		_id: 900003 as never,
+		realm_id,
+		acting_user_id: cast.admin.user_id,
+		type: 1,
+		status: 2,
+		date_requested: longAgo,
+		date_started: longAgo,
+		date_succeeded: null,
+		date_failed: null,
+		date_deleted: null,
+		progress_at: Date.now() - STALE_MS - 1000,
+		file_id: fileId,
+		tarball_size_bytes: null,
+		sha256sum_hex: null,
+		stats: null,
+	});
+	// The sweep each uploads replica runs every minute, run here at once.
+	const deps = { Export: realmExportModel(uploadsDb), store, bus: app.node.broker, logger: { info() {}, warn() {}, error() {} }, siteUrl: "http://chat.test" } as unknown as ExportDeps;
+	expect(await failStalled(deps)).toBe(1);
+	const failed = exportOf(await exportEvent(cast.admin, (e) => exportOf(e, 900003)?.failed_timestamp != null), 900003)!;
+	expect(failed).toMatchObject({ pending: false, export_url: null, failed_timestamp: expect.any(Number), deleted_timestamp: null });
+	expect(await uploadsDb.collection("files.chunks").countDocuments({ files_id: fileId })).toBe(0);
+	// Already failed: a second sweep leaves it.
+	expect(await failStalled(deps)).toBe(0);
+	await uploadsDb.collection("realm_exports").deleteOne({ _id: 900003 as never });
 });
 
 test("the rate limit: five exports a week, then Zulip's 'Exceeded rate limit.', changing nothing", async () => {
