@@ -155,6 +155,8 @@ test("an administrator's export: pending then done in realm_export events, liste
 	const memberRow = realm.zerver_userprofile.find((u: Ev) => u.id === cast.member.user_id);
 	expect(memberRow.delivery_email).toBe(cast.member.email);
 
+	// The exports themselves, this one still started.
+	expect(realm.zerver_realmexport).toEqual([expect.objectContaining({ id, status: 2, acting_user: cast.admin.user_id, type: 1, export_path: null })]);
 	const streams = realm.zerver_stream.map((s: Ev) => s.name);
 	expect(streams).toContain(PUBLIC_CHANNEL);
 	expect(streams).not.toContain(PRIVATE_CHANNEL);

@@ -17,6 +17,7 @@ import { FileStore } from "../file-store";
 import type { UploadSpace } from "../upload-space";
 import { ExportStatus, type RealmExportDoc } from "../models/realm-export";
 import { listExports } from "../realm-export-rules";
+import { realmExportRows } from "./realm-export-table";
 import { TarballWriter } from "./tarball";
 import { writeExport } from "./write-export";
 
@@ -81,7 +82,8 @@ async function runExport(deps: ExportDeps, id: number, realm: ExportRealm): Prom
 		await deps.Export.updateOne({ _id: id }, { $set: { progress_at: clock.nowMs() } });
 	};
 	try {
-		const stats = await writeExport(deps.bus, tarball, dir, realm, claimed.type, progress);
+		const exports = await deps.Export.find({ realm_id: realm.id }).sort({ _id: 1 }).lean();
+		const stats = await writeExport(deps.bus, tarball, dir, realm, claimed.type, { zerver_realmexport: realmExportRows(exports) }, progress);
 		const { length, sha256 } = await tarball.finish();
 		await deps.store.complete(tarball.fileId, length, `${dir}.tar.gz`, { path_id: pathId, content_type: "application/gzip", realm_export_id: id });
 		await deps.Export.updateOne(

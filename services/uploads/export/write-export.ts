@@ -3,7 +3,8 @@
 // (one module per group of tables) and adds the files to the tarball:
 //
 //   <dir>/messages-000001.json ...  the messages of the public channels, 1,000 a file
-//   <dir>/realm.json                the organization, its users, public channels, subscriptions
+//   <dir>/realm.json                the organization, its users, public channels, subscriptions,
+//                                   its data exports
 //   <dir>/stats.json                how many rows each table holds
 //
 // `progress` is called after each file, so a stalled export can be told from a slow one.
@@ -39,7 +40,19 @@ async function allSubscriptions(bus: Caller, channelIds: number[]): Promise<Expo
 	return out;
 }
 
-export async function writeExport(bus: Caller, tarball: TarballWriter, dir: string, realm: ExportRealm, exportType: number, progress: () => Promise<void>): Promise<Record<string, number>> {
+/**
+ * `ownTables`: the uploads service's own tables (zerver_realmexport), read by the caller. Returns
+ * each table's row count (Zulip's `stats`).
+ */
+export async function writeExport(
+	bus: Caller,
+	tarball: TarballWriter,
+	dir: string,
+	realm: ExportRealm,
+	exportType: number,
+	ownTables: Tables,
+	progress: () => Promise<void>,
+): Promise<Record<string, number>> {
 	const users = await allUsers(bus);
 	const { channels, default_channel_ids } = await call(bus, "channels.exportChannels", {});
 	const channelIds = channels.map((c) => c.id);
@@ -71,6 +84,7 @@ export async function writeExport(bus: Caller, tarball: TarballWriter, dir: stri
 		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
 		...channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients),
 		zerver_client: clients.rows(),
+		...ownTables,
 	};
 	count(tables);
 	await tarball.add(`${dir}/realm.json`, json(tables));

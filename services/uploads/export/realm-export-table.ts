@@ -1,0 +1,25 @@
+// zerver_realmexport: the organization's data exports themselves, this one included (still
+// started), as Zulip's export holds them.
+import type { RealmExportDoc } from "../models/realm-export";
+import type { Row } from "./tables";
+
+const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
+
+export function realmExportRows(docs: RealmExportDoc[]): Row[] {
+	return docs.map((d) => ({
+		id: d._id,
+		realm: d.realm_id,
+		type: d.type,
+		status: d.status,
+		date_requested: seconds(d.date_requested),
+		date_started: seconds(d.date_started),
+		date_succeeded: seconds(d.date_succeeded),
+		date_failed: seconds(d.date_failed),
+		date_deleted: seconds(d.date_deleted),
+		acting_user: d.acting_user_id,
+		export_path: d.path_id ? `/user_uploads/${d.path_id}` : null,
+		sha256sum_hex: d.sha256sum_hex,
+		tarball_size_bytes: d.tarball_size_bytes,
+		stats: d.stats,
+	}));
+}
