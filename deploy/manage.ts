@@ -21,7 +21,7 @@ import { loadConfig } from "../shared/config";
 import { startNode, type RunningNode } from "../services";
 import { Role } from "../shared/roles";
 import { zuliprc } from "../services/users/accounts";
-import { recordBroadcasts, RELAY_WAIT_MS, type RelayedEvent } from "../services/users/change-relay";
+import { recordBroadcasts, RELAY_WAIT_MS, type RelayedEvent, type RelayOutcome } from "../services/users/change-relay";
 
 const ROLE_NAMES: Record<string, number> = {
 	owner: Role.OWNER,
@@ -93,15 +93,15 @@ async function main(): Promise<number> {
 }
 
 /**
- * Hands the command's broadcasts to the running server (none runs when this process started the
- * embedded store itself): it tells every node, as for the same change made through the API.
+ * Hands the command's broadcasts to the running server, which tells every node as for the same
+ * change made through the API. None runs when this process started the embedded store itself.
  */
 async function relay(node: RunningNode, events: RelayedEvent[]): Promise<void> {
 	if (!events.length || node.ownStore) return;
-	const { relayed } = await node.broker.call<{ relayed: boolean }, { events: typeof events }>("users.relayChanges", { events });
-	if (!relayed) {
+	const { outcome } = await node.broker.call<{ outcome: RelayOutcome }, { events: RelayedEvent[] }>("users.relayChanges", { events });
+	if (outcome === "not taken") {
 		process.stderr.write(
-			`No running server took this change within ${RELAY_WAIT_MS / 1000} s: a server started later reads it from the database; one that runs unreachable keeps what it cached until restarted.\n`,
+			`A server seemed to run, but none took this change within ${RELAY_WAIT_MS / 1000} s: a server started later reads it from the database; one still running keeps what it cached until restarted.\n`,
 		);
 	}
 }

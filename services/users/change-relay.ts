@@ -18,15 +18,29 @@
 // the database that every cache compares before use costs a database read per cached read (the
 // gateway's credentials sit in front of every request), and compared only now and then it is this
 // poll without the payloads the clients' events need. The database is the one thing the command and
-// every node share in every topology. A record no server claims within RELAY_WAIT_MS (none runs)
-// is withdrawn: a server started later reads everything from the database.
+// every node share in every topology.
+//
+// Whether a server runs: each relaying replica stamps its record in cli_relays every
+// RELAY_HEARTBEAT_MS and deletes it when it stops. With none seen within RELAY_ALIVE_MS, the
+// command hands nothing over and waits for no one (a server started later reads everything from
+// the database). A record no replica claims within RELAY_WAIT_MS (a server that died without
+// deleting its stamp) is withdrawn, and the command says so.
 import type { Context, ServiceBroker } from "moleculer";
 import type { UsersDb } from "./db";
 
 /** How often each users replica looks for the CLI's changes. */
 export const RELAY_POLL_MS = 250;
-/** How long the CLI waits for a running replica to claim its change before concluding none runs. */
-export const RELAY_WAIT_MS = 10_000;
+/** How often each relaying replica stamps its cli_relays record. */
+export const RELAY_HEARTBEAT_MS = 5_000;
+/** A replica stamped within this long counts as running (three stamps, and clocks a few seconds apart). */
+export const RELAY_ALIVE_MS = 15_000;
+/** How long the CLI waits for a running replica to claim its change. */
+export const RELAY_WAIT_MS = 30_000;
+/** A replica's stamp this old is swept (its server died long ago). */
+const RELAY_FORGOTTEN_MS = 24 * 3600_000;
+
+/** What became of the CLI's change: broadcast by a running server, no server runs, or none took it. */
+export type RelayOutcome = "relayed" | "no server" | "not taken";
 
 export interface RelayedEvent {
 	event: string;
@@ -57,23 +71,25 @@ export function recordBroadcasts(broker: ServiceBroker): { events(): RelayedEven
 }
 
 /**
- * Stores the CLI's broadcasts for a running replica to relay and waits until one has: answers
- * true once relayed, false when no replica claimed them within `waitMs` (then they are withdrawn).
+ * Stores the CLI's broadcasts for a running replica to relay and waits until one has. With no
+ * replica seen lately there is no one to tell; one that claims nothing within `waitMs` is taken for
+ * dead, and the record is withdrawn.
  */
-export async function relayThroughServer(db: UsersDb, events: RelayedEvent[], waitMs = RELAY_WAIT_MS): Promise<boolean> {
+export async function relayThroughServer(db: UsersDb, events: RelayedEvent[], waitMs = RELAY_WAIT_MS): Promise<RelayOutcome> {
 	const list = events.filter((e) => relayed(e.event));
-	if (!list.length) return true;
+	if (!list.length) return "relayed";
+	if (!(await db.CliRelay.exists({ seen_at: { $gt: new Date(Date.now() - RELAY_ALIVE_MS) } }))) return "no server";
 	const { _id } = await db.CliChange.create({ events: JSON.stringify(list), claimed_by: null, created_at: new Date() });
 	let deadline = Date.now() + waitMs;
 	let extended = false;
 	for (;;) {
 		await new Promise((r) => setTimeout(r, 50));
 		const left = await db.CliChange.findById(_id, { claimed_by: 1 }).lean();
-		if (!left) return true;
+		if (!left) return "relayed";
 		if (Date.now() < deadline) continue;
 		// Withdrawn only if still unclaimed; a replica that claimed it is broadcasting: wait once more.
-		if ((await db.CliChange.deleteOne({ _id, claimed_by: null })).deletedCount === 1) return false;
-		if (extended) return false;
+		if ((await db.CliChange.deleteOne({ _id, claimed_by: null })).deletedCount === 1) return "not taken";
+		if (extended) return "not taken";
 		extended = true;
 		deadline = Date.now() + waitMs;
 	}
@@ -91,12 +107,28 @@ export async function relayPending(db: UsersDb, nodeId: string, broadcast: Broad
 	}
 }
 
-/** A users replica's poll for the CLI's changes (the server's side of the relay). */
-export function startRelay(db: UsersDb, broker: ServiceBroker, log: Log): { stop(): Promise<void> } {
+/** Stamps this replica's cli_relays record: it runs, and relays. */
+async function stamp(db: UsersDb, nodeId: string): Promise<void> {
+	await db.CliRelay.updateOne({ _id: nodeId }, { $set: { seen_at: new Date() } }, { upsert: true });
+}
+
+/** A users replica's side of the relay: its stamp, and its poll for the CLI's changes. */
+export async function startRelay(db: UsersDb, broker: ServiceBroker, log: Log): Promise<{ stop(): Promise<void> }> {
+	const nodeId = broker.nodeID;
+	await db.CliRelay.deleteMany({ seen_at: { $lt: new Date(Date.now() - RELAY_FORGOTTEN_MS) } });
+	await stamp(db, nodeId);
+	let stamped = Date.now();
 	let running: Promise<unknown> | undefined;
+	const tick = async () => {
+		if (Date.now() - stamped >= RELAY_HEARTBEAT_MS) {
+			stamped = Date.now();
+			await stamp(db, nodeId);
+		}
+		await relayPending(db, nodeId, (event, payload) => broker.broadcast(event, payload));
+	};
 	const timer = setInterval(() => {
 		if (running) return;
-		running = relayPending(db, broker.nodeID, (event, payload) => broker.broadcast(event, payload))
+		running = tick()
 			.catch((err: unknown) => log.error({ err }, "relaying the management CLI's changes failed"))
 			.finally(() => (running = undefined));
 	}, RELAY_POLL_MS);
@@ -105,6 +137,7 @@ export function startRelay(db: UsersDb, broker: ServiceBroker, log: Log): { stop
 		async stop() {
 			clearInterval(timer);
 			await running;
+			await db.CliRelay.deleteOne({ _id: nodeId }).catch(() => undefined);
 		},
 	};
 }

@@ -17,6 +17,7 @@ import type { UserStatusDoc } from "./models/user-status";
 import type { MutedUserDoc } from "./models/muted-user";
 import type { CliChangeDoc } from "./models/cli-change";
 import type { RealmEmojiDoc } from "./models/realm-emoji";
+import type { CliRelayDoc } from "./models/cli-relay";
 
 export interface UsersDb {
 	config: Config;
@@ -36,6 +37,7 @@ export interface UsersDb {
 	MutedUser: Model<MutedUserDoc>;
 	CliChange: Model<CliChangeDoc>;
 	RealmEmoji: Model<RealmEmojiDoc>;
+	CliRelay: Model<CliRelayDoc>;
 	nextId: (entity: string) => Promise<number>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;

@@ -59,6 +59,7 @@ import { mutedUserActions } from "./actions/muted-users";
 import { botActions } from "./actions/bots";
 import { realmExportActions } from "./actions/realm-export";
 import { cliChangeModel } from "./models/cli-change";
+import { cliRelayModel } from "./models/cli-relay";
 import { startRelay } from "./change-relay";
 
 const REALM_POLL_MS = 5_000;
@@ -157,6 +158,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 				MutedUser: mutedUserModel(conn),
 				CliChange: cliChangeModel(conn),
 				RealmEmoji: realmEmojiModel(conn),
+				CliRelay: cliRelayModel(conn),
 				nextId: counters(conn),
 			});
 			await ensureIndexes(conn);
@@ -167,7 +169,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 			await ensureSystemBots(db.User, db.nextId);
 			await backfillPending(db);
 			// The management CLI's changes, broadcast here as the API path broadcasts its own (change-relay.ts).
-			if (!config.cli) relay = startRelay(db, this.broker, this.logger);
+			if (!config.cli) relay = await startRelay(db, this.broker, this.logger);
 			// A backstop for an organization change whose broadcast this replica missed (cut off from
 			// the bus meanwhile): picked up within seconds.
 			realmPoll = setInterval(() => {

@@ -3,13 +3,15 @@
 // can create a channel at once (the channels service's cached group graph was dropped), clients
 // hear of the user (realm_user add), and an organization setting it changes applies at once, both
 // in one process with the embedded store (`npm start`'s default, no bus another process could join)
-// and with the services as nodes over NATS, two users replicas among them.
+// and with the services as nodes over NATS, two users replicas among them. With no server
+// running, the command waits for no one.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { freePort } from "../../shared/store";
+import { RELAY_WAIT_MS } from "../../services/users/change-relay";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
 import { ownerKey, startCluster, type Cluster } from "../support/cluster";
@@ -130,5 +132,14 @@ describe("services as nodes over NATS, two users replicas", () => {
 	test("a user the command creates can create a channel at once on the channels node, and the other commands apply at once", async () => {
 		// The command's environment names the database, not the bus: it needs none.
 		await changesReachTheServer(cluster.gateways[0], cluster.owner, { ...cluster.env, TRANSPORTER: "" }, "manage.test");
+	});
+
+	test("with every users node stopped, the command waits for no one", async () => {
+		for (const node of cluster.nodes.filter((n) => n.services === "users")) expect(await node.stop()).toBe(0);
+		const made = await manage({ ...cluster.env, TRANSPORTER: "" }, ["create-user", "--email", "alone@manage.test", "--name", "Alone"]);
+		expect(made).toMatchObject({ code: 0, stderr: "" });
+		expect(keyOf(made)).toMatch(/^\w{32}$/);
+		// It did not wait for a replica to take the change (it would wait RELAY_WAIT_MS, then say so).
+		expect(made.ms).toBeLessThan(RELAY_WAIT_MS);
 	});
 });

@@ -56,13 +56,14 @@ export function managementActions({ db, noSuchUser, changed }: ServiceDeps) {
 
 		/**
 		 * For the management CLI: what its command broadcast in its own process, for a running users
-		 * replica to broadcast on the server's bus. Answers once relayed, or once no replica took it.
+		 * replica to broadcast on the server's bus. Answers once relayed, at once when no server runs,
+		 * or once it concluded that none took it.
 		 */
 		relayChanges: {
 			visibility: "public",
 			params: params({ events: p.list(p.object({ event: p.string(), payload: { type: "any", optional: true } })) }),
 			async handler(ctx: Ctx<{ events: RelayedEvent[] }>) {
-				return { relayed: await relayThroughServer(db, ctx.params.events) };
+				return { outcome: await relayThroughServer(db, ctx.params.events) };
 			},
 		},
 	};
