@@ -58,7 +58,11 @@ function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 export function dropRestOfBody(req: IncomingMessage): void {
 	req.unpipe();
 	req.resume();
-	setTimeout(() => req.socket.destroy(), DRAIN_MS).unref();
+	// A body read to its end in that time leaves a connection fit for the client's next request
+	// (a keep-alive client may already be sending it): only one still sending is cut off.
+	setTimeout(() => {
+		if (!req.complete) req.socket.destroy();
+	}, DRAIN_MS).unref();
 }
 
 /**

@@ -230,3 +230,24 @@ describe("custom emoji in user status", () => {
 		await snap.refused(status({ emoji_name: gone.name, emoji_code: gone.id, reaction_type: "realm_emoji" }), 400, "BAD_REQUEST", "This custom emoji has been deactivated.");
 	});
 });
+
+describe("hostile input", () => {
+	test("odd paths under /user_avatars: 404 (or 400), never a file or a 5xx", async () => {
+		const parrot = await byName("party_parrot");
+		const paths = ["/user_avatars/", "/user_avatars/..%2F..%2Fetc%2Fpasswd", "/user_avatars/%E0%A4%A", `/user_avatars/${"a/".repeat(3000)}x.png`, "/user_avatars/1/emoji/images/../images/x.png", `${parrot.source_url}%00`, "/user_avatars/%2e%2e/x"];
+		for (const path of paths) {
+			const res = await get(path);
+			expect([path, res.status < 500, res.status === 200]).toEqual([path, true, false]);
+			await res.arrayBuffer();
+		}
+	});
+
+	test("a body that is not multipart, a bad boundary, a body cut short: refused, nothing changed", async () => {
+		const post = (body: string, type: string) => () => fetch(`${app.baseUrl}/realm/emoji/cut_short`, { method: "POST", body, headers: { Authorization: basic(alice), "Content-Type": type } }).then(async (r) => ({ status: r.status, body: await r.json() }));
+		await snap.refused(post("{}", "application/json"), 400, "BAD_REQUEST", "You must upload exactly one file.");
+		const badName = () => fetch(`${app.baseUrl}/realm/emoji/%E0%A4%A`, { method: "POST", body: "{}", headers: { Authorization: basic(alice), "Content-Type": "application/json" } }).then(async (r) => ({ status: r.status, body: await r.json() }));
+		await snap.unchanged(async () => expect((await badName()).status).toBe(400));
+		await snap.refused(post("--x\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.png\"\r\n\r\nabc", "multipart/form-data; boundary=y"), 400, "BAD_REQUEST", /./);
+		await snap.refused(post("--x\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\x89PNG", "multipart/form-data; boundary=x"), 400, "BAD_REQUEST", /./);
+	});
+});
