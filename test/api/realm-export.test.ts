@@ -292,6 +292,19 @@ test("Zulip's owner rules: a standard export needs a consenting owner, a public 
 	expect(standard).toMatchObject({ export_type: 2, pending: false, failed_timestamp: null, export_url: expect.any(String) });
 });
 
+test("an organization with more than 20 GiB of uploads is exported by hand: Zulip's error, nothing changed", async () => {
+	const { realm_id } = (await uploadsDb.collection("realm_exports").findOne({ _id: first.id as never }))!;
+	const usage = uploadsDb.collection("upload_usage");
+	const before = await usage.findOne({ _id: realm_id });
+	await usage.updateOne({ _id: realm_id }, { $set: { bytes: 20 * 1024 ** 3 + 1 } }, { upsert: true });
+	try {
+		await snap.refused(() => as(cast.admin).post("/export/realm"), 400, "BAD_REQUEST", "Please request a manual export from owner@chat.test.");
+	} finally {
+		if (before) await usage.replaceOne({ _id: realm_id }, before);
+		else await usage.deleteOne({ _id: realm_id });
+	}
+});
+
 test("an export that fails is recorded as failed, announced, and leaves no file", async () => {
 	// A user row the export cannot read (no date_joined), written straight to the store: the
 	// export's reads then fail partway, as a lost service would make them.
