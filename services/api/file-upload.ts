@@ -53,13 +53,19 @@ export function receiveFile(req: IncomingMessage, sink: ChunkSink): Promise<Rece
 
 		parser.on("field", (name) => fields.push(name));
 		parser.on("file", (_name, stream, info) => {
+			// A part whose file name is empty (busboy empties "." and "..", keeping a path's last
+			// segment) is no file, as Django's MultiPartParser drops it: the body then has none.
+			if (!info.filename) {
+				stream.resume();
+				return;
+			}
 			if (file) {
 				stream.resume();
 				fail(badRequest("You may only upload one file at a time"));
 				return;
 			}
 			fileStream = stream;
-			file = pump(stream, guarded).then((length) => ({ file_name: info.filename ?? "", content_type: info.mimeType ?? "", length }));
+			file = pump(stream, guarded).then((length) => ({ file_name: info.filename ?? "", content_type: partType(info.mimeType), length }));
 			file.catch((err: unknown) => {
 				stream.resume();
 				fail(err);
@@ -78,6 +84,16 @@ export function receiveFile(req: IncomingMessage, sink: ChunkSink): Promise<Rece
 		});
 		req.pipe(parser);
 	});
+}
+
+/**
+ * The type a file part declared. busboy reports "text/plain" (RFC 7578's default) for a part
+ * without a Content-Type, which is how the Python zulip package's upload_file sends every file:
+ * taken as none, so the file's name decides (contentTypeOf), as Zulip guesses a type Django read
+ * as "". A browser's text/plain file has a name that says so.
+ */
+function partType(mimeType: string | undefined): string {
+	return !mimeType || mimeType === "text/plain" ? "" : mimeType;
 }
 
 /** Cuts the stream into the sink's chunks; answers the number of bytes. */

@@ -38,7 +38,10 @@ export function messageUploadPath(realmId: number, sanitizedName: string): strin
 	return `${realmId}/${randomInt(0, 256).toString(16)}/${randomBytes(18).toString("base64url")}/${sanitizedName}`;
 }
 
-/** The name the uploader gave, as Zulip keeps it: URL-decoded, without NUL characters. */
+/**
+ * The name the uploader gave, as Zulip keeps it: URL-decoded, without NUL characters; one that
+ * decodes to nothing ("%00") is sanitizeName's "uploaded-file".
+ */
 export function originalName(name: string): string {
 	let decoded = name;
 	try {
@@ -46,7 +49,7 @@ export function originalName(name: string): string {
 	} catch {
 		// Not valid percent-encoding: kept as given, as Python's unquote does.
 	}
-	return decoded.replace(/\0/g, "");
+	return decoded.replace(/\0/g, "") || "uploaded-file";
 }
 
 /** The client's content type, else the one its name suggests, else application/octet-stream. */
