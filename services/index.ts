@@ -5,6 +5,7 @@ import { brokerOptions, markRetries } from "../moleculer.config";
 import type { Config } from "../shared/config";
 import { startEmbeddedStore, type RunningStore } from "../shared/store";
 import { startHealth, type Health } from "../shared/health";
+import { storeGuard } from "../shared/store-guard";
 import { watchTransport } from "../shared/transport-recovery";
 import { watchNodeLoss } from "../shared/node-loss";
 import { apiService } from "./api/api.service";
@@ -54,11 +55,16 @@ export async function startNode(config: Config, nodeName = "node", o: { cli?: bo
 	const names = config.services.length ? config.services : Object.keys(SERVICES);
 	for (const n of names) if (!Object.hasOwn(SERVICES, n)) throw new Error(`Unknown service "${n}"; known: ${Object.keys(SERVICES).join(", ")}`);
 
-	const broker = new ServiceBroker(brokerOptions(config, nodeName));
 	let store: RunningStore | undefined;
+	const storeUp = () => store?.isUp() ?? true;
+	const options = brokerOptions(config, nodeName);
+	// While the store this node runs is down, its database services answer 503 at once (shared/store-guard.ts).
+	const dbServices = new Set(names.filter((n) => SERVICES[n].needsDb));
+	options.middlewares = [...(options.middlewares ?? []), storeGuard(dbServices, () => !storeUp())];
+	const broker = new ServiceBroker(options);
 	let mongoUrl = config.mongoUrl;
 	if (!mongoUrl && names.some((n) => SERVICES[n].needsDb)) {
-		store = await startEmbeddedStore({ dataDir: config.dataDir, port: config.storePort, log: broker.getLogger("store") });
+		store = await startEmbeddedStore({ dataDir: config.dataDir, port: config.storePort, log: broker.getLogger("store"), logLevel: config.logLevel });
 		mongoUrl = store.url;
 	}
 	const full: NodeConfig = { ...config, mongoUrl, cli: o.cli ?? false };
@@ -68,7 +74,7 @@ export async function startNode(config: Config, nodeName = "node", o: { cli?: bo
 		await broker.start();
 		watchTransport(broker);
 		watchNodeLoss(broker);
-		health = await startHealth(broker, config.healthPort, config.host);
+		health = await startHealth(broker, config.healthPort, config.host, storeUp);
 	} catch (err) {
 		await broker.stop().catch(() => undefined);
 		await store?.stop();

@@ -129,7 +129,25 @@ interface ErrorLike {
  * The driver's errors when no database member can take the call (a replica set electing a new
  * primary, a store that is down): temporary, so 503 like a service that cannot be reached.
  */
-const DATABASE_UNAVAILABLE = new Set(["MongoServerSelectionError", "MongoNetworkError", "MongoNetworkTimeoutError", "MongoNotPrimaryError", "MongoTopologyClosedError"]);
+const DATABASE_UNAVAILABLE = new Set([
+	"MongoServerSelectionError",
+	"MongoNetworkError",
+	"MongoNetworkTimeoutError",
+	"MongoNotPrimaryError",
+	"MongoTopologyClosedError",
+	"MongoPoolClearedError",
+	"MongoServerClosedError",
+]);
+
+/**
+ * Whether `err` is one of DATABASE_UNAVAILABLE, or wraps one: a bulk write (insertMany) cut by a
+ * store that went away fails as MongoBulkWriteError with the network error as its errorResponse.
+ */
+export function databaseUnavailable(err: unknown, depth = 0): boolean {
+	if (!err || typeof err !== "object" || depth > 3) return false;
+	const e = err as { name?: unknown; cause?: unknown; errorResponse?: unknown };
+	return DATABASE_UNAVAILABLE.has(String(e.name)) || databaseUnavailable(e.cause, depth + 1) || databaseUnavailable(e.errorResponse, depth + 1);
+}
 
 /** fastest-validator's error types, mapped to Zulip's wording for a parameter of that kind. */
 function validationMessage(item: { type: string; field: string; expected?: unknown }): string {
@@ -162,7 +180,7 @@ export function renderError(err: unknown): RenderedError {
 			first.type === "required"
 				? { result: "error", msg: `Missing '${first.field}' argument`, code: "REQUEST_VARIABLE_MISSING", var_name: first.field }
 				: { result: "error", msg: validationMessage(first), code: "BAD_REQUEST" };
-	} else if (e.type === "SERVICE_NOT_FOUND" || e.type === "SERVICE_NOT_AVAILABLE" || e.type === "REQUEST_TIMEOUT" || e.type === "REQUEST_REJECTED" || DATABASE_UNAVAILABLE.has(String(e.name))) {
+	} else if (e.type === "SERVICE_NOT_FOUND" || e.type === "SERVICE_NOT_AVAILABLE" || e.type === "REQUEST_TIMEOUT" || e.type === "REQUEST_REJECTED" || databaseUnavailable(err)) {
 		// REQUEST_REJECTED: the node answering went away (or the NATS connection did) mid-call.
 		// The database errors: no member could take the call within the driver's selection timeout.
 		status = 503;
@@ -201,6 +219,7 @@ export function renderError(err: unknown): RenderedError {
 	}
 
 	if (status === 401) headers["WWW-Authenticate"] = 'Basic realm="zulip"';
-	if (status === 429) headers["Retry-After"] = String(Math.ceil(Number(body["retry-after"]) || 1));
+	// Every 503 is temporary (a store restarting, a service away): a second, unless the error says.
+	if (status === 429 || status === 503) headers["Retry-After"] = String(Math.ceil(Number(body["retry-after"]) || 1));
 	return { status, body, headers };
 }

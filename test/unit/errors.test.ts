@@ -16,6 +16,13 @@ test.each(["MongoServerSelectionError", "MongoNetworkError", "MongoNetworkTimeou
 	expect(r.body).toEqual({ result: "error", msg: "Service temporarily unavailable", code: "SERVICE_UNAVAILABLE" });
 });
 
+test("a write cut by a store that went away (a bulk write wrapping the network error) is 503, with Retry-After", () => {
+	const bulk = Object.assign(remote("MongoBulkWriteError", "read ECONNRESET"), { errorResponse: remote("MongoNetworkError", "read ECONNRESET") });
+	const r = renderError(bulk);
+	expect([r.status, r.body.code, r.headers["Retry-After"]]).toEqual([503, "SERVICE_UNAVAILABLE", "1"]);
+	expect(renderError(remote("MongoPoolClearedError", "Connection pool was cleared")).status).toBe(503);
+});
+
 test("a broken service call is 503 too, and an unknown error stays a 500 without its message", () => {
 	expect(renderError(new Errors.ServiceNotAvailableError({ action: "users.me" })).status).toBe(503);
 	const r = renderError(remote("MongoServerError", "E11000 duplicate key"));
