@@ -168,7 +168,8 @@ export function apiService(config: Config): ServiceSchema {
 			const rateHeaders: Headers = {};
 			try {
 				let user: Identity | undefined;
-				const file = await openDownload(req.$ctx, (req.parsedUrl ?? req.url ?? "").slice(UPLOADS_PATH.length), async () => (user = await authenticate(req)));
+				const path = (req.parsedUrl ?? req.url ?? "").slice(UPLOADS_PATH.length);
+				const file = await openDownload(req.$ctx, path, async () => (user = await authenticate(req)), req.headers.authorization !== undefined);
 				checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
 				await sendOpened(req.$ctx, req, res, file);
 			} catch (err) {

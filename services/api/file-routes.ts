@@ -51,8 +51,12 @@ export async function abortUpload(ctx: Context<unknown, Meta>, upload_id: string
 	await call(ctx, "uploads.abort", { upload_id }, { meta }).catch(() => undefined);
 }
 
-/** The file a download URL names (the path after /user_uploads), opened for `user` or by its token. */
-export async function openDownload(ctx: Context<unknown, Meta>, path: string, authenticate: () => Promise<Identity>): Promise<OpenedFile> {
+/**
+ * The file a download URL names (the path after /user_uploads), opened for the user `authenticate`
+ * names, by its token, or, for a request without credentials (`withCredentials` false), as a
+ * visitor may (a web-public file, file-access.ts).
+ */
+export async function openDownload(ctx: Context<unknown, Meta>, path: string, authenticate: () => Promise<Identity>, withCredentials = true): Promise<OpenedFile> {
 	let segments: string[];
 	try {
 		segments = path.split("/").slice(1).map(decodeURIComponent);
@@ -62,13 +66,29 @@ export async function openDownload(ctx: Context<unknown, Meta>, path: string, au
 	if (segments[0] === "temporary" && segments.length === 3) return call(ctx, "uploads.openTemporary", { token: segments[1], filename: segments[2] });
 	// A thumbnail of an uploaded image, `thumbnail/{path_id}/{format}`: readable as its original is.
 	if (segments[0] === "thumbnail" && segments.length >= 4 && /^\d+$/.test(segments[1])) {
-		return call(ctx, "uploads.openThumbnail", { path_id: segments.slice(1, -1).join("/"), format: segments[segments.length - 1] }, { meta: { user: await authenticate() } });
+		const params = { path_id: segments.slice(1, -1).join("/"), format: segments[segments.length - 1] };
+		return withCredentials ? call(ctx, "uploads.openThumbnail", params, { meta: { user: await authenticate() } }) : asVisitor(call(ctx, "uploads.openThumbnail", params, { meta: {} }), authenticate);
 	}
 	// An organization export's file (Zulip's export tarball URL): its administrators only.
 	if (segments[0] === "exports") return call(ctx, "uploads.openExport", { path_id: segments.join("/") }, { meta: { user: await authenticate() } });
 	if (segments.length < 2 || !/^\d+$/.test(segments[0])) throw notFound("File not found.");
-	const user = await authenticate();
-	return call(ctx, "uploads.open", { path_id: segments.join("/") }, { meta: { user } });
+	const params = { path_id: segments.join("/") };
+	return withCredentials ? call(ctx, "uploads.open", params, { meta: { user: await authenticate() } }) : asVisitor(call(ctx, "uploads.open", params, { meta: {} }), authenticate);
+}
+
+/**
+ * A visitor's download: the file if a visitor may read it, else the refusal of a request without
+ * credentials (401, as before visitors could read anything), so a visitor learns nothing of the
+ * files they may not read.
+ */
+async function asVisitor(opened: Promise<OpenedFile>, authenticate: () => Promise<Identity>): Promise<OpenedFile> {
+	try {
+		return await opened;
+	} catch (err) {
+		if ((err as { code?: unknown }).code !== 404) throw err;
+		await authenticate();
+		throw err;
+	}
 }
 
 /** Sends an opened file, its chunks read from the uploads service. */

@@ -43,6 +43,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 		[CUSTOM_EMOJI]: emojiPurpose,
 		[AVATAR_UPLOAD]: avatarPurpose,
 	};
+	deps.spectators = { serverEnabled: config.webPublicStreams };
 
 	return {
 		name: "uploads",

@@ -6,6 +6,7 @@ import { call, requireUser, type AttachmentClaimRequest, type Ctx } from "../../
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { applyClaim, dropClaims, moveClaims, planClaim } from "../claim-rules";
+import { readableBy } from "../file-access";
 import { MAX_LINKED_UPLOADS } from "../../../shared/markdown/upload-links";
 import { announceAttachments, attachmentView } from "../attachment-view";
 import { removeThumbnails } from "../thumbnails";
@@ -73,8 +74,7 @@ export function attachmentActions(deps: UploadsDeps) {
 			async handler(ctx: Ctx<AttachmentClaimRequest>) {
 				const q = ctx.params;
 				// Asked as the sender; through the broker, so the caller's own meta is left as it was.
-				const readable = async (ids: number[]) => new Set((await call(ctx.broker, "messages.readableAmong", { message_ids: ids }, { meta: { user: q.sender } })).message_ids);
-				const plan = await planClaim(deps.Attachment, q, readable);
+				const plan = await planClaim(deps.Attachment, q, readableBy(ctx.broker, q.sender));
 				const changed = await applyClaim(deps.Attachment, q, plan);
 				await announceAttachments(ctx, deps.space, q.sender.realm_id, changed.map((doc) => ({ op: "update" as const, doc })));
 				return { has_attachment: plan.hasAttachment };

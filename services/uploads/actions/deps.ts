@@ -7,6 +7,7 @@ import type { ImageAttachmentDoc } from "../models/image-attachment";
 import type { PublicImageDoc } from "../models/public-image";
 import type { UploadSpace } from "../upload-space";
 import type { Purpose } from "../transfer";
+import type { SpectatorAccess } from "../file-access";
 
 export interface UploadsDeps {
 	store: FileStore;
@@ -20,6 +21,8 @@ export interface UploadsDeps {
 	nextId: (entity: string) => Promise<number>;
 	/** The key temporary URLs are signed with (temporary-urls.ts). */
 	urlKey: Buffer;
+	/** Whether visitors without credentials may read web-public files at all (file-access.ts). */
+	spectators: SpectatorAccess;
 	/** Each file endpoint's limits, by the action that completes its uploads. */
 	purposes: Record<string, Purpose>;
 }

@@ -2,18 +2,15 @@
 // call per rendered message, from the messages service), and a thumbnail's download
 // (openThumbnail, the gateway's /user_uploads/thumbnail/{path_id}/{format}), readable by whoever
 // may read the original (Zulip's serve_file with a thumbnail format).
-import { call, requireUser, type Ctx, type OpenedFile } from "../../../shared/actions";
+import type { Ctx, OpenedFile } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
 import type { ImagePreview } from "../../../shared/markdown/image-previews";
 import { MAX_PREVIEW_LOOKUPS } from "../../../shared/markdown/image-previews";
-import { fileNotFound, readableAttachment } from "../file-access";
+import { attachmentForCaller, fileNotFound } from "../file-access";
 import { contentDisposition } from "../file-names";
 import { CHUNK_BYTES } from "../file-store";
 import { previewOf, storedFormat } from "../thumbnails";
 import type { UploadsDeps } from "./deps";
-
-/** Of these messages, those the caller may read (one call to the messages service). */
-const readableBy = (ctx: Ctx<any>) => async (ids: number[]) => new Set((await call(ctx, "messages.readableAmong", { message_ids: ids })).message_ids);
 
 export function imagePreviewActions(deps: UploadsDeps) {
 	return {
@@ -42,8 +39,8 @@ export function imagePreviewActions(deps: UploadsDeps) {
 			visibility: "public",
 			params: params({ path_id: p.string({ max: 2000 }), format: p.string({ max: 2000 }) }),
 			async handler(ctx: Ctx<{ path_id: string; format: string }>): Promise<OpenedFile> {
-				// The original's access rule (file-access.ts), whatever the format asked for.
-				const original = await readableAttachment(deps.Attachment, ctx.params.path_id, requireUser(ctx), readableBy(ctx));
+				// The original's access rule (file-access.ts), a visitor's too, whatever the format asked for.
+				const original = await attachmentForCaller(ctx, deps.Attachment, ctx.params.path_id, deps.spectators);
 				const row = await deps.ImageAttachment.findOne({ path_id: original.path_id }).lean();
 				const thumb = row && storedFormat(row, ctx.params.format);
 				if (!thumb) throw fileNotFound();

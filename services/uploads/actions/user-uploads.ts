@@ -2,12 +2,12 @@
 // serves at /user_uploads/{realm_id}/{path} (open), the temporary URL of
 // GET /api/v1/user_uploads/{realm_id}/{filename} and the download it leads to (openTemporary).
 // As Zulip's zerver/views/upload.py.
-import { call, requireUser, type Ctx } from "../../../shared/actions";
+import { requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { clock } from "../../../shared/clock";
 import { p, params } from "../../../shared/params";
 import { contentTypeOf, messageUploadPath, originalName, sanitizeName } from "../file-names";
-import { fileNotFound, openedFile, readableAttachment } from "../file-access";
+import { attachmentForCaller, fileNotFound, openedFile, readableAttachment, readableBy } from "../file-access";
 import { completeUpload, pendingUpload } from "../transfer";
 import { pathOfToken, temporaryToken } from "../temporary-urls";
 import { makeThumbnails } from "../thumbnails";
@@ -16,9 +16,6 @@ import { UNCLAIMED_KEPT_MS } from "../claim-rules";
 import type { UploadsDeps } from "./deps";
 
 export const USER_UPLOAD = "uploads.userUpload";
-
-/** Of these messages, those the caller may read (one call to the messages service). */
-const readableBy = (ctx: Ctx<any>) => async (ids: number[]) => new Set((await call(ctx, "messages.readableAmong", { message_ids: ids })).message_ids);
 
 export function userUploadActions(deps: UploadsDeps) {
 	return {
@@ -57,12 +54,12 @@ export function userUploadActions(deps: UploadsDeps) {
 				return { uri: url, url, filename: fileName };
 			},
 		},
-		/** A file the caller may read, for the gateway to send. */
+		/** A file the caller may read (or, called without a user, a visitor), for the gateway to send. */
 		open: {
 			visibility: "public",
 			params: params({ path_id: p.string({ max: 2000 }) }),
 			async handler(ctx: Ctx<{ path_id: string }>) {
-				return openedFile(await readableAttachment(deps.Attachment, ctx.params.path_id, requireUser(ctx), readableBy(ctx)));
+				return openedFile(await attachmentForCaller(ctx, deps.Attachment, ctx.params.path_id, deps.spectators));
 			},
 		},
 		temporaryUrl: {
