@@ -5,6 +5,7 @@
 //   owners / administrators of the organization -> { realm_id, role }
 //   the organization's users in ID order, a page  -> { realm_id, _id }
 import type { ExportRealm, ExportUser } from "../../shared/export-rows";
+import type { ExportConsentChanged } from "../../shared/org-events";
 import { Role } from "../../shared/roles";
 import type { UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
@@ -70,6 +71,13 @@ export async function exportUsers(db: UsersDb, afterId: number, limit: number): 
 export async function humanAdminIds(db: UsersDb): Promise<number[]> {
 	const admins = await db.User.find({ realm_id: db.realm._id, role: { $in: [Role.OWNER, Role.ADMINISTRATOR] } }, { _id: 1, is_active: 1, is_bot: 1 }).lean();
 	return admins.filter((u) => u.is_active && !u.is_bot).map((u) => u._id).sort((a, b) => a - b);
+}
+
+/** Zulip's realm_export_consent for a human user: their consent now, to the administrators (null for a bot or no user). */
+export async function consentEvent(db: UsersDb, userId: number): Promise<ExportConsentChanged | null> {
+	const user = await db.User.findOne({ _id: userId, realm_id: db.realm._id }, { _id: 1, is_bot: 1, settings: 1 }).lean();
+	if (!user || user.is_bot) return null;
+	return { user_ids: await humanAdminIds(db), user_id: user._id, consented: consentOf(user) };
 }
 
 /** Zulip's get_users_export_consents: each active human user and whether they consent, in ID order. */

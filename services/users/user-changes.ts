@@ -13,6 +13,7 @@ import { fieldView } from "./profile-fields";
 import { channelNames, defaultChannelIds, realmBotView } from "./bot-rules";
 import { systemGroupMoves } from "./system-groups";
 import { markPending } from "./full-member-promotion";
+import { consentEvent } from "./export-data";
 import { apiEmail, canSeeDeliveryEmail, toApiUser, type ViewOptions } from "./user-view";
 import type { ViewParams } from "./user-lookup";
 
@@ -27,6 +28,11 @@ export function userChanges(db: UsersDb, graphs: GroupGraphCache, host: () => st
 		if (userIds.length === 1 && (changes || created)) Object.assign(payload, await eventData(ctx, userIds[0], created), extra);
 		await ctx.broadcast("users.changed", payload);
 		if (created && userIds.length === 1) await systemGroupsChanged(ctx, userIds[0]);
+		// A user created or reactivated: their export consent is news to administrators (Zulip's realm_export_consent).
+		if (userIds.length === 1 && (created || changes?.is_active === true)) {
+			const consent = await consentEvent(db, userIds[0]);
+			if (consent) await ctx.broadcast("users.exportConsentChanged", consent);
+		}
 	}
 
 	/** After a user's creation (no `oldRole`) or role change: the user_group events of its system groups. */

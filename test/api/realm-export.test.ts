@@ -263,6 +263,31 @@ test("GET /export/realm/consents: each active human user's allow_private_data_ex
 	}
 	expect(consent).toEqual({ type: "realm_export_consent", user_id: cast.member.user_id, consented: true });
 	expect((await events(cast.member)).filter((e) => e.type === "realm_export_consent")).toEqual([]);
+
+	// A new user's consent, and a reactivated one's, are news too (a bot's is not).
+	const consentsOf = async (userId: number) => {
+		const deadline = Date.now() + DEADLINE_MS;
+		for (;;) {
+			const found = (await events(cast.admin)).filter((e) => e.type === "realm_export_consent" && e.user_id === userId);
+			if (found.length) return found;
+			if (Date.now() > deadline) throw new Error(`no realm_export_consent for ${userId}`);
+			await new Promise((r) => setTimeout(r, 50));
+		}
+	};
+	const newcomer = await app.createUser({ full_name: "Newcomer" });
+	expect(await consentsOf(newcomer.user_id)).toEqual([{ type: "realm_export_consent", user_id: newcomer.user_id, consented: false }]);
+	expectSuccess(await as(cast.member).patch("/settings", { allow_private_data_export: false }));
+	expectSuccess(await as(cast.member).patch("/settings", { allow_private_data_export: true }));
+	expectSuccess(await as(cast.admin).delete(`/users/${cast.member.user_id}`));
+	await events(cast.admin);
+	expectSuccess(await as(cast.admin).post(`/users/${cast.member.user_id}/reactivate`));
+	expect(await consentsOf(cast.member.user_id)).toEqual([{ type: "realm_export_consent", user_id: cast.member.user_id, consented: true }]);
+	const newBot = await app.createUser({ full_name: "Another Bot", is_bot: true, bot_owner_id: cast.admin.user_id });
+	expectSuccess(await as(cast.admin).patch("/settings", { allow_private_data_export: true }));
+	const adminOwn = await consentsOf(cast.admin.user_id);
+	expect(adminOwn).toEqual([{ type: "realm_export_consent", user_id: cast.admin.user_id, consented: true }]);
+	// Read after the administrator's own event, which came after the bot's creation: none for the bot.
+	expect((await events(cast.admin)).filter((e) => e.type === "realm_export_consent" && e.user_id === newBot.user_id)).toEqual([]);
 	const res = await as(cast.admin).get("/export/realm/consents");
 	expectSuccess(res);
 	const consents = new Map((res.body.export_consents as Ev[]).map((c) => [c.user_id, c.consented]));
