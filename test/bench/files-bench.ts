@@ -3,8 +3,11 @@
 // of its own over NATS (the other services in a third). For each topology:
 //   - memory: the resident set (RSS, /proc/<pid>/status) of the gateway's and the uploads
 //     service's processes before, during (sampled every 20 ms; the peak) and after (1 s later) one
-//     upload of a BENCH_FILES_MIB file (default 25), after a warm-up upload of the same size; the
-//     goal is a growth of a few chunks (255 KiB each) at most;
+//     upload of a BENCH_FILES_MIB file (default 25), after a warm-up upload of the same size; and,
+//     during a second such upload, the memory still in use after a full garbage collection
+//     (V8's heap and external memory, Buffers included), every second: the nodes run with
+//     gc-probe.cjs, which collects and reports on SIGUSR2. The goal is a growth of a few chunks
+//     (255 KiB each) at most;
 //   - throughput: MB/s of that upload and of its download (read back byte-exact), the median of
 //     BENCH_FILES_ROUNDS (default 3);
 //   - 20 concurrent 5 MiB uploads, each read back byte-exact (failures counted);
@@ -17,6 +20,7 @@ import sharp from "sharp";
 import { freePort } from "../../shared/store";
 import { SERVICES } from "../../services/index";
 import { formatTable, sleep, startBenchNodes, timedLoop, type BenchServer } from "./bench-support";
+import type { Proc } from "../support/processes";
 
 export const FILES_SETTINGS = ["BENCH_FILES_MIB", "BENCH_FILES_ROUNDS", "BENCH_FILES_SECONDS"];
 
@@ -40,6 +44,10 @@ export interface FilesFigure {
 	gateway: Memory;
 	/** Undefined when the uploads service runs in the gateway's process. */
 	uploads?: Memory;
+	/** In use after a full collection (heap and external memory), gateway then uploads. */
+	live: Memory[];
+	/** Why `live` is empty. */
+	liveFailure: string;
 	uploadMBs: number;
 	downloadMBs: number;
 	concurrent: { ok: number; failed: string[]; seconds: number };
@@ -71,10 +79,43 @@ async function sampled(pids: number[], during: () => Promise<void>): Promise<Mem
 	return pids.map((pid, i) => ({ before: before[i], peak: peak[i], after: rss(pid) }));
 }
 
+/** What the process's gc-probe.cjs reported since `from` (its output's length then): heap + external bytes. */
+function probed(proc: Proc, from: number): number[] {
+	return [...proc.output().slice(from).matchAll(/gc-probe rss=\d+ heap=(\d+) external=(\d+)/g)].map((m) => Number(m[1]) + Number(m[2]));
+}
+
+/** Memory in use after a full collection, before, at most during (every second) and after `during`. */
+async function liveSampled(procs: Proc[], during: () => Promise<void>): Promise<Memory[]> {
+	const probe = async () => {
+		const marks = procs.map((p) => p.output().length);
+		for (let i = 0; i < 3; i++) {
+			procs.forEach((p) => p.child.kill("SIGUSR2"));
+			await sleep(300);
+		}
+		return procs.map((p, i) => probed(p, marks[i]).at(-1) ?? 0);
+	};
+	const before = await probe();
+	const marks = procs.map((p) => p.output().length);
+	const timer = setInterval(() => procs.forEach((p) => p.child.kill("SIGUSR2")), 1000);
+	try {
+		await during();
+	} finally {
+		clearInterval(timer);
+	}
+	await sleep(500);
+	const peak = procs.map((p, i) => Math.max(before[i], ...probed(p, marks[i])));
+	await sleep(500);
+	const after = await probe();
+	return procs.map((_, i) => ({ before: before[i], peak: peak[i], after: after[i] }));
+}
+
 async function upload(server: BenchServer, name: string, data: Uint8Array, type: string): Promise<string> {
 	const form = new FormData();
 	form.append("file", new Blob([data], { type }), name);
-	const res = await fetch(`${server.base}/user_uploads`, { method: "POST", body: form, headers: server.auth });
+	const t = Date.now();
+	const res = await fetch(`${server.base}/user_uploads`, { method: "POST", body: form, headers: server.auth }).catch((err: Error) => {
+		throw new Error(`POST /user_uploads of ${name}: ${err.message} after ${Date.now() - t} ms (${String(err.cause)})`);
+	});
 	const body = (await res.json()) as { result: string; url?: string; msg?: string };
 	if (res.status !== 200 || body.result !== "success" || !body.url) throw new Error(`POST /user_uploads: HTTP ${res.status}, ${body.msg ?? body.result}`);
 	return body.url;
@@ -95,7 +136,10 @@ async function roundTrip(server: BenchServer, name: string, data: Buffer): Promi
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mbPerSecond = (bytes: number, ms: number) => Math.round((bytes / 1e6 / (ms / 1000)) * 10) / 10;
 
+const PROBE = `--expose-gc --require ${path.join(__dirname, "gc-probe.cjs")}`;
+
 async function measure(topology: string, nodes: Array<Record<string, string>>, common: Record<string, string>, work: string, who: { gateway: number; uploads: number }): Promise<FilesFigure> {
+	for (const i of new Set([who.gateway, who.uploads])) nodes[i] = { ...nodes[i], NODE_OPTIONS: PROBE };
 	const port = await freePort();
 	const shared = { ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, `files-${port}`), PORT: String(port), MAX_FILE_UPLOAD_SIZE_MIB: String(Math.max(25, FILE_MIB)) };
 	const server = await startBenchNodes(nodes, shared, port);
@@ -110,6 +154,13 @@ async function measure(topology: string, nodes: Array<Record<string, string>>, c
 			url = await upload(server, "measured.bin", big, "application/octet-stream");
 		});
 		if (!(await download(server, url)).equals(big)) throw new Error("the measured upload read back different bytes");
+		const probedProcs = [...new Set([who.gateway, who.uploads])].map((i) => server.procs[i]);
+		// Collections stall a process: on a busy machine one may miss the bus's heartbeats and
+		// the upload fail, which leaves this figure out rather than the others.
+		let liveFailure = "";
+		const live = await liveSampled(probedProcs, async () => {
+			await upload(server, "measured-live.bin", big, "application/octet-stream");
+		}).catch((err: unknown) => ((liveFailure = err instanceof Error ? err.message : String(err)), []));
 
 		const ups: number[] = [];
 		const downs: number[] = [];
@@ -154,6 +205,8 @@ async function measure(topology: string, nodes: Array<Record<string, string>>, c
 			topology,
 			gateway: memory[0],
 			uploads: memory.length > 1 ? memory[1] : undefined,
+			live,
+			liveFailure,
 			uploadMBs: mbPerSecond(big.length, median(ups)),
 			downloadMBs: mbPerSecond(big.length, median(downs)),
 			concurrent: { ok: results.filter(Boolean).length, failed, seconds: concurrentSeconds },
@@ -183,11 +236,15 @@ const mib = (bytes: number) => (bytes / MIB).toFixed(1);
 const growth = (m: Memory) => `${mib(m.before)} / ${mib(m.peak)} / ${mib(m.after)} (+${mib(m.peak - m.before)})`;
 
 export function filesTable(figures: FilesFigure[], info: { command: string; cores: number; store: string }): string {
-	const memory = [["topology", "gateway RSS MiB before / peak / after (growth)", "uploads RSS MiB before / peak / after (growth)", "growth in 255 KiB chunks (largest)"]];
+	const memory = [["topology", "gateway RSS MiB before / peak / after (growth)", "uploads RSS MiB before / peak / after (growth)", "RSS growth in 255 KiB chunks (largest)"]];
+	const live = [["topology", "gateway in use after GC, MiB before / peak / after (growth)", "uploads in use after GC (growth)", "growth in 255 KiB chunks (largest)"]];
 	const speed = [["topology", `upload MB/s (${FILE_MIB} MiB)`, "download MB/s", `${CONCURRENT} x ${CONCURRENT_MIB} MiB up+down: ok / failed / s`, "100 KB image, 4 clients: p50 ms", "p99 ms", "req/s", "failed"]];
 	for (const f of figures) {
 		const most = Math.max(f.gateway.peak - f.gateway.before, f.uploads ? f.uploads.peak - f.uploads.before : 0);
 		memory.push([f.topology, growth(f.gateway), f.uploads ? growth(f.uploads) : "(the gateway's process)", (most / (CHUNK_KIB * 1024)).toFixed(1)]);
+		const mostLive = Math.max(...f.live.map((m) => m.peak - m.before));
+		if (f.live.length) live.push([f.topology, growth(f.live[0]), f.live[1] ? growth(f.live[1]) : "(the gateway's process)", (mostLive / (CHUNK_KIB * 1024)).toFixed(1)]);
+		else live.push([f.topology, `not measured: ${f.liveFailure}`, "", ""]);
 		speed.push([
 			f.topology,
 			String(f.uploadMBs),
@@ -205,6 +262,8 @@ export function filesTable(figures: FilesFigure[], info: { command: string; core
 		`command: ${info.command}`,
 		"",
 		formatTable(memory),
+		"",
+		formatTable(live),
 		"",
 		formatTable(speed),
 		...(failures.length ? ["", "failures:", ...failures] : []),
