@@ -34,7 +34,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 	let conn: Connection;
 	let sweeper: NodeJS.Timeout | undefined;
 	const deps = {} as UploadsDeps;
-	const exports = exportWorker(config);
+	const exportJobs = exportWorker(config);
 	deps.purposes = {
 		[USER_UPLOAD]: {
 			maxBytes: config.maxFileUploadSizeMib * MIB,
@@ -47,7 +47,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 
 	return {
 		name: "uploads",
-		actions: { ...transferActions(deps), ...realmExportActions(exports.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps), ...emojiImageActions(deps), ...avatarImageActions(deps) },
+		actions: { ...transferActions(deps), ...realmExportActions(exportJobs.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps), ...emojiImageActions(deps), ...avatarImageActions(deps) },
 
 		events: {
 			/** Claims of a channel's messages follow its publicity (claim-rules.ts). */
@@ -68,7 +68,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 				space: new UploadSpace(usageModel(conn), config.uploadQuotaMib * MIB),
 				nextId: counters(conn),
 			});
-			exports.start({ conn, store, space: deps.space, nextId: deps.nextId, broker: this.broker, logger: this.logger });
+			exportJobs.start({ conn, store, space: deps.space, nextId: deps.nextId, broker: this.broker, logger: this.logger });
 			await ensureIndexes(conn);
 			await store.ensureIndexes();
 			deps.urlKey = await signingKey(conn);
@@ -81,7 +81,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 
 		async stopped() {
 			clearInterval(sweeper);
-			await exports.stop();
+			await exportJobs.stop();
 			await conn?.close();
 		},
 	} as ServiceSchema;
