@@ -22,6 +22,7 @@ import { startNode, type RunningNode } from "../services";
 import { Role } from "../shared/roles";
 import { zuliprc } from "../services/users/accounts";
 import { recordBroadcasts, RELAY_WAIT_MS, type RelayedEvent, type RelayOutcome } from "../services/users/change-relay";
+import { importZulipCommand, IMPORT_USAGE } from "./import/command";
 
 const ROLE_NAMES: Record<string, number> = {
 	owner: Role.OWNER,
@@ -37,6 +38,7 @@ const USAGE = `usage:
   npm run manage -- zuliprc --email E
   npm run manage -- grant|revoke --email E --permission can_change_user_emails
   npm run manage -- realm-setting --name NAME --value VALUE
+  ${IMPORT_USAGE.replace(/^usage: /, "").trimEnd()}
 `;
 
 function parseRole(raw: string | undefined): number {
@@ -60,6 +62,8 @@ const OPTIONS = {
 
 async function main(): Promise<number> {
 	const [command, ...rest] = process.argv.slice(2);
+	// Writes a database of its own (deploy/import/): no users service, nothing to relay.
+	if (command === "import-zulip") return importZulipCommand(rest);
 	const { values } = parseArgs({ args: rest, options: OPTIONS });
 	const known = ["create-user", "zuliprc", "grant", "revoke", "realm-setting"];
 	const incomplete =

@@ -1,0 +1,40 @@
+// The files of an export: `uploads/` (message attachments) and `emoji/` (custom emoji images),
+// each with a records.json naming every file by its path inside the folder.
+import fs from "node:fs";
+import path from "node:path";
+import { ImportError } from "./errors";
+import { readJson, Rec } from "./records";
+
+/** The records of `<folder>/records.json` (absent folder: none). */
+export function fileRecords(dir: string, folder: string): Rec[] {
+	const name = `${folder}/records.json`;
+	const list = readJson(dir, name, false);
+	if (list === undefined) return [];
+	if (!Array.isArray(list)) throw new ImportError(name, "must be a list of records");
+	return list.map((raw, i) => {
+		if (!raw || typeof raw !== "object") throw new ImportError(name, "not an object", { table: "records", index: i });
+		return new Rec(name, "records", i, raw as Record<string, unknown>);
+	});
+}
+
+/** The bytes of the file a record names. */
+export function fileBytes(dir: string, folder: string, rec: Rec): Buffer {
+	const rel = rec.str("path");
+	const file = path.resolve(dir, folder, rel);
+	if (!file.startsWith(path.resolve(dir, folder) + path.sep)) rec.fail(`"path" points outside ${folder}/`);
+	if (!fs.existsSync(file)) rec.fail(`the file ${folder}/${rel} is missing from the export`);
+	return fs.readFileSync(file);
+}
+
+const TYPES: Record<string, string> = {
+	".png": "image/png",
+	".jpg": "image/jpeg",
+	".jpeg": "image/jpeg",
+	".gif": "image/gif",
+	".webp": "image/webp",
+	".txt": "text/plain",
+	".pdf": "application/pdf",
+};
+
+/** A content type from a file name, where the export names none. */
+export const typeOfName = (name: string) => TYPES[path.extname(name.replace(/\.original$/, "")).toLowerCase()] ?? "application/octet-stream";

@@ -1,0 +1,121 @@
+// Imports a Zulip export (a directory or its .tar.gz, as `manage.py export` writes it) into a
+// database prefix that holds no organization yet. The phases run in the order their IDs are
+// needed; a failure in any of them drops what was written (import-target.ts).
+import fs from "node:fs";
+import path from "node:path";
+import type { ImportContext } from "./context";
+import { importChannels } from "./channels";
+import { importEmoji } from "./emoji";
+import { openExport } from "./export-reader";
+import { importExtras } from "./extras";
+import { importGroups } from "./groups";
+import { Ids } from "./ids";
+import { openTarget } from "./import-target";
+import { countMessages, importMessages, importReactions, messageFiles } from "./messages";
+import { Progress } from "./progress";
+import { importRealm } from "./realm";
+import { TableFile } from "./records";
+import { NotKept } from "./report";
+import { importUploads, readAttachments } from "./uploads";
+import { importUsers, type Credential } from "./users";
+
+export interface ImportOptions {
+	/** The export: a directory holding realm.json, or its .tar.gz. */
+	source: string;
+	/** The organization's name, instead of the export's. */
+	realmName?: string;
+	mongoUrl: string;
+	/** The database prefix to import into (DB_PREFIX): it must hold nothing yet. */
+	prefix: string;
+	/** The organization's URL (EXTERNAL_URL). */
+	url: string;
+	progress?: Progress;
+}
+
+export interface ImportResult {
+	credentials: Credential[];
+	notKept: NotKept;
+	/** What was imported, by what it is. */
+	counts: Record<string, number>;
+}
+
+// This server holds one organization per database prefix, with this ID (services/users/bootstrap.ts).
+const REALM_ID = 1;
+
+// Tables of realm.json that hold no data of the organization's (Zulip's server bookkeeping or
+// what this server derives): read, counted nowhere, and named here so none is dropped unnoticed.
+const DERIVED: Record<string, string> = {
+	zerver_presencesequence: "Zulip's presence bookkeeping",
+};
+
+export async function importZulip(o: ImportOptions): Promise<ImportResult> {
+	const progress = o.progress ?? new Progress();
+	const opened = await openExport(o.source);
+	try {
+		const realm = TableFile.read(opened.dir, "realm.json");
+		const files = messageFiles(opened.dir);
+		const attachments = readAttachments(opened.dir);
+		const target = await openTarget(o.mongoUrl, o.prefix);
+		const ctx: ImportContext = { dir: opened.dir, realm, ids: new Ids(), target, notKept: new NotKept(), progress, realmId: REALM_ID, url: o.url, read: new Set() };
+		try {
+			const credentials = await importUsers(ctx);
+			const groups = await importGroups(ctx);
+			await importChannels(ctx, groups);
+			await importRealm(ctx, groups, o.realmName);
+			await importEmoji(ctx);
+			const claimed = new Set(attachments.flatMap((r) => r.ints("messages")));
+			const where = await importMessages(ctx, claimed, countMessages(opened.dir, files));
+			await importReactions(ctx);
+			await importUploads(ctx, attachments, where);
+			await importExtras(ctx);
+			reportUnread(ctx);
+			const counts: Record<string, number> = {
+				users: credentials.length,
+				"user groups": realm.count("zerver_namedusergroup"),
+				channels: realm.count("zerver_stream"),
+				subscriptions: await target.m.Subscription.countDocuments(),
+				messages: await target.m.Message.countDocuments(),
+				"per-user message rows": await target.m.UserMessage.countDocuments(),
+				reactions: realm.count("zerver_reaction"),
+				"user topics": realm.count("zerver_usertopic"),
+				"custom emoji": realm.count("zerver_realmemoji"),
+				uploads: attachments.length,
+			};
+			return { credentials, notKept: ctx.notKept, counts };
+		} catch (err) {
+			await target.dropAll();
+			throw err;
+		} finally {
+			await target.close();
+		}
+	} finally {
+		await opened.close();
+	}
+}
+
+/** Every table no phase read, with its count: not kept (or Zulip's own bookkeeping). */
+function reportUnread(ctx: ImportContext): void {
+	for (const name of ctx.realm.names()) {
+		if (ctx.read.has(name)) continue;
+		const n = ctx.realm.count(name);
+		ctx.notKept.add(name, DERIVED[name] ?? "not imported: no place for it on this server yet", n);
+	}
+	// The other files of the export: statistics (analytics.json) and such.
+	for (const f of fs.readdirSync(ctx.dir)) {
+		if (!f.endsWith(".json") || f === "realm.json" || f === "attachment.json" || /^messages-\d+\.json$/.test(f)) continue;
+		if (["stats.json", "migration_status.json"].includes(f)) continue;
+		let file: TableFile;
+		try {
+			file = TableFile.read(ctx.dir, f);
+		} catch {
+			continue;
+		}
+		for (const name of file.names()) ctx.notKept.add(`${path.basename(f, ".json")}/${name}`, "not imported: usage statistics are recomputed here", file.count(name));
+	}
+	for (const folder of ["avatars", "realm_icons"]) {
+		const records = path.join(ctx.dir, folder, "records.json");
+		if (!fs.existsSync(records)) continue;
+		const list = JSON.parse(fs.readFileSync(records, "utf8")) as unknown[];
+		ctx.notKept.add(`${folder}/`, "not imported yet", Array.isArray(list) ? list.length : 0);
+	}
+}

@@ -1,0 +1,220 @@
+// Messages (messages-NNNNNN.json, read one file at a time and then let go: memory stays flat),
+// with their per-user rows and flags (zerver_usermessage), then reactions (zerver_reaction).
+//
+// Each message keeps Zulip's rendered content (this server would render the same Markdown a little
+// differently, and the export's rendering is what its users saw); the fields a send derives are
+// computed by the messages service's own functions: the search stems of the rendered content and
+// topic (search.ts searchFields), the per-user rows (userMessageRow), the recipient key.
+import fs from "node:fs";
+import type { ChannelDoc } from "../../services/channels/models/channel";
+import type { EditRecord, MessageDoc } from "../../services/messages/models/message";
+import { userMessageRow, type UserMessageDoc } from "../../services/messages/models/user-message";
+import type { RecipientDoc } from "../../services/messages/models/recipient";
+import type { ReactionDoc, ReactionType } from "../../services/messages/models/reaction";
+import { searchFields } from "../../services/messages/search";
+import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
+import { TableFile, type Rec } from "./records";
+
+// Zulip's UserMessage flags, in bit order.
+const FLAG_BITS = [
+	"read",
+	"starred",
+	"collapsed",
+	"mentioned",
+	"stream_wildcard_mentioned",
+	"topic_wildcard_mentioned",
+	"group_mentioned",
+	"force_expand",
+	"force_collapse",
+	"has_alert_word",
+	"historical",
+	"is_private",
+	"active_mobile_push_notification",
+] as const;
+const KEPT_FLAGS = new Set(["read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "has_alert_word", "historical"]);
+// is_private and active_mobile_push_notification are Zulip's bookkeeping (the message's type, a
+// push sent), not the user's data: this server derives the one and has no use for the other.
+const BOOKKEEPING = new Set(["is_private", "active_mobile_push_notification"]);
+
+/** Where a message went, for the attachments that name it (uploads.ts). */
+export interface SentWhere {
+	channel_id: number | null;
+	timestamp: number;
+}
+
+/** The message files, in order (Zulip numbers them from 1). */
+export function messageFiles(dir: string): string[] {
+	return fs
+		.readdirSync(dir)
+		.filter((f) => /^messages-\d+\.json$/.test(f))
+		.sort();
+}
+
+/** Counts the messages of every file, for the progress total (one file at a time). */
+export function countMessages(dir: string, files: string[]): number {
+	let n = 0;
+	for (const f of files) n += TableFile.read(dir, f).count("zerver_message");
+	return n;
+}
+
+export async function importMessages(ctx: ImportContext, claimed: Set<number>, total: number): Promise<Map<number, SentWhere>> {
+	const { ids, target } = ctx;
+	const where = new Map<number, SentWhere>();
+	const recipients = new Map<string, number>();
+	let nextRecipient = 0;
+	const channelStats = new Map<number, { first: number; last: number; named: boolean }>();
+	const clients = new Map(table(ctx, "zerver_client").map((r) => [r.int("id"), r.str("name")]));
+	const dropped = new Map<string, number>();
+	let unrendered = 0;
+
+	ctx.progress.start("messages", total);
+	for (const file of messageFiles(ctx.dir)) {
+		const data = TableFile.read(ctx.dir, file);
+		const messages = new Map<number, MessageDoc>();
+		const newRecipients: RecipientDoc[] = [];
+		for (const r of data.records("zerver_message", true)) {
+			const id = r.int("id");
+			const sender = ids.users.get(r.int("sender"), r, "sender");
+			const to = ids.recipient(r.int("recipient"), r, "recipient");
+			let key: string;
+			let participants: number[] = [];
+			if (to.kind === "channel") key = `channel:${to.channel_id}`;
+			else {
+				const others = to.kind === "user" ? [to.user_id] : ids.huddleMembers.get(to.huddle_id);
+				if (!others) return r.fail(`the group DM it was sent to has no members in the export`);
+				participants = [...new Set([sender, ...others])].sort((a, b) => a - b);
+				key = `dm:${participants.join(",")}`;
+			}
+			let recipient = recipients.get(key);
+			if (recipient === undefined) {
+				recipient = ++nextRecipient;
+				recipients.set(key, recipient);
+				newRecipients.push({ _id: recipient, key, user_ids: participants });
+			}
+			const topic = to.kind === "channel" ? (r.optStr("subject") ?? "") : "";
+			const content = r.str("content");
+			let rendered = r.optStr("rendered_content");
+			if (rendered === null) {
+				unrendered++;
+				rendered = `<p>${content.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")}</p>`;
+			}
+			const history = editHistory(ctx, r);
+			const timestamp = seconds(r.num("date_sent"));
+			const message: MessageDoc = {
+				_id: id,
+				realm_id: ctx.realmId,
+				sender_id: sender,
+				type: to.kind === "channel" ? "stream" : "private",
+				recipient_id: recipient,
+				channel_id: to.kind === "channel" ? to.channel_id : null,
+				topic,
+				topic_key: topic.toLowerCase(),
+				dm_user_ids: participants,
+				content,
+				rendered_content: rendered,
+				timestamp,
+				client: clients.get(r.optInt("sending_client") ?? -1) ?? "Internal",
+				is_me_message: /^\/me( |$)/.test(content),
+				has_link: r.optBool("has_link") ?? false,
+				has_image: r.optBool("has_image") ?? false,
+				has_attachment: r.optBool("has_attachment") ?? false,
+				...searchFields(rendered, topic),
+				// Zulip's Message.type 2 is a topic resolved or unresolved.
+				is_resolve_notice: r.optInt("type") === 2,
+				edit_history: history,
+				last_edit_timestamp: r.optNum("last_edit_time") === null ? null : seconds(r.num("last_edit_time")),
+				last_moved_timestamp: Math.max(0, ...history.filter((h) => h.prev_topic !== undefined || h.prev_stream !== undefined).map((h) => h.timestamp)) || null,
+			};
+			if (messages.has(id) || ids.messages.has(id)) r.fail(`message ${id} appears twice`);
+			messages.set(id, message);
+			ids.messages.set(id, id);
+			if (claimed.has(id)) where.set(id, { channel_id: message.channel_id, timestamp });
+			if (message.channel_id !== null) {
+				const s = channelStats.get(message.channel_id) ?? { first: id, last: timestamp, named: false };
+				s.first = Math.min(s.first, id);
+				s.last = Math.max(s.last, timestamp);
+				s.named ||= topic !== "";
+				channelStats.set(message.channel_id, s);
+			}
+		}
+		const rows: UserMessageDoc[] = [];
+		for (const r of data.records("zerver_usermessage", true)) {
+			const m = messages.get(r.int("message"));
+			if (!m) return r.fail(`"message" names message ${r.int("message")}, which is not in this file`);
+			const user = memberOrSkip(ctx, r, "user_profile");
+			if (user !== undefined) rows.push(userMessageRow(user, m, flags(r.int("flags_mask"), dropped)));
+		}
+		data.release();
+		await insertAll(target.m.Recipient, newRecipients);
+		// The rows first, then the messages, as a send stores them (send-rules.ts storeMessage).
+		await insertAll(target.m.UserMessage, rows);
+		await insertAll(target.m.Message, [...messages.values()], ctx.progress);
+	}
+	ctx.progress.finish();
+	for (const [flag, n] of dropped) ctx.notKept.add("zerver_usermessage", `the flag ${flag} (no such flag here)`, n);
+	if (unrendered) ctx.notKept.add("zerver_message", "messages with no rendered content (shown as their escaped source)", unrendered);
+
+	const updates = [...channelStats].map(([id, s]) => ({
+		updateOne: { filter: { _id: id }, update: { $set: { first_message_id: s.first, last_message_at: s.last, has_named_topics: s.named } satisfies Partial<ChannelDoc> } },
+	}));
+	if (updates.length) await target.m.Channel.bulkWrite(updates);
+	await target.raiseCounter("messages", "message", ids.messages.max());
+	await target.raiseCounter("messages", "recipient", nextRecipient);
+	return where;
+}
+
+function flags(mask: number, dropped: Map<string, number>): string[] {
+	const out = new Set<string>();
+	FLAG_BITS.forEach((flag, bit) => {
+		if (!(mask & (1 << bit))) return;
+		// A group mention is a mention here.
+		if (flag === "group_mentioned") out.add("mentioned");
+		else if (KEPT_FLAGS.has(flag)) out.add(flag);
+		else if (!BOOKKEEPING.has(flag)) dropped.set(flag, (dropped.get(flag) ?? 0) + 1);
+	});
+	return [...out];
+}
+
+/** Zulip's edit history (a JSON list, newest first), in this server's records. */
+function editHistory(ctx: ImportContext, r: Rec): EditRecord[] {
+	const raw = r.optStr("edit_history");
+	if (raw === null) return [];
+	let list: unknown;
+	try {
+		list = JSON.parse(raw);
+	} catch {
+		r.fail(`"edit_history" is not valid JSON`);
+	}
+	if (!Array.isArray(list)) r.fail(`"edit_history" is not a list`);
+	// Zulip lists the newest edit first; this server appends each edit (oldest first).
+	return list.map((e: Record<string, unknown>) => {
+		if (!e || typeof e !== "object" || typeof e.timestamp !== "number") r.fail(`"edit_history" holds an entry with no timestamp`);
+		const out: EditRecord = { user_id: typeof e.user_id === "number" ? ctx.ids.users.get(e.user_id, r, "edit_history.user_id") : 0, timestamp: seconds(e.timestamp) };
+		if (typeof e.prev_content === "string") out.prev_content = e.prev_content;
+		if (typeof e.prev_rendered_content === "string") out.prev_rendered_content = e.prev_rendered_content;
+		if (typeof e.prev_topic === "string") out.prev_topic = e.prev_topic;
+		if (typeof e.topic === "string") out.topic = e.topic;
+		if (typeof e.prev_stream === "number") out.prev_stream = e.prev_stream;
+		if (typeof e.stream === "number") out.stream = e.stream;
+		return out;
+	}).reverse();
+}
+
+export async function importReactions(ctx: ImportContext): Promise<void> {
+	const records = table(ctx, "zerver_reaction");
+	const docs: ReactionDoc[] = records.map((r) => {
+		const type = r.str("reaction_type");
+		if (!["unicode_emoji", "realm_emoji", "zulip_extra_emoji"].includes(type)) r.fail(`"reaction_type" ${type} is not a reaction type`);
+		return {
+			_id: r.int("id"),
+			message_id: ctx.ids.messages.get(r.int("message"), r, "message"),
+			user_id: ctx.ids.users.get(r.int("user_profile"), r, "user_profile"),
+			emoji_name: r.str("emoji_name"),
+			emoji_code: r.str("emoji_code"),
+			// Zulip's zulip_extra_emoji is this server's service_extra_emoji.
+			reaction_type: (type === "zulip_extra_emoji" ? "service_extra_emoji" : type) as ReactionType,
+		};
+	});
+	await insertAll(ctx.target.m.Reaction, docs);
+	await ctx.target.raiseCounter("messages", "reaction", Math.max(0, ...docs.map((d) => d._id)));
+}
