@@ -125,6 +125,18 @@ test("an administrator's export: pending then done in realm_export events, liste
 	expectSuccess(list);
 	expect(list.body.exports).toEqual([first]);
 
+	// Notification Bot tells the one who asked, as Zulip's deferred_work does.
+	const until = Date.now() + DEADLINE_MS;
+	let notice: Ev | undefined;
+	while (!notice) {
+		const dms = await as(cast.admin).get("/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: [{ operator: "is", operand: "dm" }], apply_markdown: false });
+		expectSuccess(dms);
+		notice = (dms.body.messages as Ev[]).find((m) => m.sender_email === "notification-bot@zulip.com");
+		if (!notice && Date.now() > until) throw new Error("no completion message");
+		if (!notice) await new Promise((r) => setTimeout(r, 50));
+	}
+	expect(notice.content).toBe("Your data export is complete. [View and download exports](/#organization/data-exports-admin).");
+
 	// The archive: administrators only.
 	expect((await download(first.export_url, cast.member)).status).toBe(404);
 	expect((await download(first.export_url, null)).status).toBe(401);
