@@ -77,25 +77,29 @@ async function runExport(deps: ExportDeps, id: number, realm: ExportRealm): Prom
 	const dir = `zulip-export-${randomName(6).toLowerCase()}`;
 	const pathId = `exports/${realm.id}/${randomName(18)}/${dir}.tar.gz`;
 	const tarball = new TarballWriter(deps.store, fileId, new Date(started));
+	// Every write below is conditional on the export still being this worker's (STARTED): one the
+	// sweep failed meanwhile (a worker it took for dead) is left as the sweep left it.
+	const mine = { _id: id, status: ExportStatus.STARTED };
 	const progress = async () => {
 		if (deps.stopping) throw new Error("the service is stopping");
-		await deps.Export.updateOne({ _id: id }, { $set: { progress_at: clock.nowMs() } });
+		const res = await deps.Export.updateOne(mine, { $set: { progress_at: clock.nowMs() } });
+		if (!res.modifiedCount) throw new Error("the export was failed meanwhile");
 	};
 	try {
 		const exports = await deps.Export.find({ realm_id: realm.id }).sort({ _id: 1 }).lean();
 		const stats = await writeExport(deps.bus, tarball, dir, realm, claimed.type, { zerver_realmexport: realmExportRows(exports) }, progress);
 		const { length, sha256 } = await tarball.finish();
 		await deps.store.complete(tarball.fileId, length, `${dir}.tar.gz`, { path_id: pathId, content_type: "application/gzip", realm_export_id: id });
-		await deps.Export.updateOne(
-			{ _id: id },
-			{ $set: { status: ExportStatus.SUCCEEDED, date_succeeded: clock.nowMs(), path_id: pathId, tarball_size_bytes: length, sha256sum_hex: sha256, stats } },
-		);
+		const done = await deps.Export.updateOne(mine, {
+			$set: { status: ExportStatus.SUCCEEDED, date_succeeded: clock.nowMs(), path_id: pathId, tarball_size_bytes: length, sha256sum_hex: sha256, stats },
+		});
+		if (!done.modifiedCount) throw new Error("the export was failed meanwhile");
 		deps.logger.info({ export_id: id, bytes: length, ms: clock.nowMs() - started }, "data export completed");
 	} catch (err) {
 		deps.logger.error({ err, export_id: id }, "data export failed");
 		await tarball.abort().catch(() => undefined);
-		await deps.Export.updateOne({ _id: id }, { $set: { status: ExportStatus.FAILED, date_failed: clock.nowMs(), file_id: null } });
-		await announceExports(deps, realm.id, realm.admin_user_ids);
+		const failed = await deps.Export.updateOne(mine, { $set: { status: ExportStatus.FAILED, date_failed: clock.nowMs(), file_id: null } });
+		if (failed.modifiedCount) await announceExports(deps, realm.id, realm.admin_user_ids);
 		return;
 	}
 	await announceExports(deps, realm.id, realm.admin_user_ids);

@@ -7,7 +7,8 @@
 //                                   its data exports
 //   <dir>/stats.json                how many rows each table holds
 //
-// `progress` is called after each file, so a stalled export can be told from a slow one.
+// `progress` is called after each page read and each file written, so a stalled export can be
+// told from a slow one.
 import { call, type Caller } from "../../../shared/actions";
 import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
 import { channelTables } from "./channel-tables";
@@ -21,21 +22,23 @@ import { userRows } from "./user-tables";
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
 
-async function allUsers(bus: Caller): Promise<ExportUser[]> {
+async function allUsers(bus: Caller, progress: () => Promise<void>): Promise<ExportUser[]> {
 	const out: ExportUser[] = [];
 	for (let after = 0; ; ) {
 		const { users } = await call(bus, "users.exportUsers", { after_id: after, limit: EXPORT_PAGE });
 		out.push(...users);
+		await progress();
 		if (users.length < EXPORT_PAGE) return out;
 		after = users[users.length - 1].id;
 	}
 }
 
-async function allSubscriptions(bus: Caller, channelIds: number[]): Promise<ExportSubscription[]> {
+async function allSubscriptions(bus: Caller, channelIds: number[], progress: () => Promise<void>): Promise<ExportSubscription[]> {
 	const out: ExportSubscription[] = [];
 	for (let i = 0; i < channelIds.length; i += EXPORT_CHANNEL_BATCH) {
 		const { subscriptions } = await call(bus, "channels.exportSubscriptions", { channel_ids: channelIds.slice(i, i + EXPORT_CHANNEL_BATCH) });
 		out.push(...subscriptions);
+		await progress();
 	}
 	return out;
 }
@@ -53,10 +56,10 @@ export async function writeExport(
 	ownTables: Tables,
 	progress: () => Promise<void>,
 ): Promise<Record<string, number>> {
-	const users = await allUsers(bus);
+	const users = await allUsers(bus, progress);
 	const { channels, default_channel_ids } = await call(bus, "channels.exportChannels", {});
 	const channelIds = channels.map((c) => c.id);
-	const subscriptions = await allSubscriptions(bus, channelIds);
+	const subscriptions = await allSubscriptions(bus, channelIds, progress);
 	const recipients = new Recipients(
 		users.map((u) => u.id),
 		channelIds,
