@@ -4,6 +4,7 @@
 import { CHANNEL_GROUP_SETTINGS, type ChannelDoc } from "../../services/channels/models/channel";
 import { subscriptionKey, type SubscriptionDoc } from "../../services/channels/models/subscription";
 import { userTopicKey, type UserTopicDoc } from "../../services/channels/models/user-topic";
+import type { GroupSettingValue } from "../../shared/group-settings";
 import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
 import type { GroupValues } from "./groups";
 
@@ -26,11 +27,24 @@ export async function importChannels(ctx: ImportContext, groups: GroupValues): P
 	}
 	table(ctx, "zerver_huddle");
 
-	const defaults = new Set(table(ctx, "zerver_defaultstream").map((r) => ids.channels.get(r.int("stream"), r, "stream")));
+	const defaultChannels = new Set(table(ctx, "zerver_defaultstream").map((r) => ids.channels.get(r.int("stream"), r, "stream")));
 	ctx.progress.start("channels", streams.length);
 	const docs: ChannelDoc[] = streams.map((r) => {
 		const settings = {} as ChannelDoc["settings"];
-		for (const s of CHANNEL_GROUP_SETTINGS) if (r.raw[s] != null) settings[s] = groups.value(r.int(s), r, s);
+		// The settings Zulip added after the export's feature level take its defaults for an existing
+		// channel (as channel-rules.ts defaultSettings gives a new one).
+		const creator = ids.users.opt(r.optInt("creator"), r, "creator");
+		const defaults: Record<(typeof CHANNEL_GROUP_SETTINGS)[number], GroupSettingValue> = {
+			can_add_subscribers_group: groups.system("role:nobody"),
+			can_remove_subscribers_group: groups.system("role:administrators"),
+			can_administer_channel_group: { direct_members: creator === null ? [] : [creator], direct_subgroups: [] },
+			can_delete_any_message_group: groups.system("role:nobody"),
+			can_delete_own_message_group: groups.system("role:everyone"),
+			can_move_messages_out_of_channel_group: groups.system("role:nobody"),
+			can_move_messages_within_channel_group: groups.system("role:nobody"),
+			can_send_message_group: groups.system("role:everyone"),
+		};
+		for (const s of CHANNEL_GROUP_SETTINGS) settings[s] = r.raw[s] != null ? groups.value(r.int(s), r, s) : defaults[s];
 		const name = r.str("name");
 		return {
 			_id: r.int("id"),
@@ -43,9 +57,9 @@ export async function importChannels(ctx: ImportContext, groups: GroupValues): P
 			is_web_public: r.optBool("is_web_public") ?? false,
 			history_public_to_subscribers: r.bool("history_public_to_subscribers"),
 			is_archived: r.optBool("deactivated") ?? false,
-			is_default: defaults.has(r.int("id")),
+			is_default: defaultChannels.has(r.int("id")),
 			date_created: seconds(r.num("date_created")),
-			creator_id: ids.users.opt(r.optInt("creator"), r, "creator"),
+			creator_id: creator,
 			message_retention_days: r.optInt("message_retention_days"),
 			topics_policy: (r.optStr("topics_policy") as ChannelDoc["topics_policy"] | null) ?? "inherit",
 			// Set from the messages as they are imported (messages.ts).

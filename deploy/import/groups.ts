@@ -10,6 +10,8 @@ import type { Rec } from "./records";
 export interface GroupValues {
 	/** The value of a group setting naming Zulip group `id`. */
 	value(id: number, rec: Rec, field: string): GroupSettingValue;
+	/** The ID of a system group, by name. */
+	system(name: string): number;
 }
 
 export async function importGroups(ctx: ImportContext): Promise<GroupValues> {
@@ -37,7 +39,9 @@ export async function importGroups(ctx: ImportContext): Promise<GroupValues> {
 	}
 	const namedIds = new Set(named.map((r) => r.int("id")));
 	for (const id of namedIds) ctx.ids.groups.set(id, id);
+	const systemIds = new Map(named.filter((r) => r.bool("is_system_group")).map((r) => [r.str("name"), r.int("id")]));
 	const values: GroupValues = {
+		system: (name) => systemIds.get(name)!,
 		value(id, rec, field) {
 			if (namedIds.has(id)) return id;
 			if (!known.has(id)) rec.fail(`"${field}" names group ${id}, which the export does not hold`);
