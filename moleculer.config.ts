@@ -137,6 +137,10 @@ export const RETRIED_ACTIONS = new Set([
 	// A write, but retrying it is harmless: a queue created on a replica that went away went with
 	// it, and one whose ID never reached the client expires unused.
 	"events.createQueue",
+	// A file's chunk, stored by its number (the same chunk written again replaces itself) and read:
+	// a transfer caught on a lost uploads replica goes on with the next.
+	"uploads.writeChunk",
+	"uploads.readChunk",
 ]);
 
 /**
