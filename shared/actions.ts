@@ -264,6 +264,7 @@ export interface ActionMap {
 	"uploads.openImage": { params: { path: string }; result: OpenedFile };
 	/** Removes an uploaded avatar's images (`avatar_path`: their base path). */
 	"uploads.removeAvatarImages": { params: { avatar_path: string }; result: None };
+	"uploads.botAvatarImages": { params: None; result: { avatar_path: string } };
 	/** Refuses a custom emoji upload before its body is read (name, permission, name in use); answers the name as stored. */
 	"users.checkEmojiUpload": { params: { emoji_name: string }; result: { emoji_name: string } };
 	/** A custom emoji whose images are stored: checked again, then created and announced. */

@@ -35,7 +35,6 @@ import { userGroupModel } from "../../services/users/models/user-group";
 import { realmEmojiModel } from "../../services/users/models/realm-emoji";
 import { linkifierModel } from "../../services/users/models/linkifier";
 import { mutedUserModel } from "../../services/users/models/muted-user";
-import { profileFieldModel } from "../../services/users/models/profile-field";
 
 /** The service databases an import writes (the others stay empty and are made at first start). */
 export const TARGET_SERVICES = ["users", "channels", "messages", "uploads"] as const;
@@ -49,7 +48,6 @@ function models(conns: Record<(typeof TARGET_SERVICES)[number], Connection>) {
 		RealmEmoji: realmEmojiModel(users),
 		Linkifier: linkifierModel(users),
 		MutedUser: mutedUserModel(users),
-		ProfileField: profileFieldModel(users),
 		Channel: channelModel(channels),
 		Subscription: subscriptionModel(channels),
 		UserTopic: userTopicModel(channels),

@@ -7,7 +7,7 @@ import type { ImportContext } from "./context";
 import { importChannels } from "./channels";
 import { importEmoji } from "./emoji";
 import { openExport } from "./export-reader";
-import { importExtras, importProfileFields } from "./extras";
+import { importExtras } from "./extras";
 import { importGroups } from "./groups";
 import { Ids } from "./ids";
 import { openTarget } from "./import-target";
@@ -68,7 +68,6 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 			await importReactions(ctx);
 			await importUploads(ctx, attachments, where);
 			await importExtras(ctx);
-			await importProfileFields(ctx);
 			reportUnread(ctx);
 			const counts: Record<string, number> = {
 				users: credentials.length,
@@ -80,7 +79,6 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 				reactions: realm.count("zerver_reaction"),
 				"user topics": realm.count("zerver_usertopic"),
 				"custom emoji": realm.count("zerver_realmemoji"),
-				"custom profile fields": realm.count("zerver_customprofilefield"),
 				uploads: attachments.length,
 			};
 			return { credentials, notKept: ctx.notKept, counts };

@@ -13,13 +13,13 @@ import { queryParams, send, sendJson, successJson, type Headers } from "./respon
 import { Drain } from "./drain";
 import { confirmEmailPage } from "./email-confirm-page";
 import { isAdmin, isGuest } from "../../shared/roles";
-import { routes, benchRoutes } from "./routes";
+import { routes, benchRoutes, type Route } from "./routes";
 import { Router } from "./router";
 import { RateLimiter } from "./rate-limit";
 import { CredentialCache, parseBasicAuth } from "./auth";
 import { registerAction } from "./register";
 import { createHttpServer, dropRestOfBody } from "./http-server";
-import { abortUpload, openDownload, receiveUpload, sendOpened, UPLOADS_PATH } from "./file-routes";
+import { abortUpload, openDownload, receiveOptionalUpload, receiveUpload, sendOpened, UPLOADS_PATH } from "./file-routes";
 import { AVATAR_PATH, openPublicImage, PUBLIC_IMAGES_PATH, redirectToAvatar } from "./image-routes";
 import { signupPage } from "./signup-page";
 import { PageGuard } from "./page-guard";
@@ -111,8 +111,8 @@ export function apiService(config: Config): ServiceSchema {
 			if (route.humanOnly && user?.is_bot) throw badRequest("This endpoint does not accept bot requests.");
 
 			const meta: Meta = { user, client: clientName(req.headers["user-agent"]) };
-			if (route.file) {
-				await fileEndpoint.call(this, req, res, route.action, { ...queryParams(url), ...pathParams }, meta, rateHeaders);
+			if (streamsBody(route, req)) {
+				await fileEndpoint.call(this, req, res, route, queryParams(url), pathParams, meta, rateHeaders);
 				return;
 			}
 			const body = Buffer.isBuffer(req.body)
@@ -145,12 +145,23 @@ export function apiService(config: Config): ServiceSchema {
 	 * streamed from the body into the uploads service, then the action completes it. Whatever is
 	 * refused, the rest of the body is dropped and what was stored removed.
 	 */
-	async function fileEndpoint(this: any, req: Req, res: ServerResponse, action: string, raw: Record<string, unknown>, meta: Meta, rateHeaders: Headers): Promise<void> {
+	async function fileEndpoint(this: any, req: Req, res: ServerResponse, route: Route, query: Record<string, unknown>, pathParams: Record<string, string>, meta: Meta, rateHeaders: Headers): Promise<void> {
+		const action = route.action;
 		let uploadId: string | undefined;
 		try {
 			const endpoint = this.broker.findNextActionEndpoint(action);
 			if (endpoint instanceof Error) throw apiError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
-			const { params, ignored } = convertParams(endpoint.action.params as ParamSchema | undefined, raw);
+			const schema = endpoint.action.params as ParamSchema | undefined;
+			if (route.file === "optional") {
+				// The body's fields over the query's, the path's over both, as on every route.
+				const got = await receiveOptionalUpload(req.$ctx, req, action, meta, { ...query, ...pathParams }, (fields) => convertParams(schema, { ...query, ...fields, ...pathParams }));
+				uploadId = got.upload?.upload_id;
+				const { params, ignored } = convertParams(schema, { ...query, ...got.fields, ...pathParams });
+				const data = (await req.$ctx.call(action, params, { meta: got.upload ? { ...meta, upload: got.upload } : meta })) as Record<string, unknown> | undefined;
+				sendJson(res, 200, successJson(data, [...ignored, ...got.ignored]), rateHeaders);
+				return;
+			}
+			const { params, ignored } = convertParams(schema, { ...query, ...pathParams });
 			const { upload, fields } = await receiveUpload(req.$ctx, req, action, meta, params);
 			uploadId = upload.upload_id;
 			const data = (await req.$ctx.call(action, params, { meta: { ...meta, upload } })) as Record<string, unknown> | undefined;
@@ -237,9 +248,11 @@ export function apiService(config: Config): ServiceSchema {
 		const pathname = ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? "").split("?")[0];
 		if (!pathname.startsWith(PREFIX)) return false;
 		const match = router.match(req.method ?? "GET", pathname.slice(PREFIX.length) || "/");
-		return match.kind === "found" && match.route.file === true;
+		return match.kind === "found" && streamsBody(match.route, req);
 	};
 	const isMultipart = (req: IncomingMessage) => (req.headers["content-type"] ?? "").toLowerCase().startsWith(MULTIPART_TYPE);
+	/** Whether a route's body is streamed (file-upload.ts): a file endpoint's, and a multipart one where the file is optional. */
+	const streamsBody = (route: Route, req: IncomingMessage) => route.file === true || (route.file === "optional" && isMultipart(req));
 
 	const dispatch = function (this: any, req: Req, res: ServerResponse) {
 		// moleculer-web does not await function aliases: handle() catches everything itself.

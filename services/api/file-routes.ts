@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { call, type Identity, type Meta, type OpenedFile, type UploadedFileMeta } from "../../shared/actions";
 import { badRequest, notFound } from "../../shared/errors";
-import { receiveFile } from "./file-upload";
+import { receiveFile, receiveParts } from "./file-upload";
 import { sendFile } from "./file-download";
 
 /** Where downloads are served, outside /api/v1 as in Zulip. */
@@ -31,6 +31,43 @@ export async function receiveUpload(ctx: Context<unknown, Meta>, req: IncomingMe
 	} catch (err) {
 		await abortUpload(ctx, upload_id, meta);
 		throw fileCountError(action, err);
+	}
+}
+
+/**
+ * Receives the body of an endpoint whose file is optional (a route's `file: "optional"`, sent as
+ * multipart): the text fields before the file are parameters (over `params`, the query's, as a
+ * body's are); an upload begins only when a file's part does, with those parameters for the
+ * endpoint's checks, and is then streamed as any file endpoint's. Anything refused or cut short
+ * removes what was stored.
+ */
+export async function receiveOptionalUpload(
+	ctx: Context<unknown, Meta>,
+	req: IncomingMessage,
+	action: string,
+	meta: Meta,
+	params: Record<string, unknown>,
+	/** Checks the parameters the fields before the file make (their types, as the route's action declares them) before any byte is stored. */
+	checkFields: (fields: Record<string, string>) => void,
+): Promise<{ upload: UploadedFileMeta | undefined; fields: Record<string, string>; ignored: string[] }> {
+	const declared = Number(req.headers["content-length"]);
+	let uploadId: string | undefined;
+	try {
+		const got = await receiveParts(
+			req,
+			async (fields) => {
+				checkFields(fields);
+				const begun = await call(ctx, "uploads.begin", { action, declared_bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0, params: { ...params, ...fields } }, { meta });
+				uploadId = begun.upload_id;
+				return { chunkBytes: begun.chunk_bytes, write: (n, data) => call(ctx, "uploads.writeChunk", { upload_id: begun.upload_id, n, data: data.toString("base64") }, { meta }).then(() => undefined) };
+			},
+			true,
+		);
+		const upload = got.file && uploadId ? { upload_id: uploadId, length: got.file.length, file_name: got.file.file_name, content_type: got.file.content_type } : undefined;
+		return { upload, fields: got.params, ignored: got.ignored };
+	} catch (err) {
+		if (uploadId) await abortUpload(ctx, uploadId, meta);
+		throw err;
 	}
 }
 

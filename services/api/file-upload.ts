@@ -15,6 +15,17 @@ export interface ReceivedFile {
 	fields: string[];
 }
 
+/**
+ * What the body of an endpoint whose file is optional holds (a route's `file: "optional"`): the
+ * file if one came, the text fields before it as parameters, and the names of those after it
+ * (ignored, as on a file endpoint).
+ */
+export interface ReceivedParts {
+	file: Omit<ReceivedFile, "fields"> | null;
+	params: Record<string, string>;
+	ignored: string[];
+}
+
 /** Where the bytes go: chunk `n` of the upload, each `chunkBytes` long but the last. */
 export interface ChunkSink {
 	chunkBytes: number;
@@ -24,8 +35,20 @@ export interface ChunkSink {
 const LIMITS = { files: 2, fields: 100, fieldSize: 64 * 1024, parts: 200, headerPairs: 100 };
 
 /** Reads the one file of `req`'s multipart body into `sink`; refuses a body without exactly one file, as Zulip. */
-export function receiveFile(req: IncomingMessage, sink: ChunkSink): Promise<ReceivedFile> {
-	return new Promise<ReceivedFile>((resolve, reject) => {
+export async function receiveFile(req: IncomingMessage, sink: ChunkSink): Promise<ReceivedFile> {
+	const got = await receiveParts(req, async () => sink, false);
+	return { ...got.file!, fields: got.ignored };
+}
+
+/**
+ * Reads `req`'s multipart body: its one file into the sink `openSink` answers when the file's part
+ * begins, given the text fields read so far (so the endpoint may check them before any byte is
+ * stored). With `optional`, a body without a file is no error, and the text fields before the file
+ * are the parameters. Decision: fields after the file are ignored, as every field of a file
+ * endpoint is, so what is checked before the bytes are stored is all the action is given.
+ */
+export function receiveParts(req: IncomingMessage, openSink: (params: Record<string, string>) => Promise<ChunkSink>, optional: boolean): Promise<ReceivedParts> {
+	return new Promise<ReceivedParts>((resolve, reject) => {
 		let parser: busboy.Busboy;
 		try {
 			parser = busboy({ headers: req.headers, limits: LIMITS, defParamCharset: "utf8" });
@@ -34,6 +57,8 @@ export function receiveFile(req: IncomingMessage, sink: ChunkSink): Promise<Rece
 			return;
 		}
 		const fields: string[] = [];
+		// No prototype: a field named "__proto__" is a parameter like any other.
+		const params: Record<string, string> = Object.create(null);
 		let file: Promise<Omit<ReceivedFile, "fields">> | undefined;
 		let failed = false;
 		let fileStream: NodeJS.ReadableStream & { destroy(): void } | undefined;
@@ -46,12 +71,17 @@ export function receiveFile(req: IncomingMessage, sink: ChunkSink): Promise<Rece
 			fileStream?.destroy();
 			void (file ?? Promise.resolve()).catch(() => undefined).then(() => reject(err));
 		};
-		const guarded: ChunkSink = {
+		const guarded = (sink: ChunkSink): ChunkSink => ({
 			chunkBytes: sink.chunkBytes,
 			write: (n, data) => (failed ? Promise.reject(new Error("upload refused")) : sink.write(n, data)),
-		};
+		});
 
-		parser.on("field", (name) => fields.push(name));
+		parser.on("field", (name, value, info) => {
+			if (!optional || file) fields.push(name);
+			// A parameter cut at the field size limit (64 KiB, far past any text parameter's own) is refused, not taken cut.
+			else if (info.valueTruncated) fail(badRequest(`Invalid ${name}`));
+			else params[name] = value;
+		});
 		parser.on("file", (_name, stream, info) => {
 			// A part whose file name is empty (busboy empties "." and "..", keeping a path's last
 			// segment) is no file, as Django's MultiPartParser drops it: the body then has none.
@@ -65,7 +95,12 @@ export function receiveFile(req: IncomingMessage, sink: ChunkSink): Promise<Rece
 				return;
 			}
 			fileStream = stream;
-			file = pump(stream, guarded).then((length) => ({ file_name: info.filename ?? "", content_type: partType(info.mimeType), length }));
+			// Until the sink is open nothing reads the part: a body cut short meanwhile errs the part
+			// with no reader, which pump's reading then reports (and the request's close fails the upload).
+			stream.on("error", () => undefined);
+			file = openSink({ ...params })
+				.then((sink) => pump(stream, guarded(sink)))
+				.then((length) => ({ file_name: info.filename ?? "", content_type: partType(info.mimeType), length }));
 			file.catch((err: unknown) => {
 				stream.resume();
 				fail(err);
@@ -75,8 +110,12 @@ export function receiveFile(req: IncomingMessage, sink: ChunkSink): Promise<Rece
 		parser.on("error", () => fail(badRequest("Malformed multipart/form-data body")));
 		parser.on("close", () => {
 			if (failed) return;
-			if (!file) return fail(badRequest("You must specify a file to upload"));
-			file.then((f) => resolve({ ...f, fields }), fail);
+			if (!file) {
+				if (optional) resolve({ file: null, params, ignored: fields });
+				else fail(badRequest("You must specify a file to upload"));
+				return;
+			}
+			file.then((f) => resolve({ file: f, params, ignored: fields }), fail);
 		});
 		// A client that goes away mid-body: busboy never closes, so the upload is failed here.
 		req.on("close", () => {

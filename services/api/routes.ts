@@ -31,9 +31,11 @@ export interface Route {
 	/**
 	 * A file endpoint: its multipart body is streamed into the uploads service (file-upload.ts)
 	 * instead of being read as parameters, and the action completes the upload named in
-	 * `ctx.meta.upload`.
+	 * `ctx.meta.upload`. "optional": a multipart body is streamed the same way, its text fields
+	 * before the file read as parameters and the file optional (ctx.meta.upload absent without
+	 * one); any other body is read as on every route (Zulip's POST and PATCH /bots).
 	 */
-	file?: true;
+	file?: true | "optional";
 }
 
 export const routes: Route[] = [
@@ -64,8 +66,8 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/users/me/avatar", action: "uploads.uploadAvatar", file: true },
 	{ method: "DELETE", path: "/users/me/avatar", action: "users.deleteAvatar" },
 	{ method: "GET", path: "/bots", action: "users.listBots", nonGuest: true, humanOnly: true },
-	{ method: "POST", path: "/bots", action: "users.createBot", nonGuest: true, humanOnly: true },
-	{ method: "PATCH", path: "/bots/{bot_id}", action: "users.updateBot", nonGuest: true, humanOnly: true },
+	{ method: "POST", path: "/bots", action: "users.createBot", nonGuest: true, humanOnly: true, file: "optional" },
+	{ method: "PATCH", path: "/bots/{bot_id}", action: "users.updateBot", nonGuest: true, humanOnly: true, file: "optional" },
 	{ method: "DELETE", path: "/bots/{bot_id}", action: "users.deactivateBot" },
 	{ method: "POST", path: "/bots/{bot_id}/api_key/regenerate", action: "users.regenerateBotKey", nonGuest: true, humanOnly: true },
 	{ method: "POST", path: "/users/me/muted_users/{muted_user_id}", action: "users.muteUser" },

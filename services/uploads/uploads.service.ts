@@ -23,7 +23,7 @@ import { attachmentActions } from "./actions/attachments";
 import { channelPublicityChanged } from "./claim-rules";
 import type { ChannelUpdated } from "../../shared/org-events";
 import { CUSTOM_EMOJI, emojiImageActions, emojiPurpose } from "./actions/emoji-images";
-import { AVATAR_UPLOAD, avatarImageActions, avatarPurpose } from "./actions/avatar-images";
+import { AVATAR_UPLOAD, avatarImageActions, avatarPurpose, BOT_AVATAR_UPLOADS, botAvatarPurpose } from "./actions/avatar-images";
 import { publicImageModel } from "./models/public-image";
 
 const MIB = 1024 * 1024;
@@ -42,6 +42,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 		},
 		[CUSTOM_EMOJI]: emojiPurpose,
 		[AVATAR_UPLOAD]: avatarPurpose,
+		...Object.fromEntries(BOT_AVATAR_UPLOADS.map((action) => [action, botAvatarPurpose])),
 	};
 	deps.spectators = { serverEnabled: config.webPublicStreams };
 

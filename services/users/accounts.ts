@@ -77,7 +77,7 @@ export interface NewUser {
 	/** The organization's realm_require_unique_names. */
 	require_unique_names?: boolean;
 	/** A bot's defaults and service, stored with the account (POST /bots). */
-	bot_fields?: Pick<UserDoc, "default_sending_stream_id" | "default_events_register_stream_id" | "default_all_public_streams" | "bot_service" | "bot_config">;
+	bot_fields?: Pick<UserDoc, "default_sending_stream_id" | "default_events_register_stream_id" | "default_all_public_streams" | "bot_service" | "bot_config"> & Partial<Pick<UserDoc, "avatar_source" | "avatar_path">>;
 }
 
 /** Validates and inserts a user; the email must be unused in the realm (case-insensitively). */

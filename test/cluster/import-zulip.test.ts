@@ -178,19 +178,6 @@ describe("import-zulip of Zulip's sample export", () => {
 		}
 	});
 
-	test("custom profile fields and users' values are kept", async () => {
-		const fields = await as(owner().id).get("/realm/profile_fields");
-		expectSuccess(fields);
-		expect((fields.body.custom_fields as Row[]).map((f) => [f.id, f.name, f.type])).toEqual(
-			[...sample.realm.zerver_customprofilefield].sort((a, b) => a.order - b.order || a.id - b.id).map((f) => [f.id, f.name, f.field_type]),
-		);
-		for (const v of sample.realm.zerver_customprofilefieldvalue) {
-			const user = await as(owner().id).get(`/users/${v.user_profile}`, { include_custom_profile_fields: true });
-			expectSuccess(user);
-			expect(user.body.user.profile_data[String(v.field)]).toMatchObject({ value: v.value });
-		}
-	});
-
 	test("the report lists what is not kept, by table and count", () => {
 		const line = (table: string, n: number) => new RegExp(`^  ${table} +${n}  `, "m");
 		expect(imported.stdout).toMatch(line("zerver_realmauditlog", sample.realm.zerver_realmauditlog.length));

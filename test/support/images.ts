@@ -32,3 +32,29 @@ export async function animatedGif(width: number, height: number, frames: number)
 	);
 	return sharp(pages, { join: { animated: true } }).gif({ delay: pages.map(() => 100), loop: 0 }).toBuffer();
 }
+
+/** A file part of a multipart body. */
+export interface FilePart {
+	name: string;
+	bytes: Uint8Array;
+	type?: string;
+}
+
+/**
+ * A multipart request to the API as `a`: the text `fields` first, then the `files` (each part
+ * named by `partName`), as Zulip's clients send a form with files. Answers the status, the JSON
+ * body and the headers.
+ */
+export async function sendMultipart(
+	app: TestApp,
+	a: Account,
+	method: string,
+	path: string,
+	opts: { fields?: Record<string, string>; files?: FilePart[]; partName?: (i: number) => string },
+): Promise<{ status: number; body: any; headers: Headers }> {
+	const form = new FormData();
+	for (const [k, v] of Object.entries(opts.fields ?? {})) form.append(k, v);
+	(opts.files ?? []).forEach((f, i) => form.append(opts.partName?.(i) ?? `file-${i}`, new Blob([f.bytes], f.type === undefined ? {} : { type: f.type }), f.name));
+	const res = await fetch(`${app.baseUrl}${path}`, { method, body: form, headers: { Authorization: basic(a) } });
+	return { status: res.status, body: await res.json(), headers: res.headers };
+}

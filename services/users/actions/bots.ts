@@ -2,6 +2,9 @@
 // regenerate_bot_api_key and regenerate_api_key: POST /bots, GET /bots, PATCH /bots/{bot_id},
 // POST /bots/{bot_id}/api_key/regenerate and POST /users/me/api_key/regenerate. DELETE
 // /bots/{bot_id} is in users.ts, with the other deactivations. The rules live in ../bot-rules.ts.
+// POST /bots and PATCH /bots/{bot_id} take an optional avatar file (multipart, the gateway's
+// `file: "optional"`): its images are made by the uploads service (uploads.botAvatarImages) after
+// every check, so a refused request stores nothing, and removed if the change then fails.
 import { Errors } from "moleculer";
 import { call, requireUser, type Identity } from "../../../shared/actions";
 import { adminRequired, badRequest, ownerRequired } from "../../../shared/errors";
@@ -12,6 +15,7 @@ import { checkFullName, checkUniqueName, createUser } from "../accounts";
 import { botDomain, realmSetting } from "../realm-settings";
 import type { BotService, UserDoc } from "../models/user";
 import { apiEmail } from "../user-view";
+import { avatarEventFields, changeAvatar } from "../avatar-rules";
 import {
 	accessBot,
 	accessChannelByName,
@@ -66,6 +70,23 @@ export function botActions({ db, graphs, host, changed, systemGroupsChanged }: S
 		if (name === undefined) return undefined;
 		return name === "" ? null : accessChannelByName(ctx, name);
 	};
+
+	/**
+	 * The avatar images of the request's file, if it has one (ctx.meta.upload); `then` runs with
+	 * their path, which goes again if it fails.
+	 * Decision: Zulip counts the files after its other checks of POST /bots; here a second file is
+	 * refused as the body is read, before them ("You may only upload one file at a time" alike).
+	 */
+	async function withBotAvatar<T>(ctx: Ctx<any>, then: (avatarPath: string | null) => Promise<T>): Promise<T> {
+		if (!ctx.meta.upload) return then(null);
+		const { avatar_path } = await call(ctx, "uploads.botAvatarImages", {});
+		try {
+			return await then(avatar_path);
+		} catch (err) {
+			await call(ctx, "uploads.removeAvatarImages", { avatar_path }).catch((e: unknown) => ctx.service?.logger.warn({ err: e, avatar_path }, "removing a refused bot avatar failed"));
+			throw err;
+		}
+	}
 
 	/** After a role change, the channels service's stream and peer events (the change stands if that fails). */
 	async function roleChanged(ctx: Ctx<any>, bot: UserDoc, role: number, seen: number[] | undefined) {
@@ -132,7 +153,7 @@ export function botActions({ db, graphs, host, changed, systemGroupsChanged }: S
 
 				const service: BotService | null = botType === BotType.OUTGOING_WEBHOOK ? { name: serviceName!, base_url: payloadUrl, interface: interfaceType, token: randomToken(32) } : null;
 				const botConfig = botType === BotType.INCOMING_WEBHOOK ? { ...(serviceName ? { integration_id: serviceName } : {}), ...config } : {};
-				const bot = await createUser(db.User, db.nextId, {
+				const bot = await withBotAvatar(ctx, (avatarPath) => createUser(db.User, db.nextId, {
 					realm_id: db.realm._id,
 					email,
 					full_name,
@@ -147,8 +168,10 @@ export function botActions({ db, graphs, host, changed, systemGroupsChanged }: S
 						default_all_public_streams: q.default_all_public_streams ?? false,
 						bot_service: service,
 						bot_config: botConfig,
+						// As Zulip's add_bot_backend: avatar_source "U" with an uploaded file, else the gravatar.
+						...(avatarPath ? { avatar_source: "U", avatar_path: avatarPath } : {}),
 					},
-				});
+				}));
 				await changed(ctx, [bot._id], undefined, true);
 				const view = realmBotView(bot, await channelNames(ctx, defaultChannelIds([bot])));
 				return {
@@ -231,8 +254,16 @@ export function botActions({ db, graphs, host, changed, systemGroupsChanged }: S
 
 				const oldRole = bot.role;
 				const seen = set.role !== undefined ? await visibleChannels(ctx, bot) : undefined;
-				const now = Object.keys(set).length ? await db.User.findOneAndUpdate({ _id: bot._id }, { $set: set }, { returnDocument: "after" }).lean() : bot;
-				if (!now) throw badRequest("No such bot");
+				// The avatar last, as Zulip's patch_bot_backend (do_change_avatar_fields: a new version).
+				let avatar: { previous: string | null } | undefined;
+				const now = await withBotAvatar(ctx, async (avatarPath) => {
+					const written = Object.keys(set).length ? await db.User.findOneAndUpdate({ _id: bot._id }, { $set: set }, { returnDocument: "after" }).lean() : bot;
+					if (!written) throw badRequest("No such bot");
+					if (!avatarPath) return written;
+					const { user, previous } = await changeAvatar(db, bot._id, avatarPath);
+					avatar = { previous };
+					return user;
+				});
 
 				const names = await channelNames(ctx, defaultChannelIds([now]));
 				const defaults = botDefaults(now, names);
@@ -255,6 +286,11 @@ export function botActions({ db, graphs, host, changed, systemGroupsChanged }: S
 					await changed(ctx, [bot._id], changes, false, extra);
 				}
 				if (set.role !== undefined) await roleChanged(ctx, { ...now, role: oldRole }, now.role, seen);
+				if (avatar) {
+					await changed(ctx, [bot._id], avatarEventFields(now));
+					// The previous upload's images go, as users.setAvatar's do.
+					if (avatar.previous) await call(ctx, "uploads.removeAvatarImages", { avatar_path: avatar.previous });
+				}
 
 				const out: Record<string, unknown> = {
 					full_name: now.full_name,
