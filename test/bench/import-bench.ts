@@ -1,0 +1,103 @@
+// Import figures (BENCH_ONLY=import): `import-zulip` of Zulip's sample export, and of an export of
+// BENCH_IMPORT_MESSAGES messages (default 200,000) generated here in the sample's shapes: the
+// sample's organization (users, channels, subscriptions, groups, emoji, the uploaded file), and
+// its messages repeated with new IDs, each copy with the same per-user rows and flags as its
+// original, written 1,000 to a file as Zulip does. Each import runs in a process of its own
+// (import-run.ts): messages per second, per-user rows per second, and that process's peak RSS,
+// which stays flat as the export grows when messages are read file by file.
+import { execFile, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { formatTable } from "./bench-support";
+
+export const IMPORT_SETTINGS = ["BENCH_IMPORT_MESSAGES"];
+
+const ROOT = path.resolve(__dirname, "../..");
+const SAMPLE = path.resolve(ROOT, "../shared/fixtures/zulip-export-fl339.tar.gz");
+const PER_FILE = 1000;
+
+export interface ImportFigure {
+	export: string;
+	messages: number;
+	rows: number;
+	seconds: number;
+	maxRssKiB: number;
+}
+
+type Row = Record<string, unknown> & { id: number };
+
+/** Writes an export of `count` messages in the sample's shapes into `into`; answers its directory. */
+function generateExport(sampleDir: string, into: string, count: number): string {
+	const dir = path.join(into, "generated");
+	fs.mkdirSync(dir, { recursive: true });
+	for (const f of fs.readdirSync(sampleDir)) {
+		if (/^messages-\d+\.json$/.test(f)) continue;
+		fs.cpSync(path.join(sampleDir, f), path.join(dir, f), { recursive: true });
+	}
+	const sample = JSON.parse(fs.readFileSync(path.join(sampleDir, "messages-000001.json"), "utf8")) as { zerver_message: Row[]; zerver_usermessage: Row[] };
+	const rowsOf = new Map<number, Row[]>();
+	for (const r of sample.zerver_usermessage) (rowsOf.get(r.message as number) ?? rowsOf.set(r.message as number, []).get(r.message as number)!).push(r);
+	const originals = [...sample.zerver_message].sort((a, b) => a.id - b.id);
+	const maxId = originals[originals.length - 1].id;
+	let rowId = 0;
+	for (let file = 0; file * PER_FILE < count; file++) {
+		const messages: Row[] = [];
+		const rows: Row[] = [];
+		for (let i = file * PER_FILE; i < Math.min(count, (file + 1) * PER_FILE); i++) {
+			const original = originals[i % originals.length];
+			// The first copy keeps the sample's IDs (reactions and the attachment name them).
+			const id = i < originals.length ? original.id : maxId + i;
+			messages.push({ ...original, id });
+			for (const r of rowsOf.get(original.id) ?? []) rows.push({ ...r, id: ++rowId, message: id });
+		}
+		const name = `messages-${String(file + 1).padStart(6, "0")}.json`;
+		fs.writeFileSync(path.join(dir, name), JSON.stringify({ zerver_message: messages, zerver_usermessage: rows }));
+	}
+	return dir;
+}
+
+function runImport(source: string, mongoUrl: string): Promise<ImportFigure> {
+	const prefix = `imp${randomBytes(4).toString("hex")}`;
+	return new Promise((resolve, reject) => {
+		execFile(
+			path.join(ROOT, "node_modules/.bin/tsx"),
+			["test/bench/import-run.ts", source, mongoUrl, prefix],
+			{ cwd: ROOT, env: { ...process.env, CI: "1" }, maxBuffer: 1 << 20 },
+			(err, stdout, stderr) => {
+				if (err) return reject(new Error(`the import failed: ${stderr}`));
+				resolve({ export: "", ...(JSON.parse(stdout.trim().split("\n").pop()!) as Omit<ImportFigure, "export">) });
+			},
+		);
+	});
+}
+
+export async function importFigures(mongoUrl: string, work: string): Promise<ImportFigure[]> {
+	const count = Number(process.env.BENCH_IMPORT_MESSAGES ?? 200_000);
+	const unpacked = path.join(work, "import-sample");
+	fs.mkdirSync(unpacked, { recursive: true });
+	execFileSync("tar", ["xzf", SAMPLE, "-C", unpacked]);
+	const sampleDir = path.join(unpacked, fs.readdirSync(unpacked).find((d) => fs.existsSync(path.join(unpacked, d, "realm.json")))!);
+	const figures: ImportFigure[] = [];
+	figures.push({ ...(await runImport(SAMPLE, mongoUrl)), export: "sample (.tar.gz)" });
+	const generated = generateExport(sampleDir, path.join(work, "import-generated"), count);
+	figures.push({ ...(await runImport(generated, mongoUrl)), export: `generated (directory)` });
+	fs.rmSync(path.join(work, "import-generated"), { recursive: true, force: true });
+	return figures;
+}
+
+export function importTable(figures: ImportFigure[], info: { store: string; command: string; cores: number }): string {
+	const rows = [
+		["export", "messages", "per-user rows", "seconds", "messages/s", "rows/s", "peak RSS (MiB)"],
+		...figures.map((f) => [
+			f.export,
+			String(f.messages),
+			String(f.rows),
+			f.seconds.toFixed(1),
+			String(Math.round(f.messages / f.seconds)),
+			String(Math.round(f.rows / f.seconds)),
+			(f.maxRssKiB / 1024).toFixed(0),
+		]),
+	];
+	return `Import of Zulip exports (npm run manage -- import-zulip), store: ${info.store}, ${info.cores} cores\n${info.command}\n\n${formatTable(rows)}`;
+}
