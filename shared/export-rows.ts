@@ -26,6 +26,8 @@ export interface ExportRealm {
 	consent_export_usable: boolean;
 	/** The active human administrators (owners included): who hears of exports (Zulip's get_human_admin_users). */
 	admin_user_ids: number[];
+	/** The server's system bots (Notification Bot, Welcome Bot, ...), Zulip's cross-realm bots. */
+	cross_realm_bots: Array<{ id: number; email: string }>;
 }
 
 /** `users.exportUsers`: one user, its public fields (no credentials, no personal settings). */

@@ -4,12 +4,14 @@
 // Query shapes and their indexes (models/user.ts):
 //   owners / administrators of the organization -> { realm_id, role }
 //   the organization's users in ID order, a page  -> { realm_id, _id }
+//   the server's system bots (realm 0)              -> { realm_id, _id }
 import type { ExportRealm, ExportUser } from "../../shared/export-rows";
 import type { ExportConsentChanged } from "../../shared/org-events";
 import { Role } from "../../shared/roles";
 import type { UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
 import { REALM_SETTING_DEFAULTS, realmSetting, realmHost } from "./realm-settings";
+import { systemBots } from "./system-bots";
 import { USER_SETTINGS } from "./user-settings";
 import { apiEmail, Visibility } from "./user-view";
 
@@ -39,6 +41,7 @@ export async function exportRealm(db: UsersDb): Promise<ExportRealm> {
 		public_export_usable: owners.some((u) => SEEN_BY_ADMINS.includes(u.email_address_visibility)),
 		consent_export_usable: owners.some(consentOf),
 		admin_user_ids: humanAdmins.map((u) => u._id).sort((a, b) => a - b),
+		cross_realm_bots: (await systemBots(db.User)).map((b) => ({ id: b._id, email: b.delivery_email })),
 	};
 }
 

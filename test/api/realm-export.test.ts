@@ -6,6 +6,10 @@
 // or undeletable exports, bad export_type, Zulip's owner rules, the weekly rate limit) changes
 // nothing. GET /export/realm/consents lists each user's allow_private_data_export, and a change of
 // it is Zulip's `realm_export_consent` event to the administrators.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { Readable } from "node:stream";
 import mongoose from "mongoose";
@@ -18,6 +22,7 @@ import { copyMessage } from "../support/fixtures";
 import { FileStore } from "../../services/uploads/file-store";
 import { realmExportModel } from "../../services/uploads/models/realm-export";
 import { failStalled, STALE_MS, type ExportDeps } from "../../services/uploads/export/run-export";
+import { importZulip } from "../../deploy/import/import-zulip";
 
 let app: TestApp;
 let cast: Cast;
@@ -107,6 +112,7 @@ afterAll(async () => {
 });
 
 let first: Ev;
+let archive: Buffer;
 
 test("an administrator's export: pending then done in realm_export events, listed, downloadable, in Zulip's layout with public data only", async () => {
 	const res = await as(cast.admin).post("/export/realm");
@@ -143,9 +149,10 @@ test("an administrator's export: pending then done in realm_export events, liste
 	const got = await download(first.export_url, cast.admin);
 	expect(got.status).toBe(200);
 	expect(got.headers.get("content-type")).toBe("application/gzip");
-	const files = await untar(Buffer.from(await got.arrayBuffer()));
+	archive = Buffer.from(await got.arrayBuffer());
+	const files = await untar(archive);
 	const dir = new URL(first.export_url).pathname.split("/").pop()!.replace(/\.tar\.gz$/, "");
-	expect([...files.keys()].sort()).toEqual([`${dir}/messages-000001.json`, `${dir}/messages-000002.json`, `${dir}/realm.json`, `${dir}/stats.json`]);
+	expect([...files.keys()].sort()).toEqual([`${dir}/attachment.json`, `${dir}/messages-000001.json`, `${dir}/messages-000002.json`, `${dir}/realm.json`, `${dir}/stats.json`]);
 	const [part1, part2] = [1, 2].map((n) => JSON.parse(files.get(`${dir}/messages-00000${n}.json`)!).zerver_message.map((m: Ev) => m.id as number));
 	expect(part1).toHaveLength(1000);
 	const all = [...part1, ...part2];
@@ -169,6 +176,12 @@ test("an administrator's export: pending then done in realm_export events, liste
 
 	// The exports themselves, this one still started.
 	expect(realm.zerver_realmexport).toEqual([expect.objectContaining({ id, status: 2, acting_user: cast.admin.user_id, type: 1, export_path: null })]);
+	// The groups, system ones included, and the organization's group settings as their IDs.
+	const groupNames = realm.zerver_namedusergroup.map((g: Ev) => g.name);
+	expect(groupNames).toEqual(expect.arrayContaining(["role:owners", "role:administrators", "role:members", "role:everyone"]));
+	const groupIds = realm.zerver_usergroup.map((g: Ev) => g.id);
+	expect(groupIds).toContain(realm.zerver_realm[0].can_create_public_channel_group);
+	expect(realm.zerver_userprofile_crossrealm.map((b: Ev) => b.email)).toContain("notification-bot@zulip.com");
 	const streams = realm.zerver_stream.map((s: Ev) => s.name);
 	expect(streams).toContain(PUBLIC_CHANNEL);
 	expect(streams).not.toContain(PRIVATE_CHANNEL);
@@ -194,6 +207,30 @@ test("an administrator's export: pending then done in realm_export events, liste
 	// The message sent and its 1,100 copies, all of them.
 	const texts = [1, 2].flatMap((n) => JSON.parse(files.get(`${dir}/messages-00000${n}.json`)!).zerver_message.map((m: Ev) => m.content as string));
 	expect(texts.filter((t) => t === PUBLIC_TEXT)).toHaveLength(1101);
+});
+
+test("the archive is a Zulip export this server's importer (import-zulip) takes whole", async () => {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-export-"));
+	const file = path.join(dir, "export.tar.gz");
+	fs.writeFileSync(file, archive);
+	const prefix = `x${randomBytes(4).toString("hex")}`;
+	try {
+		const files = await untar(archive);
+		const realm = JSON.parse([...files].find(([name]) => name.endsWith("/realm.json"))![1]);
+		const stats = JSON.parse([...files].find(([name]) => name.endsWith("/stats.json"))![1]);
+		const result = await importZulip({ source: file, mongoUrl: process.env.TEST_MONGO_URL!, prefix, url: "http://imported.test" });
+		expect(result.counts).toMatchObject({
+			users: realm.zerver_userprofile.length,
+			"user groups": realm.zerver_namedusergroup.length,
+			channels: realm.zerver_stream.length,
+			subscriptions: realm.zerver_subscription.filter((s: Ev) => realm.zerver_stream.some((c: Ev) => c.recipient === s.recipient)).length,
+			messages: stats.zerver_message,
+		});
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+		const admin = uploadsDb.getClient().db().admin();
+		for (const db of (await admin.listDatabases({ nameOnly: true })).databases) if (db.name.startsWith(`${prefix}_`)) await uploadsDb.getClient().db(db.name).dropDatabase();
+	}
 });
 
 test("deleting an export: the realm_export event marks it deleted, its URL is gone and so is its file", async () => {

@@ -17,6 +17,7 @@ const realm = (o: Partial<ExportRealm> = {}): ExportRealm => ({
 	public_export_usable: true,
 	consent_export_usable: true,
 	admin_user_ids: [1],
+	cross_realm_bots: [],
 	...o,
 });
 const facts = (o: Partial<StartFacts> = {}): StartFacts => ({ realm: realm(), recent: 0, messages: 0, uploadBytes: 0, supportEmail: "admin@chat.test", ...o });

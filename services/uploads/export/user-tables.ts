@@ -10,6 +10,11 @@ import type { Row } from "./tables";
 /** Address visibilities under which administrators see the real address: everyone, members, administrators. */
 const SEEN_BY_ADMINS = new Set([1, 2, 3]);
 
+/** zerver_userprofile_crossrealm: the server's system bots, which messages may come from. */
+export function crossRealmRows(bots: Array<{ id: number; email: string }>, recipients: Recipients): Row[] {
+	return bots.map((b) => ({ id: b.id, email: b.email, recipient_id: recipients.user(b.id) ?? null }));
+}
+
 export function userRows(users: ExportUser[], realmId: number, recipients: Recipients, publicOnly: boolean): Row[] {
 	return users.map((u) => ({
 		id: u.id,

@@ -5,6 +5,7 @@
 //   <dir>/messages-000001.json ...  the messages of the public channels, 1,000 a file
 //   <dir>/realm.json                the organization, its users, public channels, subscriptions,
 //                                   its data exports
+//   <dir>/attachment.json           uploaded files (none yet: a later part of the format)
 //   <dir>/stats.json                how many rows each table holds
 //
 // `progress` is called after each page read and each file written, so a stalled export can be
@@ -12,13 +13,14 @@
 import { call, type Caller } from "../../../shared/actions";
 import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
 import { channelTables } from "./channel-tables";
+import { groupTables } from "./group-tables";
 import { Clients, MESSAGES_PER_FILE, messageFile, messageFileName } from "./message-files";
 import { realmRows } from "./realm-table";
 import { Recipients } from "./recipients";
 import type { TarballWriter } from "./tarball";
 import type { Tables } from "./tables";
 import { ExportType } from "../models/realm-export";
-import { userRows } from "./user-tables";
+import { crossRealmRows, userRows } from "./user-tables";
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
 
@@ -61,7 +63,7 @@ export async function writeExport(
 	const channelIds = channels.map((c) => c.id);
 	const subscriptions = await allSubscriptions(bus, channelIds, progress);
 	const recipients = new Recipients(
-		users.map((u) => u.id),
+		[...users.map((u) => u.id), ...realm.cross_realm_bots.map((b) => b.id)],
 		channelIds,
 	);
 	const stats: Record<string, number> = {};
@@ -82,15 +84,24 @@ export async function writeExport(
 		after = messages[messages.length - 1].id;
 	}
 
+	const graph = await call(bus, "users.groupGraph", {});
+	const groups = groupTables(realm.id, graph);
+	const groupSettings = Object.fromEntries(Object.entries(graph.realm).map(([key, value]) => [key, groups.settingGroup(value)]));
 	const tables: Tables = {
-		zerver_realm: realmRows(realm),
+		zerver_realm: realmRows(realm, groupSettings),
+		...groups.tables,
 		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
+		zerver_userprofile_crossrealm: crossRealmRows(realm.cross_realm_bots, recipients),
 		...channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients),
 		zerver_client: clients.rows(),
 		...ownTables,
 	};
 	count(tables);
 	await tarball.add(`${dir}/realm.json`, json(tables));
+	// Zulip's exports always hold attachment.json; uploaded files are a later part of the format.
+	const attachments: Tables = { zerver_attachment: [] };
+	count(attachments);
+	await tarball.add(`${dir}/attachment.json`, json(attachments));
 	await tarball.add(`${dir}/stats.json`, json(stats));
 	await progress();
 	return stats;

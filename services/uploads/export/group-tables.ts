@@ -1,0 +1,48 @@
+// zerver_usergroup, zerver_namedusergroup, zerver_usergroupmembership and
+// zerver_groupgroupmembership: the organization's user groups (system groups included, as Zulip's
+// export holds them, members as their roles make them), and the anonymous groups Zulip stores a
+// group setting of several members and groups in: each such setting here becomes a group row of
+// its own, numbered after the named groups. `settingGroup` turns a setting's value into the group
+// ID Zulip's tables hold (zerver_realm's can_*_group fields).
+import type { GroupGraphData, GroupSettingValue } from "../../../shared/group-settings";
+import type { Row, Tables } from "./tables";
+
+export interface GroupTables {
+	tables: Tables;
+	settingGroup(value: GroupSettingValue): number;
+}
+
+export function groupTables(realmId: number, graph: GroupGraphData): GroupTables {
+	const zerver_usergroup: Row[] = [];
+	const zerver_namedusergroup: Row[] = [];
+	const zerver_usergroupmembership: Row[] = [];
+	const zerver_groupgroupmembership: Row[] = [];
+	const addMembers = (groupId: number, members: number[], subgroups: number[]) => {
+		for (const user of members) zerver_usergroupmembership.push({ id: zerver_usergroupmembership.length + 1, user_group: groupId, user_profile: user });
+		for (const sub of subgroups) zerver_groupgroupmembership.push({ id: zerver_groupgroupmembership.length + 1, supergroup: groupId, subgroup: sub });
+	};
+	for (const g of [...graph.groups].sort((a, b) => a.id - b.id)) {
+		zerver_usergroup.push({ id: g.id, realm: realmId });
+		zerver_namedusergroup.push({
+			usergroup_ptr_id: g.id,
+			id: g.id,
+			name: g.name,
+			description: "",
+			is_system_group: g.name.startsWith("role:"),
+			realm_for_sharding: realmId,
+			deactivated: g.deactivated,
+		});
+		addMembers(g.id, g.members, g.subgroups);
+	}
+	let next = Math.max(0, ...graph.groups.map((g) => g.id)) + 1;
+	return {
+		tables: { zerver_usergroup, zerver_namedusergroup, zerver_usergroupmembership, zerver_groupgroupmembership },
+		settingGroup(value) {
+			if (typeof value === "number") return value;
+			const id = next++;
+			zerver_usergroup.push({ id, realm: realmId });
+			addMembers(id, value.direct_members, value.direct_subgroups);
+			return id;
+		},
+	};
+}
