@@ -19,6 +19,11 @@ export interface Purpose {
 	check?: (ctx: Ctx<any>, params: Record<string, unknown>) => Promise<void>;
 }
 
+/** A limit of `mib` MiB and Zulip's refusal past it, the same words on every file endpoint. */
+export function sizeLimit(mib: number): Pick<Purpose, "maxBytes" | "tooLarge"> {
+	return { maxBytes: mib * 1024 * 1024, tooLarge: () => badRequest(`Uploaded file is larger than the allowed limit of ${mib} MiB`) };
+}
+
 /** The upload in transit that `user` may write to or complete for `action`, or Zulip's error. */
 export async function pendingUpload(Pending: Model<PendingUploadDoc>, uploadId: unknown, user: Identity, action?: string): Promise<PendingUploadDoc & { _id: FileId }> {
 	const id = FileStore.parseId(uploadId);

@@ -5,13 +5,12 @@ import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
-import { badRequest } from "../../shared/errors";
 import { FileStore } from "./file-store";
 import { attachmentModel } from "./models/attachment";
 import { pendingUploadModel } from "./models/pending-upload";
 import { UploadSpace, usageModel } from "./upload-space";
 import { signingKey } from "./temporary-urls";
-import { sweepAbandoned } from "./transfer";
+import { sizeLimit, sweepAbandoned } from "./transfer";
 import type { UploadsDeps } from "./actions/deps";
 import { transferActions } from "./actions/transfer";
 import { USER_UPLOAD, userUploadActions } from "./actions/user-uploads";
@@ -36,10 +35,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 	const deps = {} as UploadsDeps;
 	const exportJobs = exportWorker(config);
 	deps.purposes = {
-		[USER_UPLOAD]: {
-			maxBytes: config.maxFileUploadSizeMib * MIB,
-			tooLarge: () => badRequest(`Uploaded file is larger than the allowed limit of ${config.maxFileUploadSizeMib} MiB`),
-		},
+		[USER_UPLOAD]: sizeLimit(config.maxFileUploadSizeMib),
 		[CUSTOM_EMOJI]: emojiPurpose,
 		[AVATAR_UPLOAD]: avatarPurpose,
 		...Object.fromEntries(BOT_AVATAR_UPLOADS.map((action) => [action, botAvatarPurpose])),

@@ -8,7 +8,7 @@ import { client, expectError, expectSuccess, sendMessage, type Client } from "..
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { eventQueues, recordEvents, type QueueReader } from "../support/events";
 import { clock } from "../../shared/clock";
-import { stillImage, uploadFile } from "../support/images";
+import { basicAuth, stillImage, uploadFile } from "../support/images";
 
 let app: TestApp;
 let site: string;
@@ -17,13 +17,11 @@ let snap: Snapshotter;
 let alice: Account, bob: Account, carol: Account, gus: Account;
 let events: QueueReader;
 const c = (a: Account): Client => client(app.baseUrl, a);
-const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString("base64")}`;
+const basic = basicAuth;
 
 async function upload(a: Account, name: string, text = `contents of ${name}`): Promise<{ url: string; path_id: string; size: number }> {
-	const form = new FormData();
-	form.append("file", new Blob([new TextEncoder().encode(text)], { type: "text/plain" }), name);
-	const res = await fetch(`${app.baseUrl}/user_uploads`, { method: "POST", body: form, headers: { Authorization: basic(a) } });
-	const body = (await res.json()) as { result: string; url: string };
+	const res = await uploadFile(app, a, name, new TextEncoder().encode(text), "text/plain");
+	const body = res.body as { result: string; url: string };
 	expect([res.status, body.result]).toEqual([200, "success"]);
 	return { url: body.url, path_id: body.url.replace(/^\/user_uploads\//, ""), size: Buffer.byteLength(text) };
 }

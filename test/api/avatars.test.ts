@@ -8,6 +8,7 @@ import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { eventQueues } from "../support/events";
+import { basicAuth, sendMultipart, type FilePart } from "../support/images";
 
 let app: TestApp;
 let owner: Client;
@@ -18,21 +19,10 @@ let snap: Snapshotter;
 let site: string;
 
 const as = (a: Account) => client(app.baseUrl, a);
-const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString("base64")}`;
-
-interface Part {
-	name: string;
-	bytes: Uint8Array;
-	type?: string;
-}
+const basic = basicAuth;
 
 /** POST /users/me/avatar with `files` as multipart parts, as Zulip's clients send it. */
-async function uploadAvatar(a: Account, files: Part[]): Promise<{ status: number; body: any; headers: Headers }> {
-	const form = new FormData();
-	files.forEach((f, i) => form.append(`file-${i}`, new Blob([f.bytes], f.type === undefined ? {} : { type: f.type }), f.name));
-	const res = await fetch(`${app.baseUrl}/users/me/avatar`, { method: "POST", body: form, headers: { Authorization: basic(a) } });
-	return { status: res.status, body: await res.json(), headers: res.headers };
-}
+const uploadAvatar = (a: Account, files: FilePart[]) => sendMultipart(app, a, "POST", "/users/me/avatar", { files });
 
 const png = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 10, g: 160, b: 90 } } }).png().toBuffer();
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${site}${path}`, { headers, redirect: "manual" });
@@ -118,7 +108,7 @@ test("a second upload replaces the first, whose images go", async () => {
 
 test("not an image, a type that is no image, too large, two files, no file: Zulip's errors, nothing changed", async () => {
 	const one = await png(20, 20);
-	const refused = (files: Part[], status: number, code: string, msg: string) => snap.refused(() => uploadAvatar(bob, files), status, code, msg);
+	const refused = (files: FilePart[], status: number, code: string, msg: string) => snap.refused(() => uploadAvatar(bob, files), status, code, msg);
 	await refused([{ name: "x.png", bytes: Buffer.from("plain text, not a picture"), type: "image/png" }], 400, "BAD_IMAGE", "Could not decode image; did you upload an image file?");
 	await refused([{ name: "x.pdf", bytes: one, type: "application/pdf" }], 400, "BAD_IMAGE", "Invalid image format");
 	await refused([{ name: "big.png", bytes: Buffer.alloc(5 * 1024 * 1024 + 1, 1), type: "image/png" }], 400, "BAD_REQUEST", "Uploaded file is larger than the allowed limit of 5 MiB");

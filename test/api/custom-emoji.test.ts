@@ -9,6 +9,7 @@ import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectSuccess, sendMessage, type Client } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { eventQueues, type Ev } from "../support/events";
+import { animatedGif, basicAuth, sendMultipart, type FilePart } from "../support/images";
 
 let app: TestApp;
 let owner: Client;
@@ -22,29 +23,14 @@ let adminsGroup: number;
 let membersGroup: number;
 
 const as = (a: Account) => client(app.baseUrl, a);
-const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString("base64")}`;
-
-interface Part {
-	name: string;
-	bytes: Uint8Array;
-	type?: string;
-}
+const basic = basicAuth;
 
 /** POST /realm/emoji/{name} with `files` as multipart parts, as Zulip's web app sends them. */
-async function uploadEmoji(a: Account, name: string, files: Part[]): Promise<{ status: number; body: any; headers: Headers }> {
-	const form = new FormData();
-	files.forEach((f, i) => form.append(`f${i + 1}`, new Blob([f.bytes], f.type === undefined ? {} : { type: f.type }), f.name));
-	const res = await fetch(`${app.baseUrl}/realm/emoji/${name}`, { method: "POST", body: form, headers: { Authorization: basic(a) } });
-	return { status: res.status, body: await res.json(), headers: res.headers };
-}
+const uploadEmoji = (a: Account, name: string, files: FilePart[]) => sendMultipart(app, a, "POST", `/realm/emoji/${name}`, { files, partName: (i) => `f${i + 1}` });
 
 const png = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
 const jpeg = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 30, g: 30, b: 200 } } }).jpeg().toBuffer();
 
-async function animatedGif(w: number, h: number, frames: number): Promise<Buffer> {
-	const pages = await Promise.all(Array.from({ length: frames }, (_, i) => sharp({ create: { width: w, height: h, channels: 4, background: { r: i * 80, g: 200, b: 50, alpha: 1 } } }).png().toBuffer()));
-	return sharp(pages, { join: { animated: true } }).gif({ delay: pages.map(() => 100), loop: 0 }).toBuffer();
-}
 
 const get = (path: string) => fetch(`${site}${path}`);
 const listEmoji = async (a: Account) => (await as(a).get("/realm/emoji")).body.emoji as Record<string, any>;
@@ -120,7 +106,7 @@ describe("POST /realm/emoji/{emoji_name}", () => {
 	test("bad names, no permission, a name in use, a built-in name, a non-image, a wrong type, too large, two files: Zulip's errors, nothing changed", async () => {
 		const image = await png(32, 32);
 		const one = [{ name: "e.png", bytes: image, type: "image/png" }];
-		const refused = (a: Account, name: string, files: Part[], status: number, code: string, msg: string | RegExp) => snap.refused(() => uploadEmoji(a, name, files), status, code, msg);
+		const refused = (a: Account, name: string, files: FilePart[], status: number, code: string, msg: string | RegExp) => snap.refused(() => uploadEmoji(a, name, files), status, code, msg);
 		const charset = "Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.";
 		await refused(alice, "my_em*oji", one, 400, "BAD_REQUEST", charset);
 		await refused(alice, "my_EMoji", one, 400, "BAD_REQUEST", charset);

@@ -6,6 +6,7 @@ import http from "node:http";
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { basicAuth, sendMultipart, type FilePart } from "../support/images";
 
 let app: TestApp;
 let alice: Account;
@@ -14,23 +15,10 @@ let snap: Snapshotter;
 let site: string;
 const MIB = 1024 * 1024;
 
-const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString("base64")}`;
+const basic = basicAuth;
 
 /** POST /user_uploads with `files` as multipart parts (and text `fields`), as Zulip clients send it. */
-async function upload(a: Account | null, files: Array<{ name: string; bytes: Uint8Array; type?: string }>, fields: Record<string, string> = {}) {
-	const form = new FormData();
-	for (const [k, v] of Object.entries(fields)) form.append(k, v);
-	for (const f of files) form.append("file", new Blob([f.bytes], f.type === undefined ? {} : { type: f.type }), f.name);
-	const res = await fetch(`${app.baseUrl}/user_uploads`, { method: "POST", body: form, headers: a ? { Authorization: basic(a) } : {} });
-	const text = await res.text();
-	let body: any = text;
-	try {
-		body = JSON.parse(text);
-	} catch {
-		// kept as text for the assertion
-	}
-	return { status: res.status, body, headers: res.headers };
-}
+const upload = (a: Account | null, files: FilePart[], fields: Record<string, string> = {}) => sendMultipart(app, a, "POST", "/user_uploads", { fields, files, partName: () => "file" });
 
 const download = (url: string, a: Account | null, headers: Record<string, string> = {}) => fetch(`${site}${url}`, { headers: { ...(a ? { Authorization: basic(a) } : {}), ...headers } });
 

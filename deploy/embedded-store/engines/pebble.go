@@ -1,7 +1,6 @@
 package engines
 
 import (
-	"bytes"
 	"context"
 	"errors"
 
@@ -100,23 +99,6 @@ func (p *Pebble) Scan(coll, index string, prefix []byte, reverse bool, fn func(e
 	return errors.Join(it.Error(), it.Close())
 }
 
-func (p *Pebble) ScanEach(coll, index string, prefixes [][]byte, fn func(i int, entry []byte) bool) error {
-	base := entryPrefix(coll, index, nil)
-	it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: base, UpperBound: prefixEnd(base)})
-	if err != nil {
-		return err
-	}
-	for i, pre := range prefixes {
-		lower := entryPrefix(coll, index, pre)
-		for ok := it.SeekGE(lower); ok && bytes.HasPrefix(it.Key(), lower); ok = it.Next() {
-			if !fn(i, it.Key()[len(base):]) {
-				break
-			}
-		}
-	}
-	return errors.Join(it.Error(), it.Close())
-}
-
 func step(it *pebble.Iterator, reverse bool) bool {
 	if reverse {
 		return it.Prev()
@@ -131,11 +113,7 @@ func (p *Pebble) Compact() error {
 
 func (p *Pebble) Metrics() string { return p.db.Metrics().String() }
 
-// Close flushes the memtable first, so the next open has no WAL to replay (after a crash, the
-// replay is bounded by the memtables: 2 x 16 MiB at most).
-func (p *Pebble) Close() error {
-	return errors.Join(p.db.Flush(), p.db.Close())
-}
+func (p *Pebble) Close() error { return p.db.Close() }
 
 type quietLogger struct{}
 

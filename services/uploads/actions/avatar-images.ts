@@ -14,7 +14,7 @@ import { avatarImagePaths } from "../../../shared/public-images";
 import { contentTypeOf } from "../file-names";
 import { AVATAR_TYPES, badImage, bareType, resizeAvatar } from "../image-resize";
 import { imageToken, openImage, removeImages, storeImages } from "../image-store";
-import { completeUpload, pendingUpload, type Purpose } from "../transfer";
+import { completeUpload, pendingUpload, sizeLimit, type Purpose } from "../transfer";
 import type { UploadsDeps } from "./deps";
 
 export const AVATAR_UPLOAD = "uploads.uploadAvatar";
@@ -28,8 +28,7 @@ const MAX_AVATAR_FILE_SIZE_MIB = 5;
 export const AVATAR_FILE_COUNT = "You must upload exactly one avatar.";
 
 export const avatarPurpose: Purpose = {
-	maxBytes: MAX_AVATAR_FILE_SIZE_MIB * 1024 * 1024,
-	tooLarge: () => badRequest(`Uploaded file is larger than the allowed limit of ${MAX_AVATAR_FILE_SIZE_MIB} MiB`),
+	...sizeLimit(MAX_AVATAR_FILE_SIZE_MIB),
 	async check(ctx) {
 		await call(ctx, "users.checkAvatarChange", {});
 	},
@@ -41,7 +40,7 @@ export const avatarPurpose: Purpose = {
  * the same limit applies. No check before the body: avatar_changes_disabled is not for bots, as in
  * Zulip, and the bot's own checks need the body's fields (the users service makes them).
  */
-export const botAvatarPurpose: Purpose = { maxBytes: avatarPurpose.maxBytes, tooLarge: avatarPurpose.tooLarge };
+export const botAvatarPurpose: Purpose = sizeLimit(MAX_AVATAR_FILE_SIZE_MIB);
 
 export function avatarImageActions(deps: UploadsDeps) {
 	const pathsOf = (base: string) => Object.values(avatarImagePaths(base));

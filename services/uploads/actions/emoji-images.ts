@@ -11,7 +11,7 @@ import { emojiPath, emojiStillPath } from "../../../shared/public-images";
 import { contentTypeOf } from "../file-names";
 import { badImage, bareType, EMOJI_TYPES, resizeEmoji } from "../image-resize";
 import { imageToken, removeImages, storeImages, type NewImage } from "../image-store";
-import { completeUpload, pendingUpload, type Purpose } from "../transfer";
+import { completeUpload, pendingUpload, sizeLimit, type Purpose } from "../transfer";
 import type { UploadsDeps } from "./deps";
 
 export const CUSTOM_EMOJI = "uploads.uploadEmoji";
@@ -23,8 +23,7 @@ const MAX_EMOJI_FILE_SIZE_MIB = 5;
 export const EMOJI_FILE_COUNT = "You must upload exactly one file.";
 
 export const emojiPurpose: Purpose = {
-	maxBytes: MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024,
-	tooLarge: () => badRequest(`Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`),
+	...sizeLimit(MAX_EMOJI_FILE_SIZE_MIB),
 	async check(ctx, routeParams) {
 		await call(ctx, "users.checkEmojiUpload", { emoji_name: typeof routeParams.emoji_name === "string" ? routeParams.emoji_name : "" });
 	},
