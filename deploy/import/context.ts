@@ -32,14 +32,20 @@ export function table(ctx: ImportContext, name: string) {
 export const BATCH = 1000;
 
 /**
- * Inserts documents in batches of BATCH, through the collection (the documents are built whole,
- * with the model's types, so Mongoose's per-document casting would only cost time).
+ * Inserts documents in batches of BATCH, `parallel` batches at a time, through the collection (the
+ * documents are built whole, with the model's types, so Mongoose's per-document casting would only
+ * cost time).
  */
-export async function insertAll<D>(model: Model<D>, docs: D[], progress?: Progress): Promise<void> {
-	for (let i = 0; i < docs.length; i += BATCH) {
-		const batch = docs.slice(i, i + BATCH);
-		await model.collection.insertMany(batch as never[], { ordered: true });
-		progress?.add(batch.length);
+export async function insertAll<D>(model: Model<D>, docs: D[], progress?: Progress, parallel = 1): Promise<void> {
+	const batches: D[][] = [];
+	for (let i = 0; i < docs.length; i += BATCH) batches.push(docs.slice(i, i + BATCH));
+	for (let i = 0; i < batches.length; i += parallel) {
+		await Promise.all(
+			batches.slice(i, i + parallel).map(async (batch) => {
+				await model.collection.insertMany(batch as never[], { ordered: true });
+				progress?.add(batch.length);
+			}),
+		);
 	}
 }
 

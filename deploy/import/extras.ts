@@ -1,4 +1,6 @@
-// The small per-organization and per-user tables: linkifiers, alert words, muted users.
+// The small per-organization and per-user tables: linkifiers, alert words, muted users, custom
+// profile fields and each user's values (kept on the user, keyed by field ID, as the API shows them).
+import type { ProfileFieldDoc } from "../../services/users/models/profile-field";
 import type { LinkifierDoc } from "../../services/users/models/linkifier";
 import { mutedUserKey, type MutedUserDoc } from "../../services/users/models/muted-user";
 import type { AlertWordsDoc } from "../../services/messages/models/alert-words";
@@ -31,4 +33,30 @@ export async function importExtras(ctx: ImportContext): Promise<void> {
 		muted.set(mutedUserKey(user, mutedUser), { _id: mutedUserKey(user, mutedUser), user_id: user, muted_user_id: mutedUser, date_muted: seconds(r.num("date_muted")) });
 	}
 	await insertAll(target.m.MutedUser, [...muted.values()]);
+}
+
+export async function importProfileFields(ctx: ImportContext): Promise<void> {
+	const { target } = ctx;
+	const fields: ProfileFieldDoc[] = table(ctx, "zerver_customprofilefield").map((r) => ({
+		_id: r.int("id"),
+		realm_id: ctx.realmId,
+		name: r.str("name"),
+		hint: r.optStr("hint") ?? "",
+		type: r.int("field_type"),
+		field_data: r.optStr("field_data") ?? "",
+		order: r.int("order"),
+		display_in_profile_summary: r.optBool("display_in_profile_summary") ?? false,
+		required: r.optBool("required") ?? false,
+		editable_by_user: r.optBool("editable_by_user") ?? true,
+	}));
+	await insertAll(target.m.ProfileField, fields);
+	await target.raiseCounter("users", "profile_field", Math.max(0, ...fields.map((f) => f._id)));
+	const known = new Set(fields.map((f) => f._id));
+	const updates = table(ctx, "zerver_customprofilefieldvalue").map((r) => {
+		const field = r.int("field");
+		if (!known.has(field)) r.fail(`"field" names profile field ${field}, which the export does not hold`);
+		const user = ctx.ids.users.get(r.int("user_profile"), r, "user_profile");
+		return { updateOne: { filter: { _id: user }, update: { $set: { [`profile_data.${field}`]: r.str("value") } } } };
+	});
+	if (updates.length) await target.m.User.bulkWrite(updates);
 }

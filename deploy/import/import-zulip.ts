@@ -7,7 +7,7 @@ import type { ImportContext } from "./context";
 import { importChannels } from "./channels";
 import { importEmoji } from "./emoji";
 import { openExport } from "./export-reader";
-import { importExtras } from "./extras";
+import { importExtras, importProfileFields } from "./extras";
 import { importGroups } from "./groups";
 import { Ids } from "./ids";
 import { openTarget } from "./import-target";
@@ -68,6 +68,8 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 			await importReactions(ctx);
 			await importUploads(ctx, attachments, where);
 			await importExtras(ctx);
+			await importProfileFields(ctx);
+			await target.finishIndexes();
 			reportUnread(ctx);
 			const counts: Record<string, number> = {
 				users: credentials.length,
@@ -79,6 +81,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 				reactions: realm.count("zerver_reaction"),
 				"user topics": realm.count("zerver_usertopic"),
 				"custom emoji": realm.count("zerver_realmemoji"),
+				"custom profile fields": realm.count("zerver_customprofilefield"),
 				uploads: attachments.length,
 			};
 			return { credentials, notKept: ctx.notKept, counts };
