@@ -126,6 +126,24 @@ func (b *Bolt) Scan(coll, index string, prefix []byte, reverse bool, fn func(ent
 	})
 }
 
+func (b *Bolt) ScanEach(coll, index string, prefixes [][]byte, fn func(i int, entry []byte) bool) error {
+	return b.db.View(func(tx *bolt.Tx) error {
+		bk := b.bucket(tx, coll, index)
+		if bk == nil {
+			return nil
+		}
+		c := bk.Cursor()
+		for i, pre := range prefixes {
+			for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
+				if !fn(i, k) {
+					break
+				}
+			}
+		}
+		return nil
+	})
+}
+
 func move(c *bolt.Cursor, reverse bool) []byte {
 	var k []byte
 	if reverse {

@@ -114,6 +114,10 @@ type Engine interface {
 	// Scan calls fn for the entries of an index whose key starts with prefix, in order or in
 	// reverse, with the entry's key (index key then _id key), until fn returns false.
 	Scan(coll, index string, prefix []byte, reverse bool, fn func(entry []byte) bool) error
+	// ScanEach walks the entries of each prefix in turn, forwards, with one iterator (an $in
+	// list on leading fields): fn returns false to go on to the next prefix. Index "": the
+	// documents, by prefixes of their _id keys.
+	ScanEach(coll, index string, prefixes [][]byte, fn func(i int, entry []byte) bool) error
 	Close() error
 }
 
