@@ -4,7 +4,7 @@ import type { CallingOptions, Context } from "moleculer";
 import type { GroupGraphData } from "./group-settings";
 import type { ImagePreview } from "./markdown/image-previews";
 import type { Linkifier, RealmEmoji } from "./org-events";
-import type { ExportChannel, ExportMessage, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
+import type { ExportChannel, ExportMessage, ExportReaction, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
 export interface Identity {
@@ -235,7 +235,7 @@ export interface ActionMap {
 	"users.exportUsers": { params: { after_id: number; limit: number }; result: { users: ExportUser[] } };
 	"channels.exportChannels": { params: None; result: { channels: ExportChannel[]; default_channel_ids: number[] } };
 	"channels.exportSubscriptions": { params: { channel_ids: number[] }; result: { subscriptions: ExportSubscription[] } };
-	"messages.exportMessages": { params: { channel_ids: number[]; after_id: number; limit: number }; result: { messages: ExportMessage[] } };
+	"messages.exportMessages": { params: { channel_ids: number[]; after_id: number; limit: number }; result: { messages: ExportMessage[]; reactions: ExportReaction[] } };
 	"messages.exportCount": { params: { channel_ids: number[] }; result: { count: number } };
 	/** An organization export's file, for an administrator of its organization. */
 	"uploads.openExport": { params: { path_id: string }; result: OpenedFile };

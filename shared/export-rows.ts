@@ -2,6 +2,7 @@
 // export, services/uploads/export/): its own data in its own terms, read in bulk (a page of up
 // to EXPORT_PAGE rows a call, never one call per user or message). The uploads service turns them
 // into Zulip's export tables; no other service knows the export format.
+import type { GroupSettingValue } from "./group-settings";
 
 /** The most rows one export call answers (Zulip's message files hold 1,000 messages each). */
 export const EXPORT_PAGE = 1000;
@@ -68,6 +69,8 @@ export interface ExportChannel {
 	creator_id: number | null;
 	message_retention_days: number | null;
 	first_message_id: number | null;
+	/** The channel's group settings (can_send_message_group, ...), as stored. */
+	settings: Record<string, GroupSettingValue>;
 }
 
 /** `channels.exportSubscriptions`: one user's subscription to a channel. */
@@ -83,6 +86,16 @@ export interface ExportSubscription {
 	push_notifications: boolean | null;
 	email_notifications: boolean | null;
 	wildcard_mentions_notify: boolean | null;
+}
+
+/** `messages.exportMessages`: one reaction to a message of the page. */
+export interface ExportReaction {
+	id: number;
+	message_id: number;
+	user_id: number;
+	emoji_name: string;
+	emoji_code: string;
+	reaction_type: string;
 }
 
 /** `messages.exportMessages`: one channel message. */

@@ -23,6 +23,7 @@ export async function exportChannels(db: ChannelsDb): Promise<{ channels: Export
 			creator_id: c.creator_id,
 			message_retention_days: c.message_retention_days,
 			first_message_id: c.first_message_id,
+			settings: c.settings ?? {},
 		})),
 		default_channel_ids: docs.filter((c) => c.is_default).map((c) => c._id),
 	};

@@ -4,7 +4,8 @@
 // Query shapes and their indexes (models/message.ts):
 //   messages of some channels after an ID, in ID order -> { channel_id, _id }
 //   how many messages some channels hold              -> { channel_id, _id } (prefix)
-import type { ExportMessage } from "../../shared/export-rows";
+//   the reactions to a page of messages (models/reaction.ts) -> { message_id, _id }
+import type { ExportMessage, ExportReaction } from "../../shared/export-rows";
 import type { MessagesDb } from "./db";
 
 export async function exportMessages(db: MessagesDb, channelIds: number[], afterId: number, limit: number): Promise<ExportMessage[]> {
@@ -28,6 +29,11 @@ export async function exportMessages(db: MessagesDb, channelIds: number[], after
 		has_attachment: m.has_attachment,
 		is_resolve_notice: m.is_resolve_notice,
 	}));
+}
+
+export async function exportReactions(db: MessagesDb, messageIds: number[]): Promise<ExportReaction[]> {
+	const docs = await db.Reaction.find({ message_id: { $in: messageIds } }).sort({ message_id: 1, _id: 1 }).lean();
+	return docs.map((r) => ({ id: r._id, message_id: r.message_id, user_id: r.user_id, emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type }));
 }
 
 export function exportCount(db: MessagesDb, channelIds: number[]): Promise<number> {

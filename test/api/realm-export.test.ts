@@ -98,7 +98,9 @@ beforeAll(async () => {
 	const publicId = await sendMessage(as(cast.member), { type: "stream", to: PUBLIC_CHANNEL, topic: "plans", content: PUBLIC_TEXT });
 	// More than one message file's worth: 1,000 messages a file, as Zulip's.
 	await copyMessage(app, publicId, 1100);
-	await sendMessage(as(cast.member2), { type: "stream", to: PRIVATE_CHANNEL, topic: "money", content: PRIVATE_TEXT });
+	const privateId = await sendMessage(as(cast.member2), { type: "stream", to: PRIVATE_CHANNEL, topic: "money", content: PRIVATE_TEXT });
+	expectSuccess(await as(cast.admin).post(`/messages/${publicId}/reactions`, { emoji_name: "tada" }));
+	expectSuccess(await as(cast.member2).post(`/messages/${privateId}/reactions`, { emoji_name: "octopus" }));
 	await sendMessage(as(cast.member), { type: "direct", to: JSON.stringify([cast.member2.user_id]), content: DM_TEXT });
 	events = await eventQueues(as, [app.owner, cast.admin, cast.member]);
 	snap = await snapshotter(app);
@@ -196,11 +198,17 @@ test("an administrator's export: pending then done in realm_export events, liste
 	expect(realm.zerver_client.map((c: Ev) => c.id)).toContain(sent.sending_client);
 	for (const m of messages.zerver_message) expect(realm.zerver_stream.map((s: Ev) => s.recipient)).toContain(m.recipient);
 
+	// The public message's reaction, not the private one's.
+	expect(realm.zerver_reaction).toEqual([{ id: expect.any(Number), message: sent.id, user_profile: cast.admin.user_id, emoji_name: "tada", emoji_code: "1f389", reaction_type: "unicode_emoji" }]);
+	// Channels' group settings are group IDs of the export.
+	for (const key of Object.keys(stream).filter((k) => k.endsWith("_group"))) expect(groupIds).toContain(stream[key]);
+
 	// Nothing private anywhere in the archive.
 	for (const text of files.values()) {
 		expect(text).not.toContain(PRIVATE_CHANNEL);
 		expect(text).not.toContain(PRIVATE_TEXT);
 		expect(text).not.toContain(DM_TEXT);
+		expect(text).not.toContain("octopus");
 	}
 	const stats = JSON.parse(files.get(`${dir}/stats.json`)!);
 	expect(stats.zerver_message).toBe(all.length);
@@ -225,6 +233,7 @@ test("the archive is a Zulip export this server's importer (import-zulip) takes 
 			channels: realm.zerver_stream.length,
 			subscriptions: realm.zerver_subscription.filter((s: Ev) => realm.zerver_stream.some((c: Ev) => c.recipient === s.recipient)).length,
 			messages: stats.zerver_message,
+			reactions: realm.zerver_reaction.length,
 		});
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // What the uploads service reads of this service for an organization export (export-data.ts).
 import { EXPORT_PAGE } from "../../../shared/export-rows";
 import { p, params } from "../../../shared/params";
-import { exportCount, exportMessages } from "../export-data";
+import { exportCount, exportMessages, exportReactions } from "../export-data";
 import type { Ctx, ServiceDeps } from "./deps";
 
 /** The most channels one call names: every public channel of a large organization. */
@@ -13,7 +13,8 @@ export function realmExportActions({ db }: ServiceDeps) {
 			visibility: "public",
 			params: params({ channel_ids: p.intList({ max: MAX_CHANNELS }), after_id: p.int(), limit: p.int({ min: 1, max: EXPORT_PAGE }) }),
 			async handler(ctx: Ctx<{ channel_ids: number[]; after_id: number; limit: number }>) {
-				return { messages: await exportMessages(db, ctx.params.channel_ids, ctx.params.after_id, ctx.params.limit) };
+				const messages = await exportMessages(db, ctx.params.channel_ids, ctx.params.after_id, ctx.params.limit);
+				return { messages, reactions: messages.length ? await exportReactions(db, messages.map((m) => m.id)) : [] };
 			},
 		},
 		exportCount: {

@@ -2,12 +2,25 @@
 // export holds (public ones: private channels never reach it), who is subscribed to them, and
 // each user's subscription to their own personal recipient, as Zulip's export has.
 import type { ExportChannel, ExportSubscription } from "../../../shared/export-rows";
+import type { GroupSettingValue } from "../../../shared/group-settings";
 import type { Recipients } from "./recipients";
 import type { Row, Tables } from "./tables";
 
-export function channelTables(realmId: number, channels: ExportChannel[], defaultChannelIds: number[], subscriptions: ExportSubscription[], users: Array<{ id: number; is_active: boolean }>, recipients: Recipients): Tables {
+/**
+ * `settingGroup`: a group setting's value as the group ID Zulip's row holds (group-tables.ts).
+ */
+export function channelTables(
+	realmId: number,
+	channels: ExportChannel[],
+	defaultChannelIds: number[],
+	subscriptions: ExportSubscription[],
+	users: Array<{ id: number; is_active: boolean }>,
+	recipients: Recipients,
+	settingGroup: (value: GroupSettingValue) => number,
+): Tables {
 	const active = new Map(users.map((u) => [u.id, u.is_active]));
 	const zerver_stream = channels.map((c) => ({
+		...Object.fromEntries(Object.entries(c.settings).map(([key, value]) => [key, settingGroup(value)])),
 		id: c.id,
 		name: c.name,
 		realm: realmId,

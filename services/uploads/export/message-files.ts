@@ -5,7 +5,7 @@
 // Decision: zerver_usermessage is left empty. A user's flags on a message (read, starred,
 // mentioned) are their private data, which a public export does not hold; Zulip's import makes
 // the rows it needs for channel messages. A full export with consent adds them later.
-import type { ExportMessage } from "../../../shared/export-rows";
+import type { ExportMessage, ExportReaction } from "../../../shared/export-rows";
 import type { Recipients } from "./recipients";
 import type { Row, Tables } from "./tables";
 
@@ -31,6 +31,11 @@ export class Clients {
 	rows(): Row[] {
 		return [...this.ids].map(([name, id]) => ({ id, name }));
 	}
+}
+
+/** zerver_reaction rows (in realm.json, as Zulip's): the reactions to the messages an export holds. */
+export function reactionRows(reactions: ExportReaction[]): Row[] {
+	return reactions.map((r) => ({ id: r.id, message: r.message_id, user_profile: r.user_id, emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type }));
 }
 
 export function messageFile(messages: ExportMessage[], realmId: number, recipients: Recipients, clients: Clients): Tables {

@@ -11,10 +11,10 @@
 // `progress` is called after each page read and each file written, so a stalled export can be
 // told from a slow one.
 import { call, type Caller } from "../../../shared/actions";
-import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
+import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
 import { channelTables } from "./channel-tables";
 import { groupTables } from "./group-tables";
-import { Clients, MESSAGES_PER_FILE, messageFile, messageFileName } from "./message-files";
+import { Clients, MESSAGES_PER_FILE, messageFile, messageFileName, reactionRows } from "./message-files";
 import { realmRows } from "./realm-table";
 import { Recipients } from "./recipients";
 import type { TarballWriter } from "./tarball";
@@ -72,10 +72,13 @@ export async function writeExport(
 	};
 
 	const clients = new Clients();
+	const reactions: ExportReaction[] = [];
 	let files = 0;
 	for (let after = 0; channelIds.length; ) {
-		const { messages } = await call(bus, "messages.exportMessages", { channel_ids: channelIds, after_id: after, limit: MESSAGES_PER_FILE });
+		const page = await call(bus, "messages.exportMessages", { channel_ids: channelIds, after_id: after, limit: MESSAGES_PER_FILE });
+		const { messages } = page;
 		if (!messages.length) break;
+		reactions.push(...page.reactions);
 		const file = messageFile(messages, realm.id, recipients, clients);
 		count(file);
 		await tarball.add(`${dir}/${messageFileName(++files)}`, json(file));
@@ -92,7 +95,8 @@ export async function writeExport(
 		...groups.tables,
 		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
 		zerver_userprofile_crossrealm: crossRealmRows(realm.cross_realm_bots, recipients),
-		...channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients),
+		...channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients, groups.settingGroup),
+		zerver_reaction: reactionRows(reactions),
 		zerver_client: clients.rows(),
 		...ownTables,
 	};
