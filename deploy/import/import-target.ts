@@ -35,16 +35,17 @@ import { userGroupModel } from "../../services/users/models/user-group";
 import { realmEmojiModel } from "../../services/users/models/realm-emoji";
 import { linkifierModel } from "../../services/users/models/linkifier";
 import { mutedUserModel } from "../../services/users/models/muted-user";
+import { scheduledMessageModel } from "../../services/scheduling/models/scheduled-message";
 import { profileFieldModel } from "../../services/users/models/profile-field";
 
 /** The models whose indexes are built after the import's bulk writes. */
 const LATE_INDEXES = new Set(["Message", "UserMessage"]);
 
 /** The service databases an import writes (the others stay empty and are made at first start). */
-export const TARGET_SERVICES = ["users", "channels", "messages", "uploads"] as const;
+export const TARGET_SERVICES = ["users", "channels", "messages", "uploads", "scheduling"] as const;
 
 function models(conns: Record<(typeof TARGET_SERVICES)[number], Connection>) {
-	const { users, channels, messages, uploads } = conns;
+	const { users, channels, messages, uploads, scheduling } = conns;
 	return {
 		Realm: realmModel(users),
 		User: userModel(users),
@@ -65,6 +66,7 @@ function models(conns: Record<(typeof TARGET_SERVICES)[number], Connection>) {
 		Images: publicImageModel(uploads),
 		Usage: usageModel(uploads),
 		store: new FileStore(uploads),
+		ScheduledMessage: scheduledMessageModel(scheduling),
 	};
 }
 

@@ -14,6 +14,7 @@ import { openTarget } from "./import-target";
 import { countMessages, importMessages, importReactions, messageFiles } from "./messages";
 import { Progress } from "./progress";
 import { importRealm } from "./realm";
+import { importScheduled } from "./scheduled";
 import { TableFile } from "./records";
 import { NotKept } from "./report";
 import { importUploads, readAttachments } from "./uploads";
@@ -69,6 +70,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 			await importUploads(ctx, attachments, where);
 			await importExtras(ctx);
 			await importProfileFields(ctx);
+			await importScheduled(ctx);
 			await target.finishIndexes();
 			reportUnread(ctx);
 			const counts: Record<string, number> = {
@@ -83,6 +85,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 				"custom emoji": realm.count("zerver_realmemoji"),
 				"custom profile fields": realm.count("zerver_customprofilefield"),
 				uploads: attachments.length,
+				"scheduled messages": await target.m.ScheduledMessage.countDocuments(),
 			};
 			return { credentials, notKept: ctx.notKept, counts };
 		} catch (err) {
