@@ -265,6 +265,7 @@ export interface ActionMap {
 	/** Removes an uploaded avatar's images (`avatar_path`: their base path). */
 	"uploads.removeAvatarImages": { params: { avatar_path: string }; result: None };
 	"uploads.botAvatarImages": { params: None; result: { avatar_path: string } };
+	"users.setRealmImage": { params: { kind: "icon" | "logo" | "night_logo"; path: string | null }; result: { url: string; previous_path: string | null } };
 	/** Refuses a custom emoji upload before its body is read (name, permission, name in use); answers the name as stored. */
 	"users.checkEmojiUpload": { params: { emoji_name: string }; result: { emoji_name: string } };
 	/** A custom emoji whose images are stored: checked again, then created and announced. */

@@ -178,6 +178,8 @@ export interface RealmChanged {
 	changes?: Record<string, unknown>;
 	/** All the changes in one `update_dict` event (Zulip's form when archiving a channel clears settings). */
 	as_dict?: boolean;
+	/** With as_dict: the event's property (Zulip's "icon", "logo", "night_logo"); "default" if absent. */
+	property?: string;
 	user_ids?: number[];
 }
 

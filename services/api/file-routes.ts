@@ -67,7 +67,7 @@ export async function receiveOptionalUpload(
 		return { upload, fields: got.params, ignored: got.ignored };
 	} catch (err) {
 		if (uploadId) await abortUpload(ctx, uploadId, meta);
-		throw err;
+		throw fileCountError(action, err);
 	}
 }
 
@@ -75,6 +75,8 @@ export async function receiveOptionalUpload(
 const FILE_COUNT_ERRORS: Record<string, string> = {
 	"uploads.uploadEmoji": "You must upload exactly one file.",
 	"uploads.uploadAvatar": "You must upload exactly one avatar.",
+	"uploads.uploadRealmIcon": "You must upload exactly one icon.",
+	"uploads.uploadRealmLogo": "You must upload exactly one logo.",
 };
 
 function fileCountError(action: string, err: unknown): unknown {

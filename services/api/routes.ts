@@ -157,6 +157,11 @@ export const routes: Route[] = [
 	{ method: "PATCH", path: "/realm", action: "users.updateRealm", admin: true },
 	{ method: "GET", path: "/realm/emoji", action: "users.realmEmoji" },
 	{ method: "POST", path: "/realm/emoji/{emoji_name}", action: "uploads.uploadEmoji", file: true, nonGuest: true },
+	{ method: "POST", path: "/realm/icon", action: "uploads.uploadRealmIcon", file: true, admin: true },
+	{ method: "DELETE", path: "/realm/icon", action: "uploads.deleteRealmIcon", admin: true },
+	// `night` may come in the form with the file (Zulip's web app sends it so).
+	{ method: "POST", path: "/realm/logo", action: "uploads.uploadRealmLogo", file: "optional", admin: true },
+	{ method: "DELETE", path: "/realm/logo", action: "uploads.deleteRealmLogo", admin: true },
 	{ method: "DELETE", path: "/realm/emoji/{emoji_name}", action: "users.deleteEmoji" },
 	{ method: "POST", path: "/user_uploads", action: "uploads.userUpload", file: true },
 	{ method: "GET", path: "/user_uploads/{realm_id}/{filename...}", action: "uploads.temporaryUrl" },

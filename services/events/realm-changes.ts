@@ -46,11 +46,11 @@ export function realmChangeHandlers(registry: () => QueueRegistry, deliver: Deli
 		},
 
 		"users.realmChanged"(ctx: Context<RealmChanged>) {
-			const { changes, user_ids, as_dict } = ctx.params;
+			const { changes, user_ids, as_dict, property: dictProperty } = ctx.params;
 			if (!changes || !user_ids) return;
 			const queues = to(user_ids);
 			if (as_dict) {
-				deliver(queues, "realm", () => ({ op: "update_dict", property: "default", data: changes }));
+				deliver(queues, "realm", () => ({ op: "update_dict", property: dictProperty ?? "default", data: changes }));
 				return;
 			}
 			for (const [property, value] of Object.entries(changes)) {

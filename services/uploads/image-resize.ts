@@ -88,6 +88,21 @@ export async function resizeEmoji(data: Buffer, format: EmojiFormat): Promise<{ 
 	return { image, still };
 }
 
+/**
+ * Zulip's resize_logo: fitted within 800×100 keeping its proportions, only ever scaled down (a
+ * 1000×10 image becomes 800×8, a 10×10 one stays 10×10), PNG.
+ */
+export async function resizeLogo(data: Buffer): Promise<Buffer> {
+	await checkedPages(data);
+	return render(() =>
+		sharp(data, { limitInputPixels: false })
+			.rotate()
+			.resize(8 * AVATAR_SIZE, AVATAR_SIZE, { fit: "inside", withoutEnlargement: true })
+			.png()
+			.toBuffer(),
+	);
+}
+
 /** Zulip's resize_avatar at both sizes: squares cut from the centre (scaled up if need be), PNG. */
 export async function resizeAvatar(data: Buffer): Promise<{ small: Buffer; medium: Buffer }> {
 	await checkedPages(data);

@@ -24,6 +24,7 @@ import type { ChannelUpdated } from "../../shared/org-events";
 import { CUSTOM_EMOJI, emojiImageActions, emojiPurpose } from "./actions/emoji-images";
 import { AVATAR_UPLOAD, avatarImageActions, avatarPurpose, BOT_AVATAR_UPLOADS, botAvatarPurpose } from "./actions/avatar-images";
 import { publicImageModel } from "./models/public-image";
+import { REALM_ICON_UPLOAD, REALM_LOGO_UPLOAD, realmIconPurpose, realmImageActions, realmLogoPurpose } from "./actions/realm-images";
 
 const MIB = 1024 * 1024;
 /** How often each replica removes the uploads left behind (transfer.ts PENDING_TTL_MS). */
@@ -39,12 +40,14 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 		[CUSTOM_EMOJI]: emojiPurpose,
 		[AVATAR_UPLOAD]: avatarPurpose,
 		...Object.fromEntries(BOT_AVATAR_UPLOADS.map((action) => [action, botAvatarPurpose])),
+		[REALM_ICON_UPLOAD]: realmIconPurpose,
+		[REALM_LOGO_UPLOAD]: realmLogoPurpose,
 	};
 	deps.spectators = { serverEnabled: config.webPublicStreams };
 
 	return {
 		name: "uploads",
-		actions: { ...transferActions(deps), ...realmExportActions(exportJobs.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps), ...emojiImageActions(deps), ...avatarImageActions(deps) },
+		actions: { ...transferActions(deps), ...realmExportActions(exportJobs.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps), ...emojiImageActions(deps), ...avatarImageActions(deps), ...realmImageActions(deps) },
 
 		events: {
 			/** Claims of a channel's messages follow its publicity (claim-rules.ts). */

@@ -5,6 +5,7 @@ import type { GroupGraph } from "../../shared/group-settings";
 import { LIMITS } from "../../shared/version";
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "./presence-rules";
 import { serverThumbnailFormats } from "../../shared/thumbnail-formats";
+import { realmImageState } from "./realm-images";
 
 /** The server settings (from the environment) that the register state reports. */
 export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams" | "maxFileUploadSizeMib">;
@@ -159,12 +160,7 @@ export function realmState(realm: RealmDoc, server: ServerSettings): Record<stri
 		realm_password_auth_enabled: true,
 		realm_push_notifications_enabled: false,
 		realm_authentication_methods: { Email: { enabled: true, available: true } },
-		realm_icon_url: `${realm.url}/static/images/logo/org_avatar.png`,
-		realm_icon_source: "G",
-		realm_logo_url: `${realm.url}/static/images/logo/zulip-org-logo.svg`,
-		realm_logo_source: "D",
-		realm_night_logo_url: `${realm.url}/static/images/logo/zulip-org-logo.svg`,
-		realm_night_logo_source: "D",
+		...realmImageState(realm),
 		realm_available_video_chat_providers: {
 			disabled: { name: "None", id: 0 },
 			jitsi_meet: { name: "Jitsi Meet", id: 1 },

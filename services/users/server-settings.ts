@@ -3,6 +3,7 @@
 import { renderMarkdown } from "../../shared/markdown/render";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../../shared/version";
 import type { RealmDoc } from "./models/realm";
+import { realmImage } from "./realm-images";
 
 export function serverSettings(realm: RealmDoc) {
 		return {
@@ -31,7 +32,7 @@ export function serverSettings(realm: RealmDoc) {
 		realm_uri: realm.url,
 		realm_url: realm.url,
 		realm_name: realm.name,
-		realm_icon: `${realm.url}/static/images/logo/org_avatar.png`,
+		realm_icon: realmImage(realm, "icon").url,
 		realm_description: renderMarkdown(realm.description),
 		realm_web_public_access_enabled: false,
 	};

@@ -13,6 +13,8 @@ export interface RealmDoc {
 	deactivated: boolean;
 	/** Organization settings that differ from the defaults in realm-settings.ts. */
 	settings: Record<string, unknown>;
+	/** The organization's uploaded icon and logos (realm-images.ts); absent: never changed. */
+	images?: Partial<Record<"icon" | "logo" | "night_logo", { changes: number; path: string | null }>>;
 }
 
 const schema = new Schema<RealmDoc>(
@@ -25,6 +27,7 @@ const schema = new Schema<RealmDoc>(
 		date_created: { type: Number, required: true },
 		deactivated: { type: Boolean, default: false },
 		settings: { type: Schema.Types.Mixed, default: {} },
+		images: { type: Schema.Types.Mixed, default: {} },
 	},
 	{ versionKey: false, minimize: false },
 );
