@@ -29,6 +29,22 @@ export interface ExportRealm {
 	admin_user_ids: number[];
 	/** The server's system bots (Notification Bot, Welcome Bot, ...), Zulip's cross-realm bots. */
 	cross_realm_bots: Array<{ id: number; email: string }>;
+	/** The custom profile fields, in their order. */
+	profile_fields: ExportProfileField[];
+}
+
+/** A custom profile field (every member sees them). */
+export interface ExportProfileField {
+	id: number;
+	name: string;
+	hint: string;
+	field_type: number;
+	/** JSON text (a choice field's choices, an external account's subtype), else "". */
+	field_data: string;
+	order: number;
+	display_in_profile_summary: boolean;
+	required: boolean;
+	editable_by_user: boolean;
 }
 
 /** `users.exportUsers`: one user, its public fields (no credentials, no personal settings). */
@@ -52,6 +68,8 @@ export interface ExportUser {
 	avatar_version: number;
 	email_address_visibility: number;
 	allow_private_data_export: boolean;
+	/** Custom profile field values by field ID, as the API shows them. */
+	profile_data: Record<string, string>;
 }
 
 /** `channels.exportChannels`: one channel. */

@@ -12,6 +12,7 @@ import type { UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
 import { REALM_SETTING_DEFAULTS, realmSetting, realmHost } from "./realm-settings";
 import { systemBots } from "./system-bots";
+import { listFields } from "./profile-field-store";
 import { USER_SETTINGS } from "./user-settings";
 import { apiEmail, Visibility } from "./user-view";
 
@@ -42,6 +43,17 @@ export async function exportRealm(db: UsersDb): Promise<ExportRealm> {
 		consent_export_usable: owners.some(consentOf),
 		admin_user_ids: humanAdmins.map((u) => u._id).sort((a, b) => a - b),
 		cross_realm_bots: (await systemBots(db.User)).map((b) => ({ id: b._id, email: b.delivery_email })),
+		profile_fields: (await listFields(db)).map((f) => ({
+			id: f._id,
+			name: f.name,
+			hint: f.hint,
+			field_type: f.type,
+			field_data: f.field_data,
+			order: f.order,
+			display_in_profile_summary: f.display_in_profile_summary,
+			required: f.required,
+			editable_by_user: f.editable_by_user,
+		})),
 	};
 }
 
@@ -67,6 +79,7 @@ export async function exportUsers(db: UsersDb, afterId: number, limit: number): 
 		avatar_version: u.avatar_version,
 		email_address_visibility: u.email_address_visibility,
 		allow_private_data_export: consentOf(u),
+		profile_data: u.profile_data ?? {},
 	}));
 }
 

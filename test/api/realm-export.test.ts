@@ -100,6 +100,9 @@ beforeAll(async () => {
 	await copyMessage(app, publicId, 1100);
 	const privateId = await sendMessage(as(cast.member2), { type: "stream", to: PRIVATE_CHANNEL, topic: "money", content: PRIVATE_TEXT });
 	expectSuccess(await as(cast.admin).post(`/messages/${publicId}/reactions`, { emoji_name: "tada" }));
+	const field = await as(app.owner).post("/realm/profile_fields", { name: "Phone", field_type: 1 });
+	expectSuccess(field);
+	expectSuccess(await as(cast.member).patch("/users/me/profile_data", { data: [{ id: field.body.id, value: "+1 555 0100" }] }));
 	expectSuccess(await as(cast.member2).post(`/messages/${privateId}/reactions`, { emoji_name: "octopus" }));
 	await sendMessage(as(cast.member), { type: "direct", to: JSON.stringify([cast.member2.user_id]), content: DM_TEXT });
 	events = await eventQueues(as, [app.owner, cast.admin, cast.member]);
@@ -198,6 +201,11 @@ test("an administrator's export: pending then done in realm_export events, liste
 	expect(realm.zerver_client.map((c: Ev) => c.id)).toContain(sent.sending_client);
 	for (const m of messages.zerver_message) expect(realm.zerver_stream.map((s: Ev) => s.recipient)).toContain(m.recipient);
 
+	// Custom profile fields and their values.
+	const phone = realm.zerver_customprofilefield.find((f: Ev) => f.name === "Phone");
+	expect(phone).toMatchObject({ field_type: 1, realm: realm.zerver_realm[0].id });
+	expect(realm.zerver_customprofilefieldvalue).toContainEqual({ id: expect.any(Number), user_profile: cast.member.user_id, field: phone.id, value: "+1 555 0100", rendered_value: null });
+
 	// The public message's reaction, not the private one's.
 	expect(realm.zerver_reaction).toEqual([{ id: expect.any(Number), message: sent.id, user_profile: cast.admin.user_id, emoji_name: "tada", emoji_code: "1f389", reaction_type: "unicode_emoji" }]);
 	// Channels' group settings are group IDs of the export.
@@ -234,6 +242,7 @@ test("the archive is a Zulip export this server's importer (import-zulip) takes 
 			subscriptions: realm.zerver_subscription.filter((s: Ev) => realm.zerver_stream.some((c: Ev) => c.recipient === s.recipient)).length,
 			messages: stats.zerver_message,
 			reactions: realm.zerver_reaction.length,
+			"custom profile fields": realm.zerver_customprofilefield.length,
 		});
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });

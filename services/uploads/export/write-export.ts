@@ -15,6 +15,7 @@ import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReactio
 import { channelTables } from "./channel-tables";
 import { groupTables } from "./group-tables";
 import { Clients, MESSAGES_PER_FILE, messageFile, messageFileName, reactionRows } from "./message-files";
+import { profileFieldTables } from "./profile-field-tables";
 import { realmRows } from "./realm-table";
 import { Recipients } from "./recipients";
 import type { TarballWriter } from "./tarball";
@@ -97,6 +98,7 @@ export async function writeExport(
 		zerver_userprofile_crossrealm: crossRealmRows(realm.cross_realm_bots, recipients),
 		...channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients, groups.settingGroup),
 		zerver_reaction: reactionRows(reactions),
+		...profileFieldTables(realm.id, realm.profile_fields, users),
 		zerver_client: clients.rows(),
 		...ownTables,
 	};
