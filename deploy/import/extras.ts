@@ -1,6 +1,9 @@
-// The small per-organization and per-user tables: linkifiers, alert words, muted users, custom
+// The small per-organization and per-user tables: linkifiers, alert words, muted users, user
+// statuses, bots' storage, custom
 // profile fields and each user's values (kept on the user, keyed by field ID, as the API shows them).
 import type { ProfileFieldDoc } from "../../services/users/models/profile-field";
+import type { UserStatusDoc, StatusReactionType } from "../../services/users/models/user-status";
+import type { BotStorageDoc } from "../../services/users/models/bot-storage";
 import type { LinkifierDoc } from "../../services/users/models/linkifier";
 import { mutedUserKey, type MutedUserDoc } from "../../services/users/models/muted-user";
 import type { AlertWordsDoc } from "../../services/messages/models/alert-words";
@@ -33,6 +36,26 @@ export async function importExtras(ctx: ImportContext): Promise<void> {
 		muted.set(mutedUserKey(user, mutedUser), { _id: mutedUserKey(user, mutedUser), user_id: user, muted_user_id: mutedUser, date_muted: seconds(r.num("date_muted")) });
 	}
 	await insertAll(target.m.MutedUser, [...muted.values()]);
+
+	const statuses: UserStatusDoc[] = table(ctx, "zerver_userstatus").map((r) => ({
+		_id: ids.users.get(r.int("user_profile"), r, "user_profile"),
+		realm_id: ctx.realmId,
+		status_text: r.optStr("status_text") ?? "",
+		emoji_name: r.optStr("emoji_name") ?? "",
+		emoji_code: r.optStr("emoji_code") ?? "",
+		reaction_type: (r.optStr("reaction_type") ?? "unicode_emoji") as StatusReactionType,
+		timestamp: new Date(r.num("timestamp") * 1000),
+	}));
+	await insertAll(target.m.UserStatus, statuses);
+
+	// A stored entry's size counts code points, as Zulip's len() (bot-storage-rules.ts).
+	const codePoints = (s: string) => [...s].length;
+	const storage: BotStorageDoc[] = table(ctx, "zerver_botstoragedata").map((r) => {
+		const key = r.str("key");
+		const value = r.str("value");
+		return { bot_id: ids.users.get(r.int("bot_profile"), r, "bot_profile"), key, value, size: codePoints(key) + codePoints(value) };
+	});
+	await insertAll(target.m.BotStorage, storage);
 }
 
 export async function importProfileFields(ctx: ImportContext): Promise<void> {

@@ -36,6 +36,8 @@ import { realmEmojiModel } from "../../services/users/models/realm-emoji";
 import { linkifierModel } from "../../services/users/models/linkifier";
 import { mutedUserModel } from "../../services/users/models/muted-user";
 import { scheduledMessageModel } from "../../services/scheduling/models/scheduled-message";
+import { userStatusModel } from "../../services/users/models/user-status";
+import { botStorageModel } from "../../services/users/models/bot-storage";
 import { profileFieldModel } from "../../services/users/models/profile-field";
 
 /** The models whose indexes are built after the import's bulk writes. */
@@ -54,6 +56,8 @@ function models(conns: Record<(typeof TARGET_SERVICES)[number], Connection>) {
 		Linkifier: linkifierModel(users),
 		MutedUser: mutedUserModel(users),
 		ProfileField: profileFieldModel(users),
+		UserStatus: userStatusModel(users),
+		BotStorage: botStorageModel(users),
 		Channel: channelModel(channels),
 		Subscription: subscriptionModel(channels),
 		UserTopic: userTopicModel(channels),

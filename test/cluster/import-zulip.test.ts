@@ -195,6 +195,20 @@ describe("import-zulip of Zulip's sample export", () => {
 		}
 	});
 
+	test("user statuses and bots' storage are kept", async () => {
+		for (const st of sample.realm.zerver_userstatus) {
+			const res = await as(owner().id).get(`/users/${st.user_profile}/status`);
+			expectSuccess(res);
+			expect(res.body.status).toMatchObject({ status_text: st.status_text, emoji_name: st.emoji_name, emoji_code: st.emoji_code });
+		}
+		const bots = new Set(sample.realm.zerver_botstoragedata.map((e) => e.bot_profile));
+		for (const bot of bots) {
+			const res = await as(bot).get("/bot_storage");
+			expectSuccess(res);
+			expect(res.body.storage).toEqual(Object.fromEntries(sample.realm.zerver_botstoragedata.filter((e) => e.bot_profile === bot).map((e) => [e.key, e.value])));
+		}
+	});
+
 	test("the report lists what is not kept, by table and count", () => {
 		const line = (table: string, n: number) => new RegExp(`^  ${table} +${n}  `, "m");
 		expect(imported.stdout).toMatch(line("zerver_realmauditlog", sample.realm.zerver_realmauditlog.length));
