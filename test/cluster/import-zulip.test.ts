@@ -96,6 +96,22 @@ describe("import-zulip of Zulip's sample export", () => {
 		expect(me.body).toMatchObject({ user_id: bot.id, is_bot: true });
 	});
 
+	test("user groups keep their names, members and subgroups", async () => {
+		const users = new Set(sample.realm.zerver_userprofile.map((u) => u.id));
+		const res = await as(owner().id).get("/user_groups", { include_deactivated_groups: true });
+		expectSuccess(res);
+		const byId = new Map((res.body.user_groups as Row[]).map((g) => [g.id, g]));
+		for (const g of sample.realm.zerver_namedusergroup.filter((x) => !x.is_system_group)) {
+			// Rows naming users the export does not hold are left out (and reported).
+			const members = sample.realm.zerver_usergroupmembership.filter((m) => m.user_group === g.id && users.has(m.user_profile)).map((m) => m.user_profile);
+			const subgroups = sample.realm.zerver_groupgroupmembership.filter((m) => m.supergroup === g.id).map((m) => m.subgroup);
+			const got = byId.get(g.id)!;
+			expect({ name: got.name, members: [...got.members].sort(), subgroups: [...got.direct_subgroup_ids].sort() }).toEqual({ name: g.name, members: members.sort(), subgroups: subgroups.sort() });
+		}
+		const system = (res.body.user_groups as Row[]).filter((g) => g.is_system_group).map((g) => g.name);
+		expect(system.sort()).toEqual(sample.realm.zerver_namedusergroup.filter((x) => x.is_system_group).map((x) => x.name).sort());
+	});
+
 	test("channels keep their names, privacy and descriptions; subscriptions their colour, pin and muting", async () => {
 		const ownerId = owner().id;
 		const recipients = new Map(sample.realm.zerver_recipient.filter((r) => r.type === 2).map((r) => [r.id, r.type_id]));
