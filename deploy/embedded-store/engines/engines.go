@@ -57,12 +57,11 @@
 // # Damage and crashes
 //
 //   - Pebble: each sstable block and the WAL's chunks carry a CRC32C; the MANIFEST is a log of
-//     checksummed records naming every live file and its size. A flipped byte in a table is found
-//     when that block is read (and by a full check, db.CheckLevels / reading every table), a
-//     missing or truncated table at open (the manifest names it with its size), a torn WAL tail
-//     is the crash case and is dropped: those writes were never acknowledged when synced writes
-//     are used. WALRecoveryMode must stay strict for the corruption of a WAL record before the
-//     tail, which refuses to open. Garbage appended to a table file changes its size: refused.
+//     checksummed records naming every live table. A flipped byte in a table is found when that
+//     block is read (and by a full check: reading every key, or the level checks), a missing
+//     table at open, a truncated one when its footer is read. A torn record at the end of the
+//     last WAL is the crash case and is dropped (its batch was never acknowledged, since commits
+//     are synced); damage anywhere before it, or in the MANIFEST, refuses to open.
 //   - bbolt: two meta pages with a checksum each (a torn meta falls back to the other, which is the
 //     previous commit); data pages carry no checksum, so a flipped byte in a page is only found by
 //     tx.Check (the page structure) or by BSON validation of the document, not by the engine.

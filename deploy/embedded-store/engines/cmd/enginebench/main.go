@@ -429,10 +429,10 @@ func run() error {
 	fmt.Printf("GET /messages (100 newest of a topic, rows + messages): %s\n", summary(d))
 
 	// POST /messages to 100 subscribers of channel 2: the message and 100 rows, unique checks
-	// first (as checkUnique), then one synced batch.
+	// before the commit (as checkUnique), then one synced batch.
 	var p, commits []time.Duration
 	fresh := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7)) // new idempotency keys too
-	base := *messages + 1 + int(time.Now().Unix()%100_000)*1000 // a later run on the same data posts new IDs
+	base := *messages + 1 + int(time.Now().Unix()%100_000)*1000      // a later run on the same data posts new IDs
 	for i := 0; i < *posts; i++ {
 		m := base + i
 		t := time.Now()
