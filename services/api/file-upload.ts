@@ -83,6 +83,12 @@ export function receiveParts(req: IncomingMessage, openSink: (params: Record<str
 			else params[name] = value;
 		});
 		parser.on("file", (_name, stream, info) => {
+			// A part busboy had parsed before the body was refused: nothing more is taken (an
+			// optional file's upload would otherwise begin after the refusal, left behind).
+			if (failed) {
+				stream.resume();
+				return;
+			}
 			// A part whose file name is empty (busboy empties "." and "..", keeping a path's last
 			// segment) is no file, as Django's MultiPartParser drops it: the body then has none.
 			if (!info.filename) {

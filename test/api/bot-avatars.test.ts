@@ -4,12 +4,14 @@
 // served at /user_avatars); without a file they answer as before. Every refusal (two files, not an
 // image, too large, a parameter the bot's checks refuse, who may not) stores nothing and changes
 // nothing; a new avatar's events and the previous images' removal.
+import http from "node:http";
+import fc from "fast-check";
 import sharp from "sharp";
 import { startTestApp, type Account, type TestApp } from "../support/app";
-import { client, expectSuccess } from "../support/http";
+import { client, expectSuccess, jsonOf } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { eventQueues, type Ev } from "../support/events";
-import { sendMultipart, stillImage, type FilePart } from "../support/images";
+import { basicAuth, sendMultipart, stillImage, type FilePart } from "../support/images";
 
 let app: TestApp;
 let snap: Snapshotter;
@@ -146,4 +148,86 @@ describe("PATCH /bots/{bot_id} with an avatar", () => {
 		await snap.refused(() => patchBot(alice, 999999, {}, [one]).then((r) => ({ status: r.status, body: r.body })), 400, "BAD_REQUEST", "No such bot");
 		expect(await image(created.body.avatar_url)).toEqual({ status: 200, width: 100, height: 100 });
 	});
+});
+
+describe("odd multipart bodies to POST /bots", () => {
+	/** Exactly these bytes to POST /api/v1/bots as Alice; null when the connection ended without an answer. */
+	function raw(contentType: string, body: Buffer): Promise<{ status: number; body: any } | null> {
+		const url = new URL(site);
+		return new Promise((resolve) => {
+			const req = http.request({ host: url.hostname, port: url.port, method: "POST", path: "/api/v1/bots", headers: { Authorization: basicAuth(alice), "Content-Type": contentType, "Content-Length": String(body.length) } });
+			req.on("response", (res) => {
+				const parts: Buffer[] = [];
+				res.on("data", (d: Buffer) => parts.push(d));
+				res.on("end", () => resolve({ status: res.statusCode!, body: jsonOf(Buffer.concat(parts).toString()) }));
+				res.on("error", () => resolve(null));
+			});
+			req.on("error", () => resolve(null));
+			req.end(body);
+		});
+	}
+	const CRLF = "\r\n";
+	const form = (boundary: string, parts: Array<{ name: string; value: string | Uint8Array; file?: string }>, close = true) =>
+		Buffer.concat([
+			...parts.flatMap((p) => [
+				Buffer.from(`--${boundary}${CRLF}Content-Disposition: form-data; name="${p.name}"${p.file === undefined ? "" : `; filename="${p.file}"${CRLF}Content-Type: image/png`}${CRLF}${CRLF}`),
+				Buffer.from(p.value),
+				Buffer.from(CRLF),
+			]),
+			Buffer.from(close ? `--${boundary}--${CRLF}` : ""),
+		]);
+	const wellFormed = (a: { status: number; body: any } | null, what: string) => {
+		if (a && (a.status >= 500 || (a.body?.result !== "success" && a.body?.result !== "error"))) throw new Error(`${what}: HTTP ${a.status} ${JSON.stringify(a.body).slice(0, 200)}`);
+	};
+
+	test("cut short, a field past 64 KiB, a field named __proto__, thousands of fields, no closing boundary: refused, nothing stored", async () => {
+		const image = (await png()).bytes;
+		const good = [
+			{ name: "full_name", value: "Odd body" },
+			{ name: "short_name", value: "oddbody" },
+			{ name: "file", value: image, file: "a.png" },
+		];
+		const cases: Array<[string, Buffer]> = [
+			["mid-field", form("b", good).subarray(0, 60)],
+			["mid-file", form("b", good).subarray(0, form("b", good).length - 200)],
+			["no closing boundary", form("b", good, false)],
+			["a 70 KiB field", form("b", [{ name: "full_name", value: "x".repeat(70 * 1024) }, ...good.slice(1)])],
+			["__proto__ as a field", form("b", [{ name: "__proto__", value: "{}" }, { name: "full_name", value: "Odd body" }, { name: "file", value: image, file: "a.png" }])],
+			["5,000 fields", form("b", [...Array.from({ length: 5000 }, (_, i) => ({ name: `f${i}`, value: "v" })), ...good])],
+		];
+		for (const [what, body] of cases) {
+			await snap.unchanged(async () => {
+				const a = await raw("multipart/form-data; boundary=b", body);
+				wellFormed(a, what);
+				if (a) expect([what, a.status]).toEqual([what, 400]);
+			});
+		}
+	});
+
+	test("mutations of a good body: never a 5xx; a refusal changes nothing", async () => {
+		const image = (await png()).bytes;
+		let n = 0;
+		const mutation = fc.record({ kind: fc.constantFrom("cut", "flip", "insert"), at: fc.nat(), bytes: fc.array(fc.constantFrom(0, 10, 13, 34, 45, 59, 61, 0xff, ...Buffer.from("--mb")), { minLength: 1, maxLength: 20 }) });
+		await fc.assert(
+			fc.asyncProperty(fc.array(mutation, { maxLength: 2 }), async (mutations) => {
+				n++;
+				let body = form("mb", [
+					{ name: "full_name", value: `Mutant ${n}` },
+					{ name: "short_name", value: `mutant${n}` },
+					{ name: "file", value: image, file: "m.png" },
+				]);
+				for (const m of mutations) {
+					const at = m.at % (body.length + 1);
+					if (m.kind === "cut") body = body.subarray(0, at);
+					else if (m.kind === "flip") body = Buffer.concat([body.subarray(0, at), Buffer.from(m.bytes), body.subarray(at + m.bytes.length)]);
+					else body = Buffer.concat([body.subarray(0, at), Buffer.from(m.bytes), body.subarray(at)]);
+				}
+				const before = await snap.take();
+				const a = await raw("multipart/form-data; boundary=mb", body);
+				wellFormed(a, `${mutations.length} mutations, ${body.length} bytes`);
+				if (a?.status !== 200) expect(await snap.take()).toEqual(before);
+			}),
+			{ seed: 20261126, numRuns: 40, endOnFailure: true },
+		);
+	}, 300_000);
 });
