@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ImportContext } from "./context";
+import { importAvatars } from "./avatars";
 import { importChannels } from "./channels";
 import { importEmoji } from "./emoji";
 import { openExport } from "./export-reader";
@@ -60,6 +61,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 		const ctx: ImportContext = { dir: opened.dir, realm, ids: new Ids(), target, notKept: new NotKept(), progress, realmId: REALM_ID, url: o.url, read: new Set() };
 		try {
 			const credentials = await importUsers(ctx);
+			const avatars = await importAvatars(ctx);
 			const groups = await importGroups(ctx);
 			await importChannels(ctx, groups);
 			await importRealm(ctx, groups, o.realmName);
@@ -75,6 +77,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 			reportUnread(ctx);
 			const counts: Record<string, number> = {
 				users: credentials.length,
+				"uploaded avatars": avatars,
 				"user groups": realm.count("zerver_namedusergroup"),
 				channels: realm.count("zerver_stream"),
 				subscriptions: await target.m.Subscription.countDocuments(),
@@ -118,7 +121,7 @@ function reportUnread(ctx: ImportContext): void {
 		}
 		for (const name of file.names()) ctx.notKept.add(`${path.basename(f, ".json")}/${name}`, "not imported: usage statistics are recomputed here", file.count(name));
 	}
-	for (const folder of ["avatars", "realm_icons"]) {
+	for (const folder of ["realm_icons"]) {
 		const records = path.join(ctx.dir, folder, "records.json");
 		if (!fs.existsSync(records)) continue;
 		const list = JSON.parse(fs.readFileSync(records, "utf8")) as unknown[];

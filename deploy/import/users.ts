@@ -34,7 +34,6 @@ export async function importUsers(ctx: ImportContext): Promise<Credential[]> {
 	ctx.progress.start("users", records.length);
 	const docs: UserDoc[] = [];
 	for (const r of records) ctx.ids.users.set(r.int("id"), r.int("id"));
-	let avatars = 0;
 	for (const r of records) {
 		const role = r.int("role");
 		if (!ROLES.has(role)) r.fail(`"role" ${role} is not a role this server knows`);
@@ -47,7 +46,6 @@ export async function importUsers(ctx: ImportContext): Promise<Credential[]> {
 			if (def.values && !def.values.includes(v as never)) continue;
 			settings[name] = v;
 		}
-		if (r.str("avatar_source") === "U") avatars++;
 		docs.push({
 			_id: r.int("id"),
 			realm_id: ctx.realmId,
@@ -64,7 +62,7 @@ export async function importUsers(ctx: ImportContext): Promise<Credential[]> {
 			password_hash: null,
 			date_joined: new Date(r.num("date_joined") * 1000),
 			timezone: r.optStr("timezone") ?? "",
-			// Uploaded avatars are not imported yet: such users show their Gravatar (reported).
+			// Uploaded avatars are set from avatars/ (avatars.ts).
 			avatar_source: "G",
 			avatar_version: r.optInt("avatar_version") ?? 1,
 			email_address_visibility: r.optInt("email_address_visibility") ?? 1,
@@ -79,7 +77,6 @@ export async function importUsers(ctx: ImportContext): Promise<Credential[]> {
 	const fields = new Set(records.flatMap((r) => Object.keys(r.raw)));
 	const unknown = [...fields].filter((f) => !HANDLED.has(f) && !Object.hasOwn(USER_SETTINGS, f)).sort();
 	if (unknown.length) ctx.notKept.add("zerver_userprofile", `fields with no place here: ${unknown.join(", ")}`, unknown.length);
-	ctx.notKept.add("zerver_userprofile", "uploaded avatars (the users show their Gravatar)", avatars);
 	await insertAll(ctx.target.m.User, docs, ctx.progress);
 	ctx.progress.finish();
 

@@ -281,3 +281,46 @@ describe("import-zulip of a malformed export", () => {
 		expect(again.stderr).toMatch(/already holds data .*set DB_PREFIX to a new one/);
 	});
 });
+
+describe("import-zulip of an export with an uploaded avatar", () => {
+	let work: string;
+	let server: Proc | undefined;
+
+	afterAll(async () => {
+		await server?.stop();
+		if (work) fs.rmSync(work, { recursive: true, force: true });
+	});
+
+	test("the user's original image is served byte for byte, with the small image made from it", async () => {
+		work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-import-avatar-"));
+		const sample = readSample(fs.mkdtempSync(path.join(work, "sample-")));
+		// Zulip's layout: avatars/<realm>/<hash>.original beside its thumbnails, named in records.json.
+		const realmId = sample.realm.zerver_realm[0].id;
+		const user = sample.realm.zerver_userprofile.find((u) => u.role === 400 && !u.is_bot)!;
+		const image = fs.readFileSync(path.join(sample.dir, "emoji", `${realmId}/emoji/images/${sample.realm.zerver_realmemoji[0].file_name}.original`));
+		fs.mkdirSync(path.join(sample.dir, "avatars", String(realmId)), { recursive: true });
+		fs.writeFileSync(path.join(sample.dir, "avatars", `${realmId}/abc123.original`), image);
+		const record = { realm_id: realmId, user_profile_id: user.id, user_profile_email: user.email, s3_path: `${realmId}/abc123.original`, path: `${realmId}/abc123.original`, content_type: "image/jpeg" };
+		fs.writeFileSync(path.join(sample.dir, "avatars", "records.json"), JSON.stringify([record]));
+
+		const port = await freePort();
+		const env = { MONGO_URL: "", TRANSPORTER: "", SERVICES: "", DATA_DIR: path.join(work, "data"), STORE_PORT: String(await freePort()), DB_PREFIX: `a${randomBytes(4).toString("hex")}`, CI: "1" };
+		const run = await manage({ ...env, EXTERNAL_URL: `http://127.0.0.1:${port}` }, ["import-zulip", sample.dir, "--credentials", path.join(work, "credentials.json")]);
+		expect(run).toMatchObject({ code: 0, stderr: "" });
+		expect(run.stdout).toMatch(/^ {2}uploaded avatars: 1$/m);
+		const key = (JSON.parse(fs.readFileSync(path.join(work, "credentials.json"), "utf8")) as Row[]).find((c) => c.user_id === user.id)!;
+
+		server = startServerNode({ ...env, PORT: String(port), HOST: "127.0.0.1", EXTERNAL_URL: `http://127.0.0.1:${port}`, RATE_LIMIT: "0" });
+		const base = `http://127.0.0.1:${port}/api/v1`;
+		await waitFor(async () => (await fetch(`${base}/server_settings`).catch(() => null))?.status === 200, "the server", 120_000);
+		const me = await client(base, { email: key.email, api_key: key.api_key }).get(`/users/${user.id}`, { client_gravatar: false });
+		expectSuccess(me);
+		const url = new URL(me.body.user.avatar_url as string, base);
+		expect(url.pathname).toMatch(/^\/user_avatars\/1\/\w+\.png$/);
+		const small = await fetch(url);
+		expect({ status: small.status, type: small.headers.get("content-type") }).toEqual({ status: 200, type: "image/png" });
+		const original = await fetch(new URL(url.pathname.replace(/\.png$/, ".original"), base));
+		expect(original.status).toBe(200);
+		expect(Buffer.from(await original.arrayBuffer()).equals(image)).toBe(true);
+	});
+});
