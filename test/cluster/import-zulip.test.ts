@@ -96,6 +96,20 @@ describe("import-zulip of Zulip's sample export", () => {
 		expect(me.body).toMatchObject({ user_id: bot.id, is_bot: true });
 	});
 
+	test("the organization keeps its name, description and settings", async () => {
+		const realm = sample.realm.zerver_realm[0];
+		const state = await as(owner().id).post("/register", { fetch_event_types: JSON.stringify(["realm"]) });
+		expectSuccess(state);
+		expect(state.body).toMatchObject({
+			realm_name: realm.name,
+			realm_description: realm.description,
+			realm_invite_required: realm.invite_required,
+			realm_allow_message_editing: realm.allow_message_editing,
+			realm_message_content_edit_limit_seconds: realm.message_content_edit_limit_seconds,
+			realm_can_add_custom_emoji_group: realm.can_add_custom_emoji_group,
+		});
+	});
+
 	test("user groups keep their names, members and subgroups", async () => {
 		const users = new Set(sample.realm.zerver_userprofile.map((u) => u.id));
 		const res = await as(owner().id).get("/user_groups", { include_deactivated_groups: true });
@@ -271,6 +285,16 @@ describe("import-zulip of a malformed export", () => {
 		const failed = await manage(env, ["import-zulip", sample.dir]);
 		expect(failed.code).toBe(1);
 		expect(failed.stderr).toBe(`Import failed, nothing was kept: realm.json, zerver_stream[3] (id ${bad.id}): "name" must be a string, not 42\n`);
+
+		// A message with no content, in a messages file: found after everything but the messages was written.
+		fs.writeFileSync(path.join(sample.dir, "realm.json"), JSON.stringify({ ...realm, zerver_stream: realm.zerver_stream.map((c: Row) => (c === bad ? { ...c, name: "fixed" } : c)) }));
+		const messages = JSON.parse(fs.readFileSync(path.join(sample.dir, "messages-000001.json"), "utf8"));
+		const broken = messages.zerver_message[500];
+		delete broken.content;
+		fs.writeFileSync(path.join(sample.dir, "messages-000001.json"), JSON.stringify(messages));
+		const noContent = await manage(env, ["import-zulip", sample.dir]);
+		expect(noContent.code).toBe(1);
+		expect(noContent.stderr).toBe(`Import failed, nothing was kept: messages-000001.json, zerver_message[500] (id ${broken.id}): "content" must be a string, not missing\n`);
 
 		// Nothing was left: the same prefix takes the good export.
 		const ok = await manage(env, ["import-zulip", SAMPLE, "--credentials", path.join(work, "credentials.json")]);
