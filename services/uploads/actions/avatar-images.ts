@@ -11,10 +11,10 @@ import { call, requireUser, type Ctx, type Identity, type UploadedFileMeta } fro
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { avatarImagePaths } from "../../../shared/public-images";
-import { contentTypeOf } from "../file-names";
-import { AVATAR_TYPES, badImage, bareType, resizeAvatar } from "../image-resize";
-import { imageToken, openImage, removeImages, storeImages } from "../image-store";
-import { completeUpload, pendingUpload, sizeLimit, type Purpose } from "../transfer";
+import { resizeAvatar } from "../image-resize";
+import { imageToken, openImage, removeImages } from "../image-store";
+import { pendingUpload, sizeLimit, type Purpose } from "../transfer";
+import { storeUploadedImage } from "../uploaded-image";
 import type { UploadsDeps } from "./deps";
 
 export const AVATAR_UPLOAD = "uploads.uploadAvatar";
@@ -47,24 +47,15 @@ export function avatarImageActions(deps: UploadsDeps) {
 
 	/** The avatar images of a completed upload (Zulip's upload_avatar_image); answers their base path. */
 	async function makeAvatarImages(user: Identity, upload: UploadedFileMeta, pending: Awaited<ReturnType<typeof pendingUpload>>): Promise<string> {
-		const type = bareType(contentTypeOf(upload.file_name, upload.content_type));
-		if (!AVATAR_TYPES.has(type)) throw badImage("Invalid image format");
-
 		const base = `${user.realm_id}/${imageToken()}`;
 		const paths = avatarImagePaths(base);
-		const original = await completeUpload(deps.store, deps.Pending, pending, upload.length, paths.original, { content_type: type });
-		let resized: { small: Buffer; medium: Buffer };
-		try {
-			resized = await resizeAvatar(await deps.store.readAll(original));
-		} catch (err) {
-			await deps.store.remove(original);
-			throw err;
-		}
-		await storeImages(deps.store, deps.Images, user.realm_id, [
-			{ path: paths.original, content_type: type, data: { file_id: original, length: upload.length } },
-			{ path: paths.small, content_type: "image/png", data: resized.small },
-			{ path: paths.medium, content_type: "image/png", data: resized.medium },
-		]);
+		await storeUploadedImage(deps, user, upload, pending, base, async (data) => {
+			const resized = await resizeAvatar(data);
+			return [
+				{ path: paths.small, data: resized.small },
+				{ path: paths.medium, data: resized.medium },
+			];
+		});
 		return base;
 	}
 

@@ -11,10 +11,10 @@
 import { call, requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
-import { contentTypeOf } from "../file-names";
-import { AVATAR_TYPES, badImage, bareType, resizeAvatar, resizeLogo } from "../image-resize";
-import { imageToken, removeImages, storeImages } from "../image-store";
-import { completeUpload, pendingUpload, sizeLimit, type Purpose } from "../transfer";
+import { resizeAvatar, resizeLogo } from "../image-resize";
+import { imageToken, removeImages } from "../image-store";
+import { pendingUpload, sizeLimit, type Purpose } from "../transfer";
+import { storeUploadedImage } from "../uploaded-image";
 import type { UploadsDeps } from "./deps";
 
 export const REALM_ICON_UPLOAD = "uploads.uploadRealmIcon";
@@ -39,23 +39,9 @@ export function realmImageActions(deps: UploadsDeps) {
 		const file = ctx.meta.upload;
 		if (!file) throw badRequest(noFile);
 		const pending = await pendingUpload(deps.Pending, file.upload_id, user, action);
-		// As Zulip's upload_icon_image and upload_logo_image: the types an avatar may have.
-		const type = bareType(contentTypeOf(file.file_name, file.content_type));
-		if (!AVATAR_TYPES.has(type)) throw badImage("Invalid image format");
+		// As Zulip's upload_icon_image and upload_logo_image: the types an avatar may have (uploaded-image.ts).
 		const base = `${user.realm_id}/realm/${kind}-${imageToken()}`;
-		const original = await completeUpload(deps.store, deps.Pending, pending, file.length, `${base}.original`, { content_type: type });
-		let shown: Buffer;
-		try {
-			const data = await deps.store.readAll(original);
-			shown = kind === "icon" ? (await resizeAvatar(data)).small : await resizeLogo(data);
-		} catch (err) {
-			await deps.store.remove(original);
-			throw err;
-		}
-		await storeImages(deps.store, deps.Images, user.realm_id, [
-			{ path: `${base}.original`, content_type: type, data: { file_id: original, length: file.length } },
-			{ path: `${base}.png`, content_type: "image/png", data: shown },
-		]);
+		await storeUploadedImage(deps, user, file, pending, base, async (data) => [{ path: `${base}.png`, data: kind === "icon" ? (await resizeAvatar(data)).small : await resizeLogo(data) }]);
 		return change(ctx, kind, `${base}.png`, base);
 	}
 
