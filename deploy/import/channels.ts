@@ -107,11 +107,17 @@ export async function importChannels(ctx: ImportContext, groups: GroupValues): P
 	ctx.progress.add(subs.length - rows.length);
 	ctx.progress.finish();
 
-	const topics: UserTopicDoc[] = table(ctx, "zerver_usertopic").map((r) => {
-		const user = ids.users.get(r.int("user_profile"), r, "user_profile");
+	// Keyed without regard to case here (userTopicKey): of rows differing only in case, the newest.
+	const topics = new Map<string, UserTopicDoc>();
+	for (const r of table(ctx, "zerver_usertopic")) {
+		const user = memberOrSkip(ctx, r, "user_profile");
+		if (user === undefined) continue;
 		const channel = ids.channels.get(r.int("stream"), r, "stream");
 		const topic = r.str("topic_name");
-		return { _id: userTopicKey(user, channel, topic), user_id: user, channel_id: channel, topic, visibility_policy: r.int("visibility_policy"), last_updated: seconds(r.num("last_updated")) };
-	});
-	await insertAll(ctx.target.m.UserTopic, topics);
+		const doc = { _id: userTopicKey(user, channel, topic), user_id: user, channel_id: channel, topic, visibility_policy: r.int("visibility_policy"), last_updated: seconds(r.num("last_updated")) };
+		const before = topics.get(doc._id);
+		if (before) ctx.notKept.add("zerver_usertopic", "older rows for the same topic in another case");
+		if (!before || before.last_updated <= doc.last_updated) topics.set(doc._id, doc);
+	}
+	await insertAll(ctx.target.m.UserTopic, [...topics.values()]);
 }

@@ -5,6 +5,7 @@
 import type { Identity } from "../../shared/actions";
 import type { ScheduledMessageDoc } from "../../services/scheduling/models/scheduled-message";
 import type { UserDoc } from "../../services/users/models/user";
+import { uploadPathIds } from "../../shared/markdown/upload-links";
 import { apiEmail } from "../../services/users/user-view";
 import { insertAll, seconds, table, type ImportContext } from "./context";
 
@@ -53,6 +54,8 @@ export async function importScheduled(ctx: ImportContext): Promise<void> {
 			claimed_by: null,
 			claimed_at: null,
 			delivered_message_id: deliveredMessage !== null && ctx.ids.messages.has(deliveredMessage) ? deliveredMessage : null,
+			// The files its content links to, as the scheduling service derives them on scheduling.
+			upload_path_ids: uploadPathIds(r.optStr("rendered_content") ?? "", ctx.url),
 		});
 	}
 	await insertAll(ctx.target.m.ScheduledMessage, docs);
