@@ -124,7 +124,9 @@ async function asVisitor(opened: Promise<OpenedFile>, authenticate: () => Promis
 	try {
 		return await opened;
 	} catch (err) {
-		if ((err as { code?: unknown }).code !== 404) throw err;
+		// Any refusal (no such file, a path the action refuses to read): the answer without credentials.
+		const code = (err as { code?: unknown }).code;
+		if (typeof code !== "number" || code < 400 || code >= 500) throw err;
 		await authenticate();
 		throw err;
 	}

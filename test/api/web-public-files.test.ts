@@ -98,7 +98,7 @@ test("every other file, and any path naming none, is refused without credentials
 	await sendMessage(as(alice), { type: "direct", to: JSON.stringify([app.owner.user_id]), content: `[dm](${dm})` });
 	for (const url of [publicFile, privateFile, unclaimed, dm]) await expectUnauthorized(url);
 	const realm = pathOf(publicFile).split("/")[0];
-	for (const path of [`/user_uploads/${realm}/ab/nonexistent/none.txt`, `/user_uploads/${realm}/${pathOf(publicFile).split("/").slice(1, 3).join("/")}/other.txt`, "/user_uploads/999/ab/cd/x.txt"]) {
+	for (const path of [`/user_uploads/${realm}/${"a".repeat(3000)}/x.txt`, `/user_uploads/thumbnail/${realm}/${"a".repeat(3000)}/840x560.webp`, `/user_uploads/${realm}/ab/nonexistent/none.txt`, `/user_uploads/${realm}/${pathOf(publicFile).split("/").slice(1, 3).join("/")}/other.txt`, "/user_uploads/999/ab/cd/x.txt"]) {
 		await expectUnauthorized(path);
 	}
 	// Paths that name no file at all, as before: "File not found." before any credentials are asked for.
