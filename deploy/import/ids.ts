@@ -64,6 +64,16 @@ export class Ids {
 	/** Zulip's realm ID (paths of files name it). */
 	zulipRealmId = 0;
 
+	/**
+	 * Rendered HTML with the one path that names Zulip's realm ID made this organization's: custom
+	 * emoji images (`/user_avatars/<realm>/emoji/...`), stored here under this organization's ID
+	 * (emoji.ts). Uploaded files keep Zulip's path_id, so their links need nothing.
+	 */
+	html(s: string, realmId: number): string {
+		if (this.zulipRealmId === realmId || !s.includes("/emoji/")) return s;
+		return s.split(`/user_avatars/${this.zulipRealmId}/emoji/`).join(`/user_avatars/${realmId}/emoji/`);
+	}
+
 	recipient(id: number, rec: Rec, field: string): ZulipRecipient {
 		const r = this.recipients.get(id);
 		if (!r) rec.fail(`"${field}" names recipient ${id}, which the export does not hold`);

@@ -98,6 +98,7 @@ export async function importMessages(ctx: ImportContext, claimed: Set<number>, t
 			const topic = to.kind === "channel" ? (r.optStr("subject") ?? "") : "";
 			const content = r.str("content");
 			let rendered = r.optStr("rendered_content");
+			if (rendered !== null) rendered = ids.html(rendered, ctx.realmId);
 			if (rendered === null) {
 				unrendered++;
 				rendered = `<p>${content.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")}</p>`;
@@ -208,7 +209,7 @@ function editHistory(ctx: ImportContext, r: Rec): EditRecord[] {
 		if (!e || typeof e !== "object" || typeof e.timestamp !== "number") r.fail(`"edit_history" holds an entry with no timestamp`);
 		const out: EditRecord = { user_id: typeof e.user_id === "number" ? ctx.ids.users.get(e.user_id, r, "edit_history.user_id") : 0, timestamp: seconds(e.timestamp) };
 		if (typeof e.prev_content === "string") out.prev_content = e.prev_content;
-		if (typeof e.prev_rendered_content === "string") out.prev_rendered_content = e.prev_rendered_content;
+		if (typeof e.prev_rendered_content === "string") out.prev_rendered_content = ctx.ids.html(e.prev_rendered_content, ctx.realmId);
 		if (typeof e.prev_topic === "string") out.prev_topic = e.prev_topic;
 		if (typeof e.topic === "string") out.topic = e.topic;
 		if (typeof e.prev_stream === "number") out.prev_stream = e.prev_stream;

@@ -46,7 +46,7 @@ export async function importScheduled(ctx: ImportContext): Promise<void> {
 			to: target,
 			topic: to.kind === "channel" ? (r.optStr("subject") ?? "") : "",
 			content: r.str("content"),
-			rendered_content: r.optStr("rendered_content") ?? "",
+			rendered_content: ctx.ids.html(r.optStr("rendered_content") ?? "", ctx.realmId),
 			scheduled_timestamp: seconds(r.num("scheduled_timestamp")),
 			read_by_sender: r.optBool("read_by_sender") ?? false,
 			state: delivered ? "delivered" : failed ? "failed" : "scheduled",

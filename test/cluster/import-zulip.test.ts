@@ -315,7 +315,7 @@ describe("import-zulip of an export with an uploaded avatar", () => {
 		if (work) fs.rmSync(work, { recursive: true, force: true });
 	});
 
-	test("the user's original image is served byte for byte, with the small image made from it", async () => {
+	test("the user's original image is served byte for byte, with the small image made from it; a custom emoji inside a message points to where the emoji is kept", async () => {
 		work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-import-avatar-"));
 		const sample = readSample(fs.mkdtempSync(path.join(work, "sample-")));
 		// Zulip's layout: avatars/<realm>/<hash>.original beside its thumbnails, named in records.json.
@@ -326,6 +326,12 @@ describe("import-zulip of an export with an uploaded avatar", () => {
 		fs.writeFileSync(path.join(sample.dir, "avatars", `${realmId}/abc123.original`), image);
 		const record = { realm_id: realmId, user_profile_id: user.id, user_profile_email: user.email, s3_path: `${realmId}/abc123.original`, path: `${realmId}/abc123.original`, content_type: "image/jpeg" };
 		fs.writeFileSync(path.join(sample.dir, "avatars", "records.json"), JSON.stringify([record]));
+		// A custom emoji inside a message names Zulip's realm ID in its image's path.
+		const emoji = sample.realm.zerver_realmemoji[0];
+		const seen = sample.messages.zerver_usermessage.find((r) => r.user_profile === user.id)!;
+		const withEmoji = sample.messages.zerver_message.find((m) => m.id === seen.message)!;
+		withEmoji.rendered_content = `<p><img alt=":${emoji.name}:" class="emoji" src="/user_avatars/${realmId}/emoji/images/${emoji.file_name}" title="${emoji.name}"></p>`;
+		fs.writeFileSync(path.join(sample.dir, "messages-000001.json"), JSON.stringify(sample.messages));
 
 		const port = await freePort();
 		const env = { MONGO_URL: "", TRANSPORTER: "", SERVICES: "", DATA_DIR: path.join(work, "data"), STORE_PORT: String(await freePort()), DB_PREFIX: `a${randomBytes(4).toString("hex")}`, CI: "1" };
@@ -346,5 +352,12 @@ describe("import-zulip of an export with an uploaded avatar", () => {
 		const original = await fetch(new URL(url.pathname.replace(/\.png$/, ".original"), base));
 		expect(original.status).toBe(200);
 		expect(Buffer.from(await original.arrayBuffer()).equals(image)).toBe(true);
+
+		// The emoji's image is where this organization keeps it, and is served there.
+		const shown = await client(base, { email: key.email, api_key: key.api_key }).get(`/messages/${withEmoji.id}`);
+		expectSuccess(shown);
+		const src = /src="([^"]+)"/.exec(shown.body.message.content as string)![1];
+		expect(src).toBe(`/user_avatars/1/emoji/images/${emoji.file_name}`);
+		expect((await fetch(new URL(src, base))).status).toBe(200);
 	});
 });
