@@ -1,9 +1,10 @@
-// The small per-organization and per-user tables: linkifiers, alert words, muted users, user
+// The small per-organization and per-user tables: linkifiers, code playgrounds, alert words, muted users, user
 // statuses, bots' storage, custom
 // profile fields and each user's values (kept on the user, keyed by field ID, as the API shows them).
 import type { ProfileFieldDoc } from "../../services/users/models/profile-field";
 import type { UserStatusDoc, StatusReactionType } from "../../services/users/models/user-status";
 import type { BotStorageDoc } from "../../services/users/models/bot-storage";
+import type { PlaygroundDoc } from "../../services/users/models/playground";
 import type { LinkifierDoc } from "../../services/users/models/linkifier";
 import { mutedUserKey, type MutedUserDoc } from "../../services/users/models/muted-user";
 import type { AlertWordsDoc } from "../../services/messages/models/alert-words";
@@ -20,6 +21,17 @@ export async function importExtras(ctx: ImportContext): Promise<void> {
 	}));
 	await insertAll(target.m.Linkifier, linkifiers);
 	await target.raiseCounter("users", "realm_filter", Math.max(0, ...linkifiers.map((l) => l._id)));
+
+	const playgrounds: PlaygroundDoc[] = table(ctx, "zerver_realmplayground").map((r) => ({
+		_id: r.int("id"),
+		realm_id: ctx.realmId,
+		name: r.str("name"),
+		pygments_language: r.str("pygments_language"),
+		// Zulip before feature level 196 kept a URL prefix, to which the code was appended.
+		url_template: r.optStr("url_template") ?? `${r.str("url_prefix")}{code}`,
+	}));
+	await insertAll(target.m.Playground, playgrounds);
+	await target.raiseCounter("users", "realm_playground", Math.max(0, ...playgrounds.map((p) => p._id)));
 
 	const words = new Map<number, string[]>();
 	for (const r of table(ctx, "zerver_alertword")) {

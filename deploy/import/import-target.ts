@@ -38,6 +38,7 @@ import { mutedUserModel } from "../../services/users/models/muted-user";
 import { scheduledMessageModel } from "../../services/scheduling/models/scheduled-message";
 import { userStatusModel } from "../../services/users/models/user-status";
 import { botStorageModel } from "../../services/users/models/bot-storage";
+import { playgroundModel } from "../../services/users/models/playground";
 import { profileFieldModel } from "../../services/users/models/profile-field";
 
 /** The models whose indexes are built after the import's bulk writes. */
@@ -58,6 +59,7 @@ function models(conns: Record<(typeof TARGET_SERVICES)[number], Connection>) {
 		ProfileField: profileFieldModel(users),
 		UserStatus: userStatusModel(users),
 		BotStorage: botStorageModel(users),
+		Playground: playgroundModel(users),
 		Channel: channelModel(channels),
 		Subscription: subscriptionModel(channels),
 		UserTopic: userTopicModel(channels),
