@@ -44,10 +44,23 @@ export interface ImportResult {
 // This server holds one organization per database prefix, with this ID (services/users/bootstrap.ts).
 const REALM_ID = 1;
 
-// Tables of realm.json that hold no data of the organization's (Zulip's server bookkeeping or
-// what this server derives): read, counted nowhere, and named here so none is dropped unnoticed.
-const DERIVED: Record<string, string> = {
+// Why each table of realm.json that no phase reads is not kept; any other table (one a newer
+// Zulip adds) is reported as having no place here yet.
+const UNREAD: Record<string, string> = {
 	zerver_presencesequence: "Zulip's presence bookkeeping",
+	zerver_realmauditlog: "the organization's audit log (this server keeps none)",
+	zerver_useractivity: "usage statistics (recomputed here)",
+	zerver_useractivityinterval: "usage statistics (recomputed here)",
+	zerver_onboardingstep: "onboarding progress (users see the onboarding hints again)",
+	zerver_onboardingusermessage: "onboarding progress (users see the onboarding hints again)",
+	zerver_userpresence: "presence (users appear offline until they come back)",
+	zerver_realmexport: "the history of exports made on Zulip's server",
+	zerver_realmauthenticationmethod: "sign-in methods (this server's own apply)",
+	zerver_realmuserdefault: "defaults of new users' settings (fixed here)",
+	zerver_realmdomain: "the organization's email domains (no place here yet)",
+	zerver_userprofile_mirrordummy: "Zephyr mirror accounts (no place here)",
+	zerver_service: "outgoing webhook bots' services (not imported yet)",
+	zerver_botconfigdata: "embedded bots' configuration (not imported yet)",
 };
 
 export async function importZulip(o: ImportOptions): Promise<ImportResult> {
@@ -107,7 +120,7 @@ function reportUnread(ctx: ImportContext): void {
 	for (const name of ctx.realm.names()) {
 		if (ctx.read.has(name)) continue;
 		const n = ctx.realm.count(name);
-		ctx.notKept.add(name, DERIVED[name] ?? "not imported: no place for it on this server yet", n);
+		ctx.notKept.add(name, UNREAD[name] ?? "no place for it on this server yet", n);
 	}
 	// The other files of the export: statistics (analytics.json) and such.
 	for (const f of fs.readdirSync(ctx.dir)) {
@@ -119,12 +132,12 @@ function reportUnread(ctx: ImportContext): void {
 		} catch {
 			continue;
 		}
-		for (const name of file.names()) ctx.notKept.add(`${path.basename(f, ".json")}/${name}`, "not imported: usage statistics are recomputed here", file.count(name));
+		for (const name of file.names()) ctx.notKept.add(`${path.basename(f, ".json")}/${name}`, "usage statistics (recomputed here)", file.count(name));
 	}
 	for (const folder of ["realm_icons"]) {
 		const records = path.join(ctx.dir, folder, "records.json");
 		if (!fs.existsSync(records)) continue;
 		const list = JSON.parse(fs.readFileSync(records, "utf8")) as unknown[];
-		ctx.notKept.add(`${folder}/`, "not imported yet", Array.isArray(list) ? list.length : 0);
+		ctx.notKept.add(`${folder}/`, "the organization's icon and logo (not imported yet)", Array.isArray(list) ? list.length : 0);
 	}
 }
