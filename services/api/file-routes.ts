@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { call, type Identity, type Meta, type OpenedFile, type UploadedFileMeta } from "../../shared/actions";
 import { badRequest, notFound } from "../../shared/errors";
-import { receiveFile, receiveParts } from "./file-upload";
+import { receiveFile, receiveParts, type ChunkSink } from "./file-upload";
 import { sendFile } from "./file-download";
 
 /** Where downloads are served, outside /api/v1 as in Zulip. */
@@ -18,15 +18,9 @@ export const UPLOADS_PATH = "/user_uploads";
  * short removes what was stored.
  */
 export async function receiveUpload(ctx: Context<unknown, Meta>, req: IncomingMessage, action: string, meta: Meta, params: Record<string, unknown> = {}): Promise<{ upload: UploadedFileMeta; fields: string[] }> {
-	const declared = Number(req.headers["content-length"]);
-	const { upload_id, chunk_bytes } = await call(ctx, "uploads.begin", { action, declared_bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0, params }, { meta });
+	const { upload_id, sink } = await beginUpload(ctx, req, action, meta, params);
 	try {
-		const file = await receiveFile(req, {
-			chunkBytes: chunk_bytes,
-			write: async (n, data) => {
-				await call(ctx, "uploads.writeChunk", { upload_id, n, data: data.toString("base64") }, { meta });
-			},
-		});
+		const file = await receiveFile(req, sink);
 		return { upload: { upload_id, length: file.length, file_name: file.file_name, content_type: file.content_type }, fields: file.fields };
 	} catch (err) {
 		await abortUpload(ctx, upload_id, meta);
@@ -41,6 +35,16 @@ export async function receiveUpload(ctx: Context<unknown, Meta>, req: IncomingMe
  * endpoint's checks, and is then streamed as any file endpoint's. Anything refused or cut short
  * removes what was stored.
  */
+/** Begins an upload for `action` (its checks, given `params`, run first); answers its ID and where its chunks go. */
+async function beginUpload(ctx: Context<unknown, Meta>, req: IncomingMessage, action: string, meta: Meta, params: Record<string, unknown>): Promise<{ upload_id: string; sink: ChunkSink }> {
+	const declared = Number(req.headers["content-length"]);
+	const { upload_id, chunk_bytes } = await call(ctx, "uploads.begin", { action, declared_bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0, params }, { meta });
+	const write = async (n: number, data: Buffer) => {
+		await call(ctx, "uploads.writeChunk", { upload_id, n, data: data.toString("base64") }, { meta });
+	};
+	return { upload_id, sink: { chunkBytes: chunk_bytes, write } };
+}
+
 export async function receiveOptionalUpload(
 	ctx: Context<unknown, Meta>,
 	req: IncomingMessage,
@@ -50,16 +54,15 @@ export async function receiveOptionalUpload(
 	/** Checks the parameters the fields before the file make (their types, as the route's action declares them) before any byte is stored. */
 	checkFields: (fields: Record<string, string>) => void,
 ): Promise<{ upload: UploadedFileMeta | undefined; fields: Record<string, string>; ignored: string[] }> {
-	const declared = Number(req.headers["content-length"]);
 	let uploadId: string | undefined;
 	try {
 		const got = await receiveParts(
 			req,
 			async (fields) => {
 				checkFields(fields);
-				const begun = await call(ctx, "uploads.begin", { action, declared_bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0, params: { ...params, ...fields } }, { meta });
+				const begun = await beginUpload(ctx, req, action, meta, { ...params, ...fields });
 				uploadId = begun.upload_id;
-				return { chunkBytes: begun.chunk_bytes, write: (n, data) => call(ctx, "uploads.writeChunk", { upload_id: begun.upload_id, n, data: data.toString("base64") }, { meta }).then(() => undefined) };
+				return begun.sink;
 			},
 			true,
 		);
