@@ -1,5 +1,5 @@
 // The small per-organization and per-user tables: linkifiers, code playgrounds, alert words, muted users, user
-// statuses, bots' storage, custom
+// statuses, bots' storage, services and configuration, custom
 // profile fields and each user's values (kept on the user, keyed by field ID, as the API shows them).
 import type { ProfileFieldDoc } from "../../services/users/models/profile-field";
 import type { UserStatusDoc, StatusReactionType } from "../../services/users/models/user-status";
@@ -68,6 +68,22 @@ export async function importExtras(ctx: ImportContext): Promise<void> {
 		return { bot_id: ids.users.get(r.int("bot_profile"), r, "bot_profile"), key, value, size: codePoints(key) + codePoints(value) };
 	});
 	await insertAll(target.m.BotStorage, storage);
+
+	// Bots' service (outgoing webhook and embedded bots, one each) and configuration, kept on the bot.
+	const botUpdates = [];
+	for (const r of table(ctx, "zerver_service")) {
+		const bot = ids.users.get(r.int("user_profile"), r, "user_profile");
+		const service = { name: r.str("name"), base_url: r.str("base_url"), interface: r.int("interface"), token: r.str("token") };
+		botUpdates.push({ updateOne: { filter: { _id: bot }, update: { $set: { bot_service: service } } } });
+	}
+	// Whole objects per bot: a key may hold a dot, which a `bot_config.<key>` path would split.
+	const configs = new Map<number, Record<string, string>>();
+	for (const r of table(ctx, "zerver_botconfigdata")) {
+		const bot = ids.users.get(r.int("bot_profile"), r, "bot_profile");
+		(configs.get(bot) ?? configs.set(bot, {}).get(bot)!)[r.str("key")] = r.str("value");
+	}
+	for (const [bot, config] of configs) botUpdates.push({ updateOne: { filter: { _id: bot }, update: { $set: { bot_config: config } } } });
+	if (botUpdates.length) await target.m.User.bulkWrite(botUpdates);
 }
 
 export async function importProfileFields(ctx: ImportContext): Promise<void> {

@@ -59,8 +59,6 @@ const UNREAD: Record<string, string> = {
 	zerver_realmuserdefault: "defaults of new users' settings (fixed here)",
 	zerver_realmdomain: "the organization's email domains (no place here yet)",
 	zerver_userprofile_mirrordummy: "Zephyr mirror accounts (no place here)",
-	zerver_service: "outgoing webhook bots' services (not imported yet)",
-	zerver_botconfigdata: "embedded bots' configuration (not imported yet)",
 };
 
 export async function importZulip(o: ImportOptions): Promise<ImportResult> {
