@@ -9,6 +9,8 @@
 //       grants or revokes a special permission
 //   realm-setting --name realm_enable_spectator_access --value true
 //       changes an organization setting (the value is read as JSON, else as a string)
+//   import-zulip <export.tar.gz | directory> [--realm-name NAME] [--credentials FILE]
+//       imports a Zulip export into a database prefix that holds nothing yet (deploy/import/)
 //
 // It runs the users service in-process against the same database as the server (MONGO_URL, or
 // the embedded store of DATA_DIR, joining it when the server is running): the same actions as the
