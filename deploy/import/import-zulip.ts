@@ -83,7 +83,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 			await importUploads(ctx, attachments, where);
 			await importExtras(ctx);
 			await importProfileFields(ctx);
-			await importScheduled(ctx);
+			const scheduled = await importScheduled(ctx);
 			await target.finishIndexes();
 			reportUnread(ctx);
 			const counts: Record<string, number> = {
@@ -99,7 +99,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 				"custom emoji": realm.count("zerver_realmemoji"),
 				"custom profile fields": realm.count("zerver_customprofilefield"),
 				uploads: attachments.length,
-				"scheduled messages": await target.m.ScheduledMessage.countDocuments(),
+				"scheduled messages": scheduled,
 			};
 			return { credentials, notKept: ctx.notKept, counts };
 		} catch (err) {

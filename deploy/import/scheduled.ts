@@ -11,7 +11,8 @@ import { insertAll, seconds, table, type ImportContext } from "./context";
 
 const SEND_LATER = 1;
 
-export async function importScheduled(ctx: ImportContext): Promise<void> {
+/** Answers how many were imported. */
+export async function importScheduled(ctx: ImportContext): Promise<number> {
 	const records = table(ctx, "zerver_scheduledmessage");
 	const senderIds = [...new Set(records.map((r) => ctx.ids.users.find(r.int("sender"))).filter((id): id is number => id !== undefined))];
 	const senders = new Map((await ctx.target.m.User.find({ _id: { $in: senderIds } }).lean<UserDoc[]>()).map((u) => [u._id, u]));
@@ -60,4 +61,5 @@ export async function importScheduled(ctx: ImportContext): Promise<void> {
 	}
 	await insertAll(ctx.target.m.ScheduledMessage, docs);
 	await ctx.target.raiseCounter("scheduling", "scheduled_message", Math.max(0, ...docs.map((d) => d._id)));
+	return docs.length;
 }
