@@ -9,16 +9,7 @@ import { resizeAvatar } from "../../services/uploads/image-resize";
 import { imageToken } from "../../services/uploads/image-store";
 import type { PublicImageDoc } from "../../services/uploads/models/public-image";
 import { insertAll, type ImportContext } from "./context";
-import { fileBytes, fileRecords } from "./files";
-
-/** An image's type from its first bytes (an original's name has no extension). */
-function sniff(data: Buffer): string {
-	if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "image/png";
-	if (data[0] === 0xff && data[1] === 0xd8) return "image/jpeg";
-	if (data.subarray(0, 4).toString("latin1") === "GIF8") return "image/gif";
-	if (data.subarray(0, 4).toString("latin1") === "RIFF" && data.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp";
-	return "application/octet-stream";
-}
+import { fileBytes, fileRecords, sniffImage } from "./files";
 
 export async function importAvatars(ctx: ImportContext): Promise<number> {
 	const originals = fileRecords(ctx.dir, "avatars").filter((r) => r.str("s3_path").endsWith(".original"));
@@ -43,7 +34,7 @@ export async function importAvatars(ctx: ImportContext): Promise<number> {
 		const paths = avatarImagePaths(base);
 		const { store } = ctx.target.m;
 		for (const [path, bytes, type] of [
-			[paths.original, data, r.optStr("content_type") ?? sniff(data)],
+			[paths.original, data, r.optStr("content_type") ?? sniffImage(data)],
 			[paths.small, resized.small, "image/png"],
 			[paths.medium, resized.medium, "image/png"],
 		] as const) {

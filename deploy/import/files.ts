@@ -38,3 +38,12 @@ const TYPES: Record<string, string> = {
 
 /** A content type from a file name, where the export names none. */
 export const typeOfName = (name: string) => TYPES[path.extname(name.replace(/\.original$/, "")).toLowerCase()] ?? "application/octet-stream";
+
+/** An image's type from its first bytes (an original's name has no extension). */
+export function sniffImage(data: Buffer): string {
+	if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "image/png";
+	if (data[0] === 0xff && data[1] === 0xd8) return "image/jpeg";
+	if (data.subarray(0, 4).toString("latin1") === "GIF8") return "image/gif";
+	if (data.subarray(0, 4).toString("latin1") === "RIFF" && data.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp";
+	return "application/octet-stream";
+}

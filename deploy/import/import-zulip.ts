@@ -15,6 +15,7 @@ import { openTarget } from "./import-target";
 import { countMessages, importMessages, importReactions, messageFiles } from "./messages";
 import { Progress } from "./progress";
 import { importRealm } from "./realm";
+import { importRealmImages } from "./realm-images";
 import { importScheduled } from "./scheduled";
 import { TableFile } from "./records";
 import { NotKept } from "./report";
@@ -76,6 +77,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 			const groups = await importGroups(ctx);
 			await importChannels(ctx, groups);
 			await importRealm(ctx, groups, o.realmName);
+			const realmImages = await importRealmImages(ctx);
 			await importEmoji(ctx);
 			const claimed = new Set(attachments.flatMap((r) => r.ints("messages")));
 			const where = await importMessages(ctx, claimed, countMessages(opened.dir, files));
@@ -89,6 +91,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 			const counts: Record<string, number> = {
 				users: credentials.length,
 				"uploaded avatars": avatars,
+				"organization icon and logos": realmImages,
 				"user groups": realm.count("zerver_namedusergroup"),
 				channels: realm.count("zerver_stream"),
 				subscriptions: await target.m.Subscription.countDocuments(),
@@ -131,11 +134,5 @@ function reportUnread(ctx: ImportContext): void {
 			continue;
 		}
 		for (const name of file.names()) ctx.notKept.add(`${path.basename(f, ".json")}/${name}`, "usage statistics (recomputed here)", file.count(name));
-	}
-	for (const folder of ["realm_icons"]) {
-		const records = path.join(ctx.dir, folder, "records.json");
-		if (!fs.existsSync(records)) continue;
-		const list = JSON.parse(fs.readFileSync(records, "utf8")) as unknown[];
-		ctx.notKept.add(`${folder}/`, "the organization's icon and logo (not imported yet)", Array.isArray(list) ? list.length : 0);
 	}
 }

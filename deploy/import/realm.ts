@@ -16,7 +16,11 @@ const CHANNEL_FIELDS: Record<string, string> = {
 };
 
 // Fields that are the realm's identity or bookkeeping, not settings.
-const IDENTITY = new Set(["id", "name", "description", "string_id", "uuid", "uuid_owner_secret", "date_created", "deactivated", "icon_version", "logo_version", "night_logo_version"]);
+// The icon's and logos' sources and versions are realm-images.ts's.
+const IDENTITY = new Set([
+	"id", "name", "description", "string_id", "uuid", "uuid_owner_secret", "date_created", "deactivated",
+	"icon_source", "icon_version", "logo_source", "logo_version", "night_logo_source", "night_logo_version",
+]);
 
 export async function importRealm(ctx: ImportContext, groups: GroupValues, name: string | undefined): Promise<void> {
 	const records = table(ctx, "zerver_realm");

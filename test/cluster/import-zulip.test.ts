@@ -315,7 +315,7 @@ describe("import-zulip of an export with an uploaded avatar", () => {
 		if (work) fs.rmSync(work, { recursive: true, force: true });
 	});
 
-	test("the user's original image is served byte for byte, with the small image made from it; a custom emoji inside a message points to where the emoji is kept", async () => {
+	test("the user's original image is served byte for byte, with the small image made from it; the organization's icon too; a custom emoji inside a message points to where the emoji is kept", async () => {
 		work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-import-avatar-"));
 		const sample = readSample(fs.mkdtempSync(path.join(work, "sample-")));
 		// Zulip's layout: avatars/<realm>/<hash>.original beside its thumbnails, named in records.json.
@@ -326,6 +326,12 @@ describe("import-zulip of an export with an uploaded avatar", () => {
 		fs.writeFileSync(path.join(sample.dir, "avatars", `${realmId}/abc123.original`), image);
 		const record = { realm_id: realmId, user_profile_id: user.id, user_profile_email: user.email, s3_path: `${realmId}/abc123.original`, path: `${realmId}/abc123.original`, content_type: "image/jpeg" };
 		fs.writeFileSync(path.join(sample.dir, "avatars", "records.json"), JSON.stringify([record]));
+		// An uploaded organization icon: realm_icons/<realm>/realm/icon.original, with icon_source "U".
+		fs.mkdirSync(path.join(sample.dir, "realm_icons", `${realmId}/realm`), { recursive: true });
+		fs.writeFileSync(path.join(sample.dir, "realm_icons", `${realmId}/realm/icon.original`), image);
+		fs.writeFileSync(path.join(sample.dir, "realm_icons", "records.json"), JSON.stringify([{ realm_id: realmId, path: `${realmId}/realm/icon.original`, s3_path: `${realmId}/realm/icon.original` }]));
+		Object.assign(sample.realm.zerver_realm[0], { icon_source: "U", icon_version: 3 });
+		fs.writeFileSync(path.join(sample.dir, "realm.json"), JSON.stringify(sample.realm));
 		// A custom emoji inside a message names Zulip's realm ID in its image's path.
 		const emoji = sample.realm.zerver_realmemoji[0];
 		const seen = sample.messages.zerver_usermessage.find((r) => r.user_profile === user.id)!;
@@ -338,6 +344,7 @@ describe("import-zulip of an export with an uploaded avatar", () => {
 		const run = await manage({ ...env, EXTERNAL_URL: `http://127.0.0.1:${port}` }, ["import-zulip", sample.dir, "--credentials", path.join(work, "credentials.json")]);
 		expect(run).toMatchObject({ code: 0, stderr: "" });
 		expect(run.stdout).toMatch(/^ {2}uploaded avatars: 1$/m);
+		expect(run.stdout).toMatch(/^ {2}organization icon and logos: 1$/m);
 		const key = (JSON.parse(fs.readFileSync(path.join(work, "credentials.json"), "utf8")) as Row[]).find((c) => c.user_id === user.id)!;
 
 		server = startServerNode({ ...env, PORT: String(port), HOST: "127.0.0.1", EXTERNAL_URL: `http://127.0.0.1:${port}`, RATE_LIMIT: "0" });
@@ -352,6 +359,16 @@ describe("import-zulip of an export with an uploaded avatar", () => {
 		const original = await fetch(new URL(url.pathname.replace(/\.png$/, ".original"), base));
 		expect(original.status).toBe(200);
 		expect(Buffer.from(await original.arrayBuffer()).equals(image)).toBe(true);
+
+		// The organization's icon, its version carried over.
+		const state = await client(base, { email: key.email, api_key: key.api_key }).post("/register", { fetch_event_types: JSON.stringify(["realm"]) });
+		expectSuccess(state);
+		expect(state.body.realm_icon_source).toBe("U");
+		const icon = new URL(state.body.realm_icon_url as string, base);
+		expect(`${icon.pathname}${icon.search}`).toMatch(/^\/user_avatars\/1\/realm\/icon-\w+\.png\?version=3$/);
+		expect((await fetch(icon)).headers.get("content-type")).toBe("image/png");
+		const iconOriginal = await fetch(new URL(icon.pathname.replace(/\.png$/, ".original"), base));
+		expect(Buffer.from(await iconOriginal.arrayBuffer()).equals(image)).toBe(true);
 
 		// The emoji's image is where this organization keeps it, and is served there.
 		const shown = await client(base, { email: key.email, api_key: key.api_key }).get(`/messages/${withEmoji.id}`);
