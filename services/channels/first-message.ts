@@ -13,6 +13,6 @@ export async function firstMessageDeleted(db: ChannelsDb, channelId: number, mes
 	return db.Channel.findOneAndUpdate(
 		{ _id: channelId, realm_id: db.realmId, first_message_id: { $in: messageIds } },
 		{ $set: { first_message_id: firstLeft } },
-		{ new: true },
+		{ returnDocument: "after" },
 	).lean();
 }

@@ -14,7 +14,7 @@ import { formatTable } from "./bench-support";
 export const IMPORT_SETTINGS = ["BENCH_IMPORT_MESSAGES"];
 
 const ROOT = path.resolve(__dirname, "../..");
-const SAMPLE = path.resolve(ROOT, "../shared/fixtures/zulip-export-fl339.tar.gz");
+const SAMPLE = path.resolve(ROOT, "test/fixtures/zulip-export-fl339.tar.gz");
 const PER_FILE = 1000;
 
 export interface ImportFigure {

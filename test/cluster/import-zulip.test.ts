@@ -17,7 +17,7 @@ import { startServerNode, waitFor, type Proc } from "../support/processes";
 jest.setTimeout(240_000);
 
 const ROOT = path.resolve(__dirname, "../..");
-const SAMPLE = path.resolve(ROOT, "../shared/fixtures/zulip-export-fl339.tar.gz");
+const SAMPLE = path.resolve(ROOT, "test/fixtures/zulip-export-fl339.tar.gz");
 
 interface Run {
 	code: number;
