@@ -12,7 +12,7 @@ import path from "node:path";
 import mongoose from "mongoose";
 import { freePort, portAnswers, startEmbeddedStore } from "../../shared/store";
 import { client, expectSuccess, type Client } from "../support/http";
-import { track, waitFor, type Proc } from "../support/processes";
+import { alive, track, waitFor, type Proc } from "../support/processes";
 import { ownerKey } from "../support/cluster";
 
 jest.setTimeout(300_000);
@@ -51,16 +51,6 @@ function parents(): Map<number, number> {
 
 const childrenOf = (pid: number) => [...parents()].filter(([, ppid]) => ppid === pid).map(([p]) => p);
 const cmdline = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-
-/** Alive and not a zombie waiting to be reaped. */
-function alive(pid: number): boolean {
-	try {
-		const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-		return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-	} catch {
-		return false;
-	}
-}
 
 /** `npm start` in a process group of its own (as a shell or systemd starts it), on a fresh data directory. */
 async function npmStart(): Promise<Server> {

@@ -18,7 +18,7 @@ import { mongo } from "mongoose";
 import { freePort } from "../../shared/store";
 import { ownerKey } from "../support/cluster";
 import { client, expectSuccess, type Client } from "../support/http";
-import { startServerNode, waitFor, type Proc } from "../support/processes";
+import { alive, startServerNode, waitFor, type Proc } from "../support/processes";
 
 jest.setTimeout(300_000);
 
@@ -62,16 +62,6 @@ function storePid(): number {
 	const pid = children.find((c) => fs.readFileSync(`/proc/${c}/cmdline`, "utf8").includes("embedded-store"));
 	if (!pid) throw new Error("the node runs no embedded store");
 	return pid;
-}
-
-/** Alive and not a zombie. */
-function alive(pid: number): boolean {
-	try {
-		const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-		return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-	} catch {
-		return false;
-	}
 }
 
 const readyStatus = async () => (await fetch(readyz)).status;

@@ -9,6 +9,16 @@ import { DISCONNECT_SUBJECT } from "../../shared/node-loss";
 
 const ROOT = path.resolve(__dirname, "../..");
 
+/** Alive and not a zombie waiting to be reaped. */
+export function alive(pid: number): boolean {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+		return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+	} catch {
+		return false;
+	}
+}
+
 export function natsServerBinary(): string {
 	for (const candidate of [process.env.NATS_SERVER, "nats-server", "/usr/sbin/nats-server", "/usr/bin/nats-server"]) {
 		if (!candidate) continue;
