@@ -48,7 +48,7 @@ export interface RelayedEvent {
 }
 
 type Broadcast = (event: string, payload: unknown) => Promise<unknown> | unknown;
-type Log = { error(obj: object, msg: string): void };
+type Log = { error(obj: object, msg: string): void; info(msg: string): void };
 
 /** The users service's own announcements (users.changed, users.groupsChanged, ...): the ones relayed. */
 const relayed = (event: string) => event.startsWith("users.");
@@ -126,10 +126,19 @@ export async function startRelay(db: UsersDb, broker: ServiceBroker, log: Log): 
 		}
 		await relayPending(db, nodeId, (event, payload) => broker.broadcast(event, payload));
 	};
+	// A failing poll (the database away) is logged once per outage, not at every tick.
+	let failing = false;
 	const timer = setInterval(() => {
 		if (running) return;
 		running = tick()
-			.catch((err: unknown) => log.error({ err }, "relaying the management CLI's changes failed"))
+			.then(() => {
+				if (failing) log.info("relaying the management CLI's changes works again");
+				failing = false;
+			})
+			.catch((err: unknown) => {
+				if (!failing) log.error({ err }, "relaying the management CLI's changes failed");
+				failing = true;
+			})
 			.finally(() => (running = undefined));
 	}, RELAY_POLL_MS);
 	timer.unref();
