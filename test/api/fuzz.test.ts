@@ -13,6 +13,7 @@ import type { Rule } from "../../shared/params";
 import { startTestApp, type Cast, type TestApp } from "../support/app";
 import { client, jsonOf, sendMessage } from "../support/http";
 import { diffSnapshots, snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { eventually } from "../support/eventually";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
@@ -346,12 +347,10 @@ function describePlan(plan: Plan): string {
 
 /** Waits until no organization export is pending (a hang is bounded, not timed). */
 async function exportsDone(): Promise<void> {
-	const until = Date.now() + 60_000;
-	while (Date.now() < until) {
+	await eventually(async () => {
 		const res = await client(app.baseUrl, app.owner).get("/export/realm");
-		if (!(res.body.exports as Array<{ pending: boolean }>).some((e) => e.pending)) return;
-		await new Promise((r) => setTimeout(r, 50));
-	}
+		return !(res.body.exports as Array<{ pending: boolean }>).some((e) => e.pending);
+	}, "the organization exports to finish");
 }
 
 /** Waits until the databases stop changing (events a success set off land after its answer). */

@@ -19,6 +19,7 @@ import { client, expectSuccess, sendMessage, type Client } from "../support/http
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { eventQueues, type Ev, type QueueReader } from "../support/events";
 import { copyMessage } from "../support/fixtures";
+import { eventually } from "../support/eventually";
 import { FileStore } from "../../services/uploads/file-store";
 import { realmExportModel } from "../../services/uploads/models/realm-export";
 import { failStalled, STALE_MS, type ExportDeps } from "../../services/uploads/export/run-export";
@@ -40,7 +41,6 @@ const PUBLIC_TEXT = "The harvest festival is on Saturday";
 const PRIVATE_TEXT = "confidential-budget-figure-4217";
 const DM_TEXT = "a-direct-word-nobody-exports";
 const ADMIN_ERROR = "Must be an organization administrator";
-const DEADLINE_MS = 60_000;
 
 const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString("base64")}`;
 const download = (url: string, a: Account | null) => fetch(`${site}${new URL(url).pathname}`, { headers: a ? { Authorization: basic(a) } : {} });
@@ -69,12 +69,7 @@ async function untar(gz: Buffer): Promise<Map<string, string>> {
 
 /** Reads `u`'s queue until a `realm_export` event satisfies `ok` (a hang is bounded, not timed). */
 async function exportEvent(u: Account, ok: (e: Ev) => boolean): Promise<Ev> {
-	const until = Date.now() + DEADLINE_MS;
-	for (;;) {
-		for (const e of await events(u)) if (e.type === "realm_export" && ok(e)) return e;
-		if (Date.now() > until) throw new Error("no such realm_export event");
-		await new Promise((r) => setTimeout(r, 50));
-	}
+	return eventually(async () => (await events(u)).find((e) => e.type === "realm_export" && ok(e)), "such a realm_export event");
 }
 
 const exportOf = (e: Ev, id: number) => (e.exports as Ev[]).find((x) => x.id === id);
@@ -137,15 +132,14 @@ test("an administrator's export: pending then done in realm_export events, liste
 	expect(list.body.exports).toEqual([first]);
 
 	// Notification Bot tells the one who asked, as Zulip's deferred_work does.
-	const until = Date.now() + DEADLINE_MS;
-	let notice: Ev | undefined;
-	while (!notice) {
-		const dms = await as(cast.admin).get("/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: [{ operator: "is", operand: "dm" }], apply_markdown: false });
-		expectSuccess(dms);
-		notice = (dms.body.messages as Ev[]).find((m) => m.sender_email === "notification-bot@zulip.com");
-		if (!notice && Date.now() > until) throw new Error("no completion message");
-		if (!notice) await new Promise((r) => setTimeout(r, 50));
-	}
+	const notice = await eventually(
+		async () => {
+			const dms = await as(cast.admin).get("/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: [{ operator: "is", operand: "dm" }], apply_markdown: false });
+			expectSuccess(dms);
+			return (dms.body.messages as Ev[]).find((m) => m.sender_email === "notification-bot@zulip.com");
+		},
+		"the completion message",
+	);
 	expect(notice.content).toBe("Your data export is complete. [View and download exports](/#organization/data-exports-admin).");
 
 	// The archive: administrators only.
@@ -322,25 +316,19 @@ test("GET /export/realm/consents: each active human user's allow_private_data_ex
 	await events(cast.admin);
 	await events(cast.member);
 	expectSuccess(await as(cast.member).patch("/settings", { allow_private_data_export: true }));
-	const until = Date.now() + DEADLINE_MS;
-	let consent: Ev | undefined;
-	while (!(consent = (await events(cast.admin)).find((e) => e.type === "realm_export_consent"))) {
-		if (Date.now() > until) throw new Error("no realm_export_consent event");
-		await new Promise((r) => setTimeout(r, 50));
-	}
+	const consent = await eventually(async () => (await events(cast.admin)).find((e) => e.type === "realm_export_consent"), "a realm_export_consent event");
 	expect(consent).toEqual({ type: "realm_export_consent", user_id: cast.member.user_id, consented: true });
 	expect((await events(cast.member)).filter((e) => e.type === "realm_export_consent")).toEqual([]);
 
 	// A new user's consent, and a reactivated one's, are news too (a bot's is not).
-	const consentsOf = async (userId: number) => {
-		const deadline = Date.now() + DEADLINE_MS;
-		for (;;) {
-			const found = (await events(cast.admin)).filter((e) => e.type === "realm_export_consent" && e.user_id === userId);
-			if (found.length) return found;
-			if (Date.now() > deadline) throw new Error(`no realm_export_consent for ${userId}`);
-			await new Promise((r) => setTimeout(r, 50));
-		}
-	};
+	const consentsOf = (userId: number) =>
+		eventually(
+			async () => {
+				const found = (await events(cast.admin)).filter((e) => e.type === "realm_export_consent" && e.user_id === userId);
+				return found.length ? found : undefined;
+			},
+			`realm_export_consent for ${userId}`,
+		);
 	const newcomer = await app.createUser({ full_name: "Newcomer" });
 	expect(await consentsOf(newcomer.user_id)).toEqual([{ type: "realm_export_consent", user_id: newcomer.user_id, consented: false }]);
 	expectSuccess(await as(cast.member).patch("/settings", { allow_private_data_export: false }));

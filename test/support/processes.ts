@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { freePort, portAnswers } from "../../shared/store";
 import { DISCONNECT_SUBJECT } from "../../shared/node-loss";
+import { eventually } from "./eventually";
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -33,11 +34,7 @@ export function natsServerBinary(): string {
 }
 
 export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await check())) {
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 100));
-	}
+	await eventually(check, what, timeoutMs, 100);
 }
 
 export interface Proc {
