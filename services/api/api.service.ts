@@ -6,7 +6,7 @@ import { Errors, type Context, type ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { Config } from "../../shared/config";
 import { clock } from "../../shared/clock";
-import { call, type Identity, type Meta } from "../../shared/actions";
+import { call, type Identity, type Meta, type OpenedFile } from "../../shared/actions";
 import { convertParams, type ParamSchema } from "../../shared/params";
 import { adminRequired, badRequest, guestNotAllowed, methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
 import { queryParams, send, sendJson, successJson, type Headers } from "./responses";
@@ -173,34 +173,38 @@ export function apiService(config: Config): ServiceSchema {
 		}
 	}
 
-	/** A download under /user_uploads (file-routes.ts), counted among the requests a drain waits for. */
-	function download(this: any, req: Req, res: ServerResponse) {
+	/**
+	 * Sends the stored file `open` names (it checks the caller and spends the rate budget), counted
+	 * among the requests a drain waits for; a failure once the headers are out cuts the connection.
+	 */
+	function sendStoredFile(svc: any, req: Req, res: ServerResponse, open: (rateHeaders: Headers) => Promise<OpenedFile>) {
 		void drain.track(res, async () => {
 			const rateHeaders: Headers = {};
 			try {
-				let user: Identity | undefined;
-				const path = (req.parsedUrl ?? req.url ?? "").slice(UPLOADS_PATH.length);
-				const file = await openDownload(req.$ctx, path, async () => (user = await authenticate(req)), req.headers.authorization !== undefined);
-				checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
-				await sendOpened(req.$ctx, req, res, file);
+				await sendOpened(req.$ctx, req, res, await open(rateHeaders));
 			} catch (err) {
 				if (res.headersSent) res.destroy();
-				else sendError(this, res, err, rateHeaders);
+				else sendError(svc, res, err, rateHeaders);
 			}
+		});
+	}
+
+	/** A download under /user_uploads (file-routes.ts). */
+	function download(this: any, req: Req, res: ServerResponse) {
+		sendStoredFile(this, req, res, async (rateHeaders) => {
+			let user: Identity | undefined;
+			const path = (req.parsedUrl ?? req.url ?? "").slice(UPLOADS_PATH.length);
+			const file = await openDownload(req.$ctx, path, async () => (user = await authenticate(req)), req.headers.authorization !== undefined);
+			checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
+			return file;
 		});
 	}
 
 	/** A custom emoji's or avatar's image under /user_avatars (image-routes.ts), without credentials. */
 	function publicImage(this: any, req: Req, res: ServerResponse) {
-		void drain.track(res, async () => {
-			const rateHeaders: Headers = {};
-			try {
-				checkRate(`addr:${clientAddress(req)}`, rateHeaders);
-				await sendOpened(req.$ctx, req, res, await openPublicImage(req.$ctx, (req.parsedUrl ?? req.url ?? "").slice(PUBLIC_IMAGES_PATH.length)));
-			} catch (err) {
-				if (res.headersSent) res.destroy();
-				else sendError(this, res, err, rateHeaders);
-			}
+		sendStoredFile(this, req, res, async (rateHeaders) => {
+			checkRate(`addr:${clientAddress(req)}`, rateHeaders);
+			return openPublicImage(req.$ctx, (req.parsedUrl ?? req.url ?? "").slice(PUBLIC_IMAGES_PATH.length));
 		});
 	}
 

@@ -10,8 +10,8 @@ import { call, type Caller, type Identity, type OpenedFile } from "../../shared/
 import { notFound } from "../../shared/errors";
 import type { AttachmentDoc } from "./models/attachment";
 import { isWebPublic, readableThroughMessages, readableWithoutMessages, type ReadableAmong } from "./claim-rules";
-import { contentDisposition, isInlineType } from "./file-names";
-import { CHUNK_BYTES } from "./file-store";
+import { isInlineType } from "./file-names";
+import { sendableFile } from "./opened-file";
 
 export const fileNotFound = () => notFound("File not found.");
 
@@ -63,12 +63,5 @@ export async function attachmentForCaller(ctx: Caller & { meta: { user?: Identit
 /** What the gateway needs to send a file (services/api/file-download.ts). */
 export function openedFile(doc: AttachmentDoc): OpenedFile {
 	const name = doc.path_id.slice(doc.path_id.lastIndexOf("/") + 1);
-	return {
-		file_id: doc.file_id.toHexString(),
-		length: doc.size,
-		chunk_bytes: CHUNK_BYTES,
-		content_type: doc.content_type,
-		disposition: contentDisposition(name, isInlineType(doc.content_type)),
-		stored: doc.create_time,
-	};
+	return sendableFile({ file_id: doc.file_id, length: doc.size, content_type: doc.content_type, name, inline: isInlineType(doc.content_type), stored: doc.create_time });
 }

@@ -4,9 +4,9 @@ import { randomBytes } from "node:crypto";
 import type { Model } from "mongoose";
 import type { OpenedFile } from "../../shared/actions";
 import { clock } from "../../shared/clock";
-import { CHUNK_BYTES, type FileId, type FileStore } from "./file-store";
+import type { FileId, FileStore } from "./file-store";
 import type { PublicImageDoc } from "./models/public-image";
-import { contentDisposition } from "./file-names";
+import { sendableFile } from "./opened-file";
 import { fileNotFound } from "./file-access";
 
 export interface NewImage {
@@ -52,12 +52,5 @@ export async function removeImages(store: FileStore, Images: Model<PublicImageDo
 export async function openImage(Images: Model<PublicImageDoc>, path: string): Promise<OpenedFile> {
 	const doc = await Images.findById(path).lean();
 	if (!doc) throw fileNotFound();
-	return {
-		file_id: doc.file_id.toHexString(),
-		length: doc.length,
-		chunk_bytes: CHUNK_BYTES,
-		content_type: doc.content_type,
-		disposition: contentDisposition(path.slice(path.lastIndexOf("/") + 1), true),
-		stored: doc.stored,
-	};
+	return sendableFile({ file_id: doc.file_id, length: doc.length, content_type: doc.content_type, name: path.slice(path.lastIndexOf("/") + 1), inline: true, stored: doc.stored });
 }

@@ -7,8 +7,7 @@ import { p, params } from "../../../shared/params";
 import type { ImagePreview } from "../../../shared/markdown/image-previews";
 import { MAX_PREVIEW_LOOKUPS } from "../../../shared/markdown/image-previews";
 import { attachmentForCaller, fileNotFound } from "../file-access";
-import { contentDisposition } from "../file-names";
-import { CHUNK_BYTES } from "../file-store";
+import { sendableFile } from "../opened-file";
 import { previewOf, storedFormat } from "../thumbnails";
 import type { UploadsDeps } from "./deps";
 
@@ -44,15 +43,8 @@ export function imagePreviewActions(deps: UploadsDeps) {
 				const row = await deps.ImageAttachment.findOne({ path_id: original.path_id }).lean();
 				const thumb = row && storedFormat(row, ctx.params.format);
 				if (!thumb) throw fileNotFound();
-				return {
-					file_id: thumb.file_id.toHexString(),
-					length: thumb.byte_size,
-					chunk_bytes: CHUNK_BYTES,
-					content_type: thumb.content_type,
-					// Served under the format's name, as Zulip's serve_file names a thumbnail.
-					disposition: contentDisposition(ctx.params.format, true),
-					stored: original.create_time,
-				};
+				// Served under the format's name, as Zulip's serve_file names a thumbnail.
+				return sendableFile({ file_id: thumb.file_id, length: thumb.byte_size, content_type: thumb.content_type, name: ctx.params.format, inline: true, stored: original.create_time });
 			},
 		},
 	};

@@ -15,8 +15,7 @@ import { adminRequired, badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { isAdmin } from "../../../shared/roles";
 import { fileNotFound } from "../file-access";
-import { contentDisposition } from "../file-names";
-import { CHUNK_BYTES } from "../file-store";
+import { sendableFile } from "../opened-file";
 import { ExportStatus, ExportType } from "../models/realm-export";
 import { checkCanStart, deletableExport, listExports, recentExports } from "../realm-export-rules";
 import { announceExports, runInBackground, type ExportDeps } from "../export/run-export";
@@ -80,14 +79,8 @@ export function realmExportActions(deps: ExportDeps) {
 				const user = requireUser(ctx);
 				const doc = await deps.Export.findOne({ path_id: ctx.params.path_id }).lean();
 				if (!doc || !isAdmin(user.role) || doc.realm_id !== user.realm_id || doc.status !== ExportStatus.SUCCEEDED || !doc.file_id) throw fileNotFound();
-				return {
-					file_id: doc.file_id.toHexString(),
-					length: doc.tarball_size_bytes ?? 0,
-					chunk_bytes: CHUNK_BYTES,
-					content_type: "application/gzip",
-					disposition: contentDisposition(doc.path_id!.slice(doc.path_id!.lastIndexOf("/") + 1), false),
-					stored: doc.date_succeeded ?? doc.date_requested,
-				};
+				const name = doc.path_id!.slice(doc.path_id!.lastIndexOf("/") + 1);
+				return sendableFile({ file_id: doc.file_id, length: doc.tarball_size_bytes ?? 0, content_type: "application/gzip", name, inline: false, stored: doc.date_succeeded ?? doc.date_requested });
 			},
 		},
 	};
