@@ -140,13 +140,23 @@ const DATABASE_UNAVAILABLE = new Set([
 ]);
 
 /**
- * Whether `err` is one of DATABASE_UNAVAILABLE, or wraps one: a bulk write (insertMany) cut by a
- * store that went away fails as MongoBulkWriteError with the network error as its errorResponse.
+ * A connection cut under a call, as a plain system error: the driver passes a write to a socket
+ * the store has already closed on as the socket's own EPIPE, unwrapped (seen when the store is
+ * killed under load). Only the database's connections reach an action's code this way; calls to
+ * other services travel as Moleculer errors.
+ */
+const CONNECTION_LOST = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED"]);
+
+/**
+ * Whether `err` is one of DATABASE_UNAVAILABLE or a lost connection, or wraps one: a bulk write
+ * (insertMany) cut by a store that went away fails as MongoBulkWriteError with the network error
+ * as its errorResponse.
  */
 export function databaseUnavailable(err: unknown, depth = 0): boolean {
 	if (!err || typeof err !== "object" || depth > 3) return false;
-	const e = err as { name?: unknown; cause?: unknown; errorResponse?: unknown };
-	return DATABASE_UNAVAILABLE.has(String(e.name)) || databaseUnavailable(e.cause, depth + 1) || databaseUnavailable(e.errorResponse, depth + 1);
+	const e = err as { name?: unknown; code?: unknown; cause?: unknown; errorResponse?: unknown };
+	if (DATABASE_UNAVAILABLE.has(String(e.name)) || (e.name === "Error" && CONNECTION_LOST.has(String(e.code)))) return true;
+	return databaseUnavailable(e.cause, depth + 1) || databaseUnavailable(e.errorResponse, depth + 1);
 }
 
 /** fastest-validator's error types, mapped to Zulip's wording for a parameter of that kind. */

@@ -228,7 +228,10 @@ export function apiService(config: Config): ServiceSchema {
 
 	function sendError(svc: any, res: ServerResponse, err: unknown, extraHeaders: Headers = {}): void {
 		const r = renderError(err);
-		if (r.status >= 500) svc.logger.error({ err }, "request failed");
+		// A 503 is a dependency away for a while (a store restarting, a service without replicas),
+		// answered with Retry-After: a warning, so that errors stay the answers nobody planned for.
+		if (r.status === 503) svc.logger.warn({ err }, "request refused: service unavailable");
+		else if (r.status >= 500) svc.logger.error({ err }, "request failed");
 		send(res, r.status, r.body, { ...extraHeaders, ...r.headers });
 	}
 

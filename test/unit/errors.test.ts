@@ -23,6 +23,13 @@ test("a write cut by a store that went away (a bulk write wrapping the network e
 	expect(renderError(remote("MongoPoolClearedError", "Connection pool was cleared")).status).toBe(503);
 });
 
+test("a write to a connection the store closed, passed on by the driver as the socket's own EPIPE, is 503; other system errors stay 500", () => {
+	const epipe = Object.assign(new Error("This socket has been ended by the other party"), { code: "EPIPE" });
+	expect([renderError(epipe).status, renderError(epipe).body.code]).toEqual([503, "SERVICE_UNAVAILABLE"]);
+	expect(renderError(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" })).status).toBe(503);
+	expect(renderError(Object.assign(new Error("no such file"), { code: "ENOENT" })).status).toBe(500);
+});
+
 test("a broken service call is 503 too, and an unknown error stays a 500 without its message", () => {
 	expect(renderError(new Errors.ServiceNotAvailableError({ action: "users.me" })).status).toBe(503);
 	const r = renderError(remote("MongoServerError", "E11000 duplicate key"));
