@@ -14,6 +14,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../shared/config";
 import { startEmbeddedStore } from "../../shared/store";
+import { RESET_PATH } from "../../services/users/password-reset";
 import { ImportError } from "./errors";
 import { importZulip } from "./import-zulip";
 
@@ -47,7 +48,8 @@ export async function importZulipCommand(args: string[]): Promise<number> {
 		const counts = Object.entries(result.counts).map(([what, n]) => `  ${what}: ${n}`);
 		process.stdout.write(
 			`Imported into ${config.dbPrefix}:\n${counts.join("\n")}\n${result.notKept.format()}` +
-				`Each user's new API key is in ${credentialsFile}. Start the server with DB_PREFIX=${config.dbPrefix} to serve the organization.\n`,
+				`Each user's new API key is in ${credentialsFile}. Start the server with DB_PREFIX=${config.dbPrefix} to serve the organization.\n` +
+				`Exports hold no passwords: users set theirs at ${config.externalUrl}${RESET_PATH}/ (a link by email).\n`,
 		);
 		return 0;
 	} catch (err) {

@@ -22,6 +22,7 @@ import { createHttpServer, dropRestOfBody } from "./http-server";
 import { abortUpload, openDownload, receiveOptionalUpload, receiveUpload, sendOpened, UPLOADS_PATH } from "./file-routes";
 import { AVATAR_PATH, openPublicImage, PUBLIC_IMAGES_PATH, redirectToAvatar } from "./image-routes";
 import { signupPage } from "./signup-page";
+import { resetPasswordPage, resetRequestPage } from "./password-reset-page";
 import { PageGuard } from "./page-guard";
 import { clientAddressOf } from "./client-address";
 import { observeHttp } from "./http-metrics";
@@ -235,11 +236,20 @@ export function apiService(config: Config): ServiceSchema {
 		send(res, r.status, r.body, { ...extraHeaders, ...r.headers });
 	}
 
-	/** An invitation's sign-up page (signup-page.ts), counted among the requests a drain waits for. */
-	const signup = (kind: "invitation" | "link") =>
+	/** The pages' forms: URL-encoded from browsers, JSON from API clients. */
+	const pageBodyParsers = {
+		json: { strict: false, limit: config.bodyLimit },
+		urlencoded: { extended: false, limit: config.bodyLimit, parameterLimit: 100 },
+	};
+	/** A page outside the API (sign-up, password reset), counted among the requests a drain waits for. */
+	const page = (render: (req: Req, res: ServerResponse, guard: PageGuard) => Promise<void>) =>
 		function (this: any, req: Req, res: ServerResponse) {
-			void drain.track(res, () => signupPage(req, res, kind, pageGuard).catch((err: unknown) => sendError(this, res, err)));
+			void drain.track(res, () => render(req, res, pageGuard).catch((err: unknown) => sendError(this, res, err)));
 		};
+	/** An invitation's sign-up page (signup-page.ts). */
+	const signup = (kind: "invitation" | "link") => page((req, res, guard) => signupPage(req, res, kind, guard));
+	const resetRequest = page(resetRequestPage);
+	const resetPassword = page(resetPasswordPage);
 
 	/** A request's route for the HTTP metrics: its action under /api/v1, else "other". */
 	const routeLabel = (method: string, url: string): string => {
@@ -306,12 +316,16 @@ export function apiService(config: Config): ServiceSchema {
 				).map(([path, handler]) => ({
 					path,
 					mappingPolicy: "restrict",
-					bodyParsers: {
-						json: { strict: false, limit: config.bodyLimit },
-						urlencoded: { extended: false, limit: config.bodyLimit, parameterLimit: 100 },
-					},
+					bodyParsers: pageBodyParsers,
 					aliases: { "GET /:key": handler, "POST /:key": handler },
 				})),
+				{
+					// Not part of the API: the password reset pages (password-reset-page.ts).
+					path: "/accounts/password/reset",
+					mappingPolicy: "restrict",
+					bodyParsers: pageBodyParsers,
+					aliases: { "GET /": resetRequest, "POST /": resetRequest, "GET /:key": resetPassword, "POST /:key": resetPassword },
+				},
 				{
 					// Downloads: outside /api/v1, as Zulip serves them.
 					path: UPLOADS_PATH,

@@ -3,7 +3,7 @@
 // its hash, so the Content-Security-Policy allows nothing else: no script, no frame, no image, no
 // form posting anywhere but back to the page's own origin.
 import { createHash } from "node:crypto";
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { escapeHtml } from "../../shared/html";
 
 const STYLE =
@@ -41,4 +41,13 @@ export function sendPageJson(res: ServerResponse, status: number, body: unknown,
 	const text = JSON.stringify(body);
 	res.writeHead(status, { ...PAGE_HEADERS, ...headers, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
 	res.end(text);
+}
+
+/** Whether a page's POST came from an API client (JSON in or wanted back), who gets Zulip's JSON envelope. */
+export const wantsJson = (req: IncomingMessage) => /application\/json/i.test(req.headers["content-type"] ?? "") || /^application\/json/i.test(req.headers.accept ?? "");
+
+/** A page's posted fields, as the body parser left them (each action refuses what is not a string). */
+export function postedFields(req: IncomingMessage & { body?: unknown }): Record<string, unknown> {
+	const b = req.body;
+	return b && typeof b === "object" && !Array.isArray(b) && !Buffer.isBuffer(b) ? (b as Record<string, unknown>) : {};
 }

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { renderError } from "../../shared/errors";
 import { escapeHtml } from "../../shared/html";
-import { sendPage as page, sendPageJson as json } from "./html-page";
+import { postedFields as fields, sendPage as page, sendPageJson as json, wantsJson } from "./html-page";
 import { sendRefusal, type PageGuard } from "./page-guard";
 
 type Req = IncomingMessage & { body?: unknown; $params?: Record<string, string>; $ctx: Context };
@@ -19,13 +19,6 @@ interface Info {
 	email: string | null;
 }
 
-const wantsJson = (req: IncomingMessage) => /application\/json/i.test(req.headers["content-type"] ?? "") || /^application\/json/i.test(req.headers.accept ?? "");
-
-/** The posted fields, as strings where they are strings (the action refuses anything else). */
-function fields(req: Req): Record<string, unknown> {
-	const b = req.body;
-	return b && typeof b === "object" && !Array.isArray(b) && !Buffer.isBuffer(b) ? (b as Record<string, unknown>) : {};
-}
 
 function invitationForm(info: Info, error?: string, name = ""): string {
 	const failed = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "";

@@ -13,6 +13,7 @@ import type { PresenceDoc } from "./models/presence";
 import type { OwnerGuardDoc } from "./models/owner-guard";
 import type { BotStorageDoc } from "./models/bot-storage";
 import type { PushDeviceDoc } from "./models/push-device";
+import type { PasswordResetBudgetDoc, PasswordResetDoc } from "./models/password-reset";
 import type { UserStatusDoc } from "./models/user-status";
 import type { MutedUserDoc } from "./models/muted-user";
 import type { CliChangeDoc } from "./models/cli-change";
@@ -33,6 +34,8 @@ export interface UsersDb {
 	OwnerGuard: Model<OwnerGuardDoc>;
 	BotStorage: Model<BotStorageDoc>;
 	PushDevice: Model<PushDeviceDoc>;
+	PasswordReset: Model<PasswordResetDoc>;
+	PasswordResetBudget: Model<PasswordResetBudgetDoc>;
 	UserStatus: Model<UserStatusDoc>;
 	MutedUser: Model<MutedUserDoc>;
 	CliChange: Model<CliChangeDoc>;

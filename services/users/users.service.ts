@@ -13,6 +13,7 @@ import { realmModel } from "./models/realm";
 import { userModel } from "./models/user";
 import { profileFieldModel } from "./models/profile-field";
 import { emailChangeModel } from "./models/email-change";
+import { passwordResetBudgetModel, passwordResetModel } from "./models/password-reset";
 import { userGroupModel } from "./models/user-group";
 import { linkifierModel } from "./models/linkifier";
 import { navigationViewModel } from "./models/navigation-view";
@@ -55,6 +56,7 @@ import { realmEmojiModel } from "./models/realm-emoji";
 import { fullMemberActions } from "./actions/full-members";
 import { botStorageActions } from "./actions/bot-storage";
 import { pushDeviceActions } from "./actions/push-devices";
+import { passwordResetActions } from "./actions/password-reset";
 import { mutedUserActions } from "./actions/muted-users";
 import { botActions } from "./actions/bots";
 import { realmExportActions } from "./actions/realm-export";
@@ -113,6 +115,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 			...fullMemberActions(db),
 			...botStorageActions(db),
 			...pushDeviceActions(db),
+			...passwordResetActions(db),
 			...mutedUserActions(deps),
 			...botActions(deps),
 			...realmExportActions(db),
@@ -154,6 +157,8 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 				OwnerGuard: ownerGuardModel(conn),
 				BotStorage: botStorageModel(conn),
 				PushDevice: pushDeviceModel(conn),
+				PasswordReset: passwordResetModel(conn),
+				PasswordResetBudget: passwordResetBudgetModel(conn),
 				UserStatus: userStatusModel(conn),
 				MutedUser: mutedUserModel(conn),
 				CliChange: cliChangeModel(conn),
