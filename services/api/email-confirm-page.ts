@@ -7,15 +7,11 @@ import { call, type Meta } from "../../shared/actions";
 import { renderError } from "../../shared/errors";
 import { escapeHtml } from "../../shared/html";
 import { sendPage } from "./html-page";
-import { sendRefusal, type PageGuard } from "./page-guard";
+import { admit, type PageGuard } from "./page-guard";
 
 export async function confirmEmailPage(req: IncomingMessage & { $ctx: Context<unknown, Meta> }, key: string, res: ServerResponse, guard: PageGuard): Promise<void> {
 	const page = (status: number, title: string, text: string) => sendPage(res, status, title, `<p>${escapeHtml(text)}</p>`);
-	try {
-		guard.check(req);
-	} catch (err) {
-		return sendRefusal(res, err, false);
-	}
+	if (!admit(req, res, guard)) return;
 	try {
 		const { email } = await call(req.$ctx, "users.confirmEmailChange", { confirmation_key: key });
 		page(200, "Email address changed", `Your account's email address is now ${email}.`);

@@ -14,7 +14,7 @@ import { clock } from "../../shared/clock";
 import { csrfFailed, rateLimited, renderError } from "../../shared/errors";
 import { escapeHtml } from "../../shared/html";
 import { crossSiteReason } from "./csrf";
-import { sendPage, sendPageJson } from "./html-page";
+import { sendPage, sendPageJson, wantsJson } from "./html-page";
 import { RateLimiter } from "./rate-limit";
 
 export class PageGuard {
@@ -46,6 +46,21 @@ export class PageGuard {
 	keyFailed(req: IncomingMessage, status: number): void {
 		if (this.failures.enabled && status >= 400 && status < 500) this.failures.hit(this.address(req));
 	}
+}
+
+/**
+ * The start of every guarded page: whether a POST came from an API client (who gets JSON back),
+ * or undefined once the guard refused the request (the refusal is answered).
+ */
+export function admit(req: IncomingMessage, res: ServerResponse, guard: PageGuard): { asJson: boolean } | undefined {
+	const asJson = req.method === "POST" && wantsJson(req);
+	try {
+		guard.check(req);
+	} catch (err) {
+		sendRefusal(res, err, asJson);
+		return undefined;
+	}
+	return { asJson };
 }
 
 /** Answers check()'s refusal: Zulip's JSON error to API clients, else a page saying what to do. */

@@ -8,8 +8,8 @@ import type { Context } from "moleculer";
 import { call } from "../../shared/actions";
 import { renderError } from "../../shared/errors";
 import { escapeHtml } from "../../shared/html";
-import { postedFields, sendPage, sendPageJson, wantsJson } from "./html-page";
-import { sendRefusal, type PageGuard } from "./page-guard";
+import { postedFields, sendPage, sendPageJson } from "./html-page";
+import { admit, sendRefusal, type PageGuard } from "./page-guard";
 
 type Req = IncomingMessage & { body?: unknown; $params?: Record<string, string>; $ctx: Context };
 
@@ -38,13 +38,10 @@ function failed(res: ServerResponse, err: unknown, asJson: boolean, form: (msg: 
 
 /** `/accounts/password/reset/`: the address form, and sending the link. */
 export async function resetRequestPage(req: Req, res: ServerResponse, guard: PageGuard): Promise<void> {
-	const asJson = req.method === "POST" && wantsJson(req);
+	const admitted = admit(req, res, guard);
+	if (!admitted) return;
+	const { asJson } = admitted;
 	const title = "Reset your password";
-	try {
-		guard.check(req);
-	} catch (err) {
-		return sendRefusal(res, err, asJson);
-	}
 	if (req.method !== "POST") return sendPage(res, 200, title, addressForm());
 	const email = postedFields(req).email;
 	try {
@@ -59,12 +56,9 @@ export async function resetRequestPage(req: Req, res: ServerResponse, guard: Pag
 /** `/accounts/password/reset/<key>`: the new password's form, and setting it. */
 export async function resetPasswordPage(req: Req, res: ServerResponse, guard: PageGuard): Promise<void> {
 	const key = req.$params?.key ?? "";
-	const asJson = req.method === "POST" && wantsJson(req);
-	try {
-		guard.check(req);
-	} catch (err) {
-		return sendRefusal(res, err, asJson);
-	}
+	const admitted = admit(req, res, guard);
+	if (!admitted) return;
+	const { asJson } = admitted;
 	let info: { email: string; realm_name: string; realm_url: string };
 	try {
 		info = await call(req.$ctx, "users.passwordResetInfo", { key });

@@ -8,8 +8,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { renderError } from "../../shared/errors";
 import { escapeHtml } from "../../shared/html";
-import { postedFields as fields, sendPage as page, sendPageJson as json, wantsJson } from "./html-page";
-import { sendRefusal, type PageGuard } from "./page-guard";
+import { postedFields as fields, sendPage as page, sendPageJson as json } from "./html-page";
+import { admit, type PageGuard } from "./page-guard";
 
 type Req = IncomingMessage & { body?: unknown; $params?: Record<string, string>; $ctx: Context };
 
@@ -38,12 +38,9 @@ function linkForm(info: Info, error?: string, email = ""): string {
 /** One request to a sign-up link; `kind` says which of the two. */
 export async function signupPage(req: Req, res: ServerResponse, kind: "invitation" | "link", guard: PageGuard): Promise<void> {
 	const key = req.$params?.key ?? "";
-	const asJson = req.method === "POST" && wantsJson(req);
-	try {
-		guard.check(req);
-	} catch (err) {
-		return sendRefusal(res, err, asJson);
-	}
+	const admitted = admit(req, res, guard);
+	if (!admitted) return;
+	const { asJson } = admitted;
 	let info: Info;
 	try {
 		info = await req.$ctx.call<Info, Record<string, string>>("invites.signupInfo", { key, kind });

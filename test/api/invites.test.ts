@@ -3,34 +3,15 @@
 // the whole request, GET /invites, revoking and resending, reusable links, the sign-up page (as
 // JSON; the browser test drives the HTML form), what accepting creates, invites_changed, the
 // POST /register keys, and the daily and seat limits.
-import fs from "node:fs";
-import path from "node:path";
+import { sentEmails, type Mail } from "../support/emails";
 import { startTestApp, type Account, type TestApp } from "../support/app";
 import { client, expectError, expectSuccess, type Client, type Response } from "../support/http";
 import { snapshotter, diffSnapshots, type Snapshotter } from "../support/db-snapshot";
 import { recordEvents } from "../support/events";
 import { clock } from "../../shared/clock";
 
-interface Mail {
-	to: string;
-	subject: string;
-	body: string;
-	link: string | null;
-}
-
 /** The emails written so far, oldest first. */
-function mails(app: TestApp): Mail[] {
-	const dir = path.join(app.dataDir, "emails");
-	if (!fs.existsSync(dir)) return [];
-	return fs
-		.readdirSync(dir)
-		.sort()
-		.map((f) => {
-			const text = fs.readFileSync(path.join(dir, f), "utf8");
-			const header = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(text)?.[1] ?? "";
-			return { to: header("To"), subject: header("Subject"), body: text.split("\r\n\r\n").slice(1).join("\r\n\r\n"), link: /(http:\/\/chat\.test\/\S+)/.exec(text)?.[1] ?? null };
-		});
-}
+const mails = (app: TestApp): Mail[] => sentEmails(app.dataDir);
 
 /** A sign-up link's path on the test gateway (links name the organization's URL, http://chat.test). */
 const origin = (app: TestApp) => app.baseUrl.replace(/\/api\/v1$/, "");

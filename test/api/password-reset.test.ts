@@ -2,8 +2,7 @@
 // reaches only the account's address, sets a password once, and every refusal (bad address, budget
 // spent, cross-site post, wrong or used or expired link, mismatched or weak password) changes
 // nothing: no email, no link, the old password still the one that works.
-import fs from "node:fs";
-import path from "node:path";
+import { lastLinkTo, sentEmails } from "../support/emails";
 import { startTestApp, type Account, type TestApp } from "../support/app";
 import { client, expectSuccess, jsonOf, type Client } from "../support/http";
 import { clock } from "../../shared/clock";
@@ -51,24 +50,11 @@ async function open(pagePath: string, o: { form?: Record<string, string | string
 	return { status: res.status, text, body: jsonOf(text), headers: res.headers };
 }
 
-/** Every email sent to `to`, oldest first. */
-function emailsTo(to: string): string[] {
-	const dir = path.join(app.dataDir, "emails");
-	if (!fs.existsSync(dir)) return [];
-	return fs
-		.readdirSync(dir)
-		.sort()
-		.map((f) => fs.readFileSync(path.join(dir, f), "utf8"))
-		.filter((text) => text.includes(`To: ${to}\r\n`));
-}
+/** Every email sent to `to`, oldest first, as written. */
+const emailsTo = (to: string) => sentEmails(app.dataDir, to).map((m) => m.text);
 
-/** The reset link in the newest email to `to`, as a path on the gateway (links name http://chat.test). */
-function linkTo(to: string): string {
-	const text = emailsTo(to).at(-1) ?? "";
-	const url = /(http:\/\/chat\.test\/accounts\/password\/reset\/\S+)/.exec(text);
-	if (!url) throw new Error(`no reset link to ${to}`);
-	return new URL(url[1]).pathname;
-}
+/** The reset link in the newest email to `to`, as a path on the gateway. */
+const linkTo = (to: string) => new URL(lastLinkTo(app.dataDir, to)).pathname;
 
 const ask = (email: string) => open("/accounts/password/reset/", { form: { email }, headers: ORIGIN });
 const setPassword = (link: string, a: string, b = a) => open(link, { form: { new_password1: a, new_password2: b }, headers: ORIGIN });
@@ -159,7 +145,7 @@ test("mismatched, weak, missing or wrongly typed passwords are refused and leave
 });
 
 test("bad addresses are refused with Django's messages and send nothing", async () => {
-	const before = fs.existsSync(path.join(app.dataDir, "emails")) ? fs.readdirSync(path.join(app.dataDir, "emails")).length : 0;
+	const before = sentEmails(app.dataDir).length;
 	const missing = await open("/accounts/password/reset/", { form: {}, headers: ORIGIN });
 	expect([missing.status, missing.text]).toEqual([400, expect.stringContaining("This field is required.")]);
 	const invalid = await ask("not-an-address");
@@ -168,8 +154,7 @@ test("bad addresses are refused with Django's messages and send nothing", async 
 	expect([typed.status, typed.body]).toEqual([400, { result: "error", msg: "email is not a string", code: "BAD_REQUEST" }]);
 	expect((await open("/accounts/password/reset/", { form: { email: ["a@example.com", "b@example.com"] }, headers: ORIGIN })).status).toBe(400);
 	expect((await ask(`${"x".repeat(300)}@example.com`)).status).toBe(400);
-	const after = fs.existsSync(path.join(app.dataDir, "emails")) ? fs.readdirSync(path.join(app.dataDir, "emails")).length : 0;
-	expect(after).toBe(before);
+	expect(sentEmails(app.dataDir)).toHaveLength(before);
 });
 
 test("a cross-site post is refused with 403 and sends nothing; a cross-site post to a link sets nothing", async () => {
@@ -249,8 +234,7 @@ test("wrong link keys count against the address as on the sign-up pages: once sp
 		const post = (p: string, body: Record<string, string>) =>
 			fetch(`${base}${p}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 		expect((await post("/accounts/password/reset/", { email: user.email })).status).toBe(200);
-		const mails = fs.readdirSync(path.join(guarded.dataDir, "emails")).map((f) => fs.readFileSync(path.join(guarded.dataDir, "emails", f), "utf8"));
-		const link = new URL(/(http:\/\/chat\.test\/accounts\/password\/reset\/\S+)/.exec(mails.join("\n"))![1]).pathname;
+		const link = new URL(lastLinkTo(guarded.dataDir, user.email)).pathname;
 		for (let i = 0; i < 3; i++) expect((await fetch(`${base}/accounts/password/reset/${"B".repeat(32)}`)).status).toBe(404);
 		const right = await fetch(`${base}${link}`);
 		expect([right.status, Number(right.headers.get("retry-after")) > 0]).toEqual([429, true]);

@@ -1,9 +1,8 @@
 // PATCH /settings (and its older aliases): every personal setting with a good value, a wrong type
 // and an out-of-range value; password and email changes; events for other services.
-import fs from "node:fs";
-import path from "node:path";
 import type { Context } from "moleculer";
 import mongoose from "mongoose";
+import { sentEmails } from "../support/emails";
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { BAD_FULL_NAMES, GOOD_FULL_NAMES } from "../support/full-names";
@@ -272,11 +271,9 @@ describe("password", () => {
 
 describe("email", () => {
 	function lastEmailTo(to: string): string {
-		const dir = path.join(app.dataDir, "emails");
-		const files = fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
-		const mine = files.map((f) => fs.readFileSync(path.join(dir, f), "utf8")).filter((t) => t.includes(`To: ${to}\r\n`));
+		const mine = sentEmails(app.dataDir, to);
 		expect(mine.length).toBeGreaterThan(0);
-		return mine[mine.length - 1];
+		return mine[mine.length - 1].text;
 	}
 
 	test("sends a confirmation link to the new address; opening it makes the change", async () => {

@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { lastLinkTo } from "../support/emails";
 import { startTestApp, type TestApp } from "../support/app";
 import { client, expectError, expectSuccess } from "../support/http";
 
@@ -35,14 +36,7 @@ afterAll(async () => {
 });
 
 /** The sign-up link of the email sent to `to`. */
-function linkFor(to: string): string {
-	const dir = path.join(app.dataDir, "emails");
-	for (const f of fs.readdirSync(dir)) {
-		const text = fs.readFileSync(path.join(dir, f), "utf8");
-		if (text.includes(`To: ${to}\r\n`)) return /(http:\/\/chat\.test\/\S+)/.exec(text)![1];
-	}
-	throw new Error(`no email to ${to}`);
-}
+const linkFor = (to: string) => lastLinkTo(app.dataDir, to);
 
 /** A new page, and the Content-Security-Policy violations Chromium reports on its console. */
 async function pageWithViolations(): Promise<{ page: Page; violations: string[] }> {

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { lastLinkTo } from "../support/emails";
 import { startTestApp, type TestApp } from "../support/app";
 import { client, expectError, expectSuccess, jsonOf, type Client } from "../support/http";
 import { clock } from "../../shared/clock";
@@ -19,14 +20,7 @@ interface Answer {
 }
 
 /** The sign-up link emailed to `to`, as a path on the gateway (links name http://chat.test). */
-function linkPath(app: TestApp, to: string): string {
-	const dir = path.join(app.dataDir, "emails");
-	for (const f of fs.readdirSync(dir).sort().reverse()) {
-		const text = fs.readFileSync(path.join(dir, f), "utf8");
-		if (text.includes(`To: ${to}\r\n`)) return new URL(/(http:\/\/chat\.test\/\S+)/.exec(text)![1]).pathname;
-	}
-	throw new Error(`no email to ${to}`);
-}
+const linkPath = (app: TestApp, to: string) => new URL(lastLinkTo(app.dataDir, to)).pathname;
 
 /** One request to a page: `form` is sent form-encoded, `json` as JSON. */
 async function open(app: TestApp, pagePath: string, o: { form?: Record<string, string>; json?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Answer> {
