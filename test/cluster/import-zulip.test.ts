@@ -265,7 +265,7 @@ describe("import-zulip of a malformed export", () => {
 	test("bad arguments answer the usage line", async () => {
 		const run = await manage(env, ["import-zulip"]);
 		expect(run.code).toBe(2);
-		expect(run.stderr).toMatch(/^usage: npm run manage -- import-zulip/);
+		expect(run.stderr).toMatch(/^import-zulip: missing the export .*\nusage: npm run manage -- import-zulip /);
 	});
 
 	test("a truncated tarball fails naming it, and a realm.json with a bad record fails naming the record; the prefix stays empty", async () => {
