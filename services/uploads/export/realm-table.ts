@@ -4,8 +4,11 @@
 import type { ExportRealm } from "../../../shared/export-rows";
 import type { Row } from "./tables";
 
-/** This server's settings that name a channel (-1 for none), by Zulip's field (a channel ID or null). */
-const CHANNEL_FIELDS: Record<string, string> = {
+/**
+ * This server's settings that name a channel (without `realm_`; -1 for none), by Zulip's realm
+ * field (a channel ID or null): the export writes them, the importer reads them (deploy/import/).
+ */
+export const CHANNEL_FIELDS: Record<string, string> = {
 	new_stream_announcements_stream: "new_stream_announcements_stream_id",
 	signup_announcements_stream: "signup_announcements_stream_id",
 	zulip_update_announcements_stream: "zulip_update_announcements_stream_id",

@@ -117,7 +117,7 @@ export async function writeExport(
 		zerver_userprofile_crossrealm: crossRealmRows(realm.cross_realm_bots, recipients),
 		...(extras && fullTables(realm.id, extras, recipients, clients)),
 		...(extras && botTables(users)),
-		...withGroupDms(channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients, groups.settingGroup), recipients),
+		...withGroupDms(channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients, groups.settingGroup), recipients, users),
 		zerver_reaction: reactionRows(reactions),
 		...profileFieldTables(realm.id, realm.profile_fields, users),
 		zerver_client: clients.rows(),
@@ -138,11 +138,12 @@ export async function writeExport(
  * zerver_huddle, and each group DM's members' subscriptions to it (how Zulip records its members),
  * after the channel tables' (their recipients are complete once the messages are written).
  */
-function withGroupDms(tables: Tables, recipients: Recipients): Tables {
+function withGroupDms(tables: Tables, recipients: Recipients, users: ExportUser[]): Tables {
+	const active = new Map(users.map((u) => [u.id, u.is_active]));
 	const zerver_subscription: Row[] = [...tables.zerver_subscription];
 	for (const { row, members } of recipients.groupDms) {
 		for (const user of members) {
-			zerver_subscription.push({ id: zerver_subscription.length + 1, user_profile: user, recipient: row.recipient, active: true, is_user_active: true, is_muted: false, color: "#c2c2c2", pin_to_top: false });
+			zerver_subscription.push({ id: zerver_subscription.length + 1, user_profile: user, recipient: row.recipient, active: true, is_user_active: active.get(user) ?? true, is_muted: false, color: "#c2c2c2", pin_to_top: false });
 		}
 	}
 	return { ...tables, zerver_subscription, zerver_huddle: recipients.groupDms.map((g) => g.row) };
