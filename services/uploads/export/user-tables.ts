@@ -39,6 +39,9 @@ export function userRows(users: ExportUser[], realmId: number, recipients: Recip
 		is_billing_admin: u.is_billing_admin,
 		is_mirror_dummy: false,
 		date_joined: u.date_joined,
+		// Zulip's import reads each of its date fields from every row (DATE_FIELDS): none kept here.
+		last_login: null,
+		last_reminder: null,
 		timezone: u.timezone,
 		default_language: u.default_language,
 		avatar_source: u.avatar_source,
