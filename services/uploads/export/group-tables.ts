@@ -26,7 +26,7 @@ export function groupTables(realmId: number, graph: GroupGraphData, details = ne
 	for (const g of [...graph.groups].sort((a, b) => a.id - b.id)) {
 		zerver_usergroup.push({ id: g.id, realm: realmId });
 		zerver_namedusergroup.push({
-			usergroup_ptr_id: g.id,
+			usergroup_ptr: g.id,
 			id: g.id,
 			name: g.name,
 			description: details.get(g.id)?.description ?? "",

@@ -101,6 +101,8 @@ export function messageFile(
 			has_attachment: m.has_attachment,
 			has_image: m.has_image,
 			has_link: m.has_link,
+			// Zulip's database fills it for its full-text search.
+			search_tsvector: null,
 		});
 	}
 	const written = new Set(zerver_message.map((m) => m.id));

@@ -20,6 +20,7 @@
 import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
 import { channelTables } from "./channel-tables";
 import { FileFolders } from "./file-folders";
+import { inFl339Shapes } from "./fl339-shapes";
 import { attachmentRows, fullTables } from "./full-tables";
 import { groupTables } from "./group-tables";
 import { Clients, MESSAGES_PER_FILE, messageFile, messageFileName, reactionRows } from "./message-files";
@@ -110,7 +111,8 @@ export async function writeExport(
 	const graph = await source.groupGraph();
 	const groups = groupTables(realm.id, graph, await source.full?.groupDetails());
 	const groupSettings = Object.fromEntries(Object.entries(graph.realm).map(([key, value]) => [key, groups.settingGroup(value)]));
-	const tables: Tables = {
+	const everyone = graph.groups.find((g) => g.name === "role:everyone")?.id ?? 0;
+	const tables: Tables = inFl339Shapes({
 		zerver_realm: realmRows(realm, { ...groupSettings, ...realmImageFields(extras) }),
 		...groups.tables,
 		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
@@ -122,7 +124,7 @@ export async function writeExport(
 		...profileFieldTables(realm.id, realm.profile_fields, users),
 		zerver_client: clients.rows(),
 		...ownTables,
-	};
+	}, everyone);
 	count(tables);
 	await tarball.add(`${dir}/realm.json`, json(tables));
 	const attachments: Tables = { zerver_attachment: extras ? attachmentRows(realm.id, extras) : [] };
