@@ -70,6 +70,28 @@ export interface ExportUser {
 	allow_private_data_export: boolean;
 	/** Custom profile field values by field ID, as the API shows them. */
 	profile_data: Record<string, string>;
+	/** A full export only: what only the user, their administrators and the server see. */
+	private?: ExportUserPrivate;
+}
+
+/** A user's private data, which a full export holds (Zulip's `manage.py export`). */
+export interface ExportUserPrivate {
+	/** Every personal setting (stored or default), by its API name. */
+	settings: Record<string, unknown>;
+	can_change_user_emails: boolean;
+	default_sending_stream_id: number | null;
+	default_events_register_stream_id: number | null;
+	default_all_public_streams: boolean;
+	/** A bot's outgoing service and configuration. */
+	bot_service: { name: string; base_url: string; interface: number; token: string } | null;
+	bot_config: Record<string, string> | null;
+}
+
+/** A full export only: one user's flags on one message (this server's flag names). */
+export interface ExportUserMessage {
+	user_id: number;
+	message_id: number;
+	flags: string[];
 }
 
 /** `channels.exportChannels`: one channel. */
@@ -116,11 +138,14 @@ export interface ExportReaction {
 	reaction_type: string;
 }
 
-/** `messages.exportMessages`: one channel message. */
+/** `messages.exportMessages`: one message (a direct one only in a full export). */
 export interface ExportMessage {
 	id: number;
 	sender_id: number;
-	channel_id: number;
+	/** Null for a direct message. */
+	channel_id: number | null;
+	/** A direct message's participants, the sender included, sorted; empty for a channel message. */
+	dm_user_ids: number[];
 	topic: string;
 	content: string;
 	rendered_content: string;

@@ -11,34 +11,31 @@
 // exists.
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { loadConfig } from "../../shared/config";
 import { startEmbeddedStore } from "../../shared/store";
 import { RESET_PATH } from "../../services/users/password-reset";
 import { ImportError } from "./errors";
 import { importZulip } from "./import-zulip";
+import { EXIT, type Command, type Parsed } from "../command-line";
 
-export const IMPORT_USAGE = "usage: npm run manage -- import-zulip <export.tar.gz | directory> [--realm-name NAME] [--credentials FILE]\n";
+export const IMPORT_COMMAND: Command = {
+	name: "import-zulip",
+	args: "<export.tar.gz | directory> [--realm-name NAME] [--credentials FILE]",
+	summary: "imports a Zulip export into a database prefix that holds nothing yet",
+	options: { "realm-name": { type: "string" }, credentials: { type: "string" } },
+	positionals: { min: 1, max: 1, what: "export (a .tar.gz or its directory)" },
+	run: importZulipCommand,
+};
 
-export async function importZulipCommand(args: string[]): Promise<number> {
-	let parsed;
-	try {
-		parsed = parseArgs({ args, allowPositionals: true, options: { "realm-name": { type: "string" }, credentials: { type: "string" } } });
-	} catch (err) {
-		process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${IMPORT_USAGE}`);
-		return 2;
-	}
-	if (parsed.positionals.length !== 1) {
-		process.stderr.write(IMPORT_USAGE);
-		return 2;
-	}
+async function importZulipCommand(parsed: Parsed): Promise<number> {
+	const values = parsed.values as { "realm-name"?: string; credentials?: string };
 	const config = loadConfig({ logLevel: process.env.LOG_LEVEL ?? "warn" });
-	const credentialsFile = path.resolve(parsed.values.credentials ?? path.join(config.dataDir, "imported-credentials.json"));
+	const credentialsFile = path.resolve(values.credentials ?? path.join(config.dataDir, "imported-credentials.json"));
 	const store = config.mongoUrl ? undefined : await startEmbeddedStore({ dataDir: config.dataDir, port: config.storePort, logLevel: config.logLevel });
 	try {
 		const result = await importZulip({
 			source: parsed.positionals[0],
-			realmName: parsed.values["realm-name"],
+			realmName: values["realm-name"],
 			mongoUrl: config.mongoUrl || store!.url,
 			prefix: config.dbPrefix,
 			url: config.externalUrl,
@@ -51,11 +48,11 @@ export async function importZulipCommand(args: string[]): Promise<number> {
 				`Each user's new API key is in ${credentialsFile}. Start the server with DB_PREFIX=${config.dbPrefix} to serve the organization.\n` +
 				`Exports hold no passwords: users set theirs at ${config.externalUrl}${RESET_PATH}/ (a link by email).\n`,
 		);
-		return 0;
+		return EXIT.OK;
 	} catch (err) {
 		// An ImportError names the file and record; anything else is reported as it is.
 		process.stderr.write(`Import failed, nothing was kept: ${err instanceof ImportError || err instanceof Error ? err.message : String(err)}\n`);
-		return 1;
+		return EXIT.FAILED;
 	} finally {
 		await store?.stop();
 	}

@@ -15,72 +15,17 @@
 // on that prefix afterwards finds the organization and its owner and serves them; nothing has to
 // reach a running server (none runs on an empty prefix: a server's first start would have
 // created an organization there), so no change is relayed (services/users/change-relay.ts).
-import type { Connection } from "mongoose";
-import { connectServiceDb, ensureIndexes } from "../../shared/db";
-import { channelModel } from "../../services/channels/models/channel";
-import { subscriptionModel } from "../../services/channels/models/subscription";
-import { userTopicModel } from "../../services/channels/models/user-topic";
-import { messageModel } from "../../services/messages/models/message";
-import { userMessageModel } from "../../services/messages/models/user-message";
-import { recipientModel } from "../../services/messages/models/recipient";
-import { reactionModel } from "../../services/messages/models/reaction";
-import { alertWordsModel } from "../../services/messages/models/alert-words";
-import { attachmentModel } from "../../services/uploads/models/attachment";
-import { publicImageModel } from "../../services/uploads/models/public-image";
-import { usageModel } from "../../services/uploads/upload-space";
-import { FileStore } from "../../services/uploads/file-store";
-import { realmModel } from "../../services/users/models/realm";
-import { userModel } from "../../services/users/models/user";
-import { userGroupModel } from "../../services/users/models/user-group";
-import { realmEmojiModel } from "../../services/users/models/realm-emoji";
-import { linkifierModel } from "../../services/users/models/linkifier";
-import { mutedUserModel } from "../../services/users/models/muted-user";
-import { scheduledMessageModel } from "../../services/scheduling/models/scheduled-message";
-import { userStatusModel } from "../../services/users/models/user-status";
-import { botStorageModel } from "../../services/users/models/bot-storage";
-import { playgroundModel } from "../../services/users/models/playground";
-import { profileFieldModel } from "../../services/users/models/profile-field";
+import { ensureIndexes } from "../../shared/db";
+import { connectServiceDbs, serviceModels, TARGET_SERVICES, type Models, type ServiceConns } from "../service-dbs";
 
 /** The models whose indexes are built after the import's bulk writes. */
 const LATE_INDEXES = new Set(["Message", "UserMessage"]);
 
-/** The service databases an import writes (the others stay empty and are made at first start). */
-export const TARGET_SERVICES = ["users", "channels", "messages", "uploads", "scheduling"] as const;
-
-function models(conns: Record<(typeof TARGET_SERVICES)[number], Connection>) {
-	const { users, channels, messages, uploads, scheduling } = conns;
-	return {
-		Realm: realmModel(users),
-		User: userModel(users),
-		UserGroup: userGroupModel(users),
-		RealmEmoji: realmEmojiModel(users),
-		Linkifier: linkifierModel(users),
-		MutedUser: mutedUserModel(users),
-		ProfileField: profileFieldModel(users),
-		UserStatus: userStatusModel(users),
-		BotStorage: botStorageModel(users),
-		Playground: playgroundModel(users),
-		Channel: channelModel(channels),
-		Subscription: subscriptionModel(channels),
-		UserTopic: userTopicModel(channels),
-		Message: messageModel(messages),
-		UserMessage: userMessageModel(messages),
-		Recipient: recipientModel(messages),
-		Reaction: reactionModel(messages),
-		AlertWords: alertWordsModel(messages),
-		Attachment: attachmentModel(uploads),
-		Images: publicImageModel(uploads),
-		Usage: usageModel(uploads),
-		store: new FileStore(uploads),
-		ScheduledMessage: scheduledMessageModel(scheduling),
-	};
-}
-
-export type Models = ReturnType<typeof models>;
+export { TARGET_SERVICES, type Models };
 
 export interface Target {
 	prefix: string;
-	conns: Record<(typeof TARGET_SERVICES)[number], Connection>;
+	conns: ServiceConns;
 	m: Models;
 	/** Raises a service's ID counter for `entity` to at least `seq` (the next ID is seq + 1). */
 	raiseCounter(service: (typeof TARGET_SERVICES)[number], entity: string, seq: number): Promise<void>;
@@ -92,12 +37,8 @@ export interface Target {
 }
 
 export async function openTarget(mongoUrl: string, prefix: string): Promise<Target> {
-	const conns = {} as Target["conns"];
-	const close = async () => {
-		await Promise.all(Object.values(conns).map((c) => c.close()));
-	};
+	const { conns, close } = await connectServiceDbs(mongoUrl, prefix);
 	try {
-		for (const s of TARGET_SERVICES) conns[s] = await connectServiceDb(mongoUrl, prefix, s);
 		for (const s of TARGET_SERVICES) {
 			for (const c of await conns[s].db!.listCollections({}, { nameOnly: true }).toArray()) {
 				if (await conns[s].db!.collection(c.name).estimatedDocumentCount()) {
@@ -107,7 +48,7 @@ export async function openTarget(mongoUrl: string, prefix: string): Promise<Targ
 				}
 			}
 		}
-		const m = models(conns);
+		const m = serviceModels(conns);
 		// The big collections get their indexes after the bulk load (finishIndexes): one build is
 		// cheaper than keeping five indexes current through millions of inserts. Their rows are
 		// checked for duplicates as they are read (messages.ts), as a unique index would.

@@ -15,6 +15,7 @@ import { openTarget } from "./import-target";
 import { countMessages, importMessages, importReactions, messageFiles } from "./messages";
 import { Progress } from "./progress";
 import { importRealm } from "./realm";
+import { mergeNewerFields } from "./newer-fields";
 import { importRealmImages } from "./realm-images";
 import { importScheduled } from "./scheduled";
 import { TableFile } from "./records";
@@ -72,6 +73,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 		const target = await openTarget(o.mongoUrl, o.prefix);
 		const ctx: ImportContext = { dir: opened.dir, realm, ids: new Ids(), target, notKept: new NotKept(), progress, realmId: REALM_ID, url: o.url, read: new Set() };
 		try {
+			mergeNewerFields(ctx);
 			const credentials = await importUsers(ctx);
 			const avatars = await importAvatars(ctx);
 			const groups = await importGroups(ctx);

@@ -13,25 +13,10 @@ import { userMessageRow, type UserMessageDoc } from "../../services/messages/mod
 import type { RecipientDoc } from "../../services/messages/models/recipient";
 import type { ReactionDoc, ReactionType } from "../../services/messages/models/reaction";
 import { searchFields } from "../../services/messages/search";
+import { USER_MESSAGE_FLAG_BITS } from "../../services/uploads/export/message-files";
 import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
 import { TableFile, type Rec } from "./records";
 
-// Zulip's UserMessage flags, in bit order.
-const FLAG_BITS = [
-	"read",
-	"starred",
-	"collapsed",
-	"mentioned",
-	"stream_wildcard_mentioned",
-	"topic_wildcard_mentioned",
-	"group_mentioned",
-	"force_expand",
-	"force_collapse",
-	"has_alert_word",
-	"historical",
-	"is_private",
-	"active_mobile_push_notification",
-] as const;
 const KEPT_FLAGS = new Set(["read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "has_alert_word", "historical"]);
 // is_private and active_mobile_push_notification are Zulip's bookkeeping (the message's type, a
 // push sent), not the user's data: this server derives the one and has no use for the other.
@@ -197,7 +182,7 @@ export async function importMessages(ctx: ImportContext, claimed: Set<number>, t
 
 function flags(mask: number, dropped: Map<string, number>): string[] {
 	const out = new Set<string>();
-	FLAG_BITS.forEach((flag, bit) => {
+	USER_MESSAGE_FLAG_BITS.forEach((flag, bit) => {
 		if (!(mask & (1 << bit))) return;
 		// A group mention is a mention here.
 		if (flag === "group_mentioned") out.add("mentioned");

@@ -4,16 +4,9 @@
 // (groups.ts); the announcement channels name channels, whose IDs are kept.
 import { REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS } from "../../services/users/realm-settings";
 import type { RealmDoc } from "../../services/users/models/realm";
+import { CHANNEL_FIELDS } from "../../services/uploads/export/realm-table";
 import { seconds, table, type ImportContext } from "./context";
 import type { GroupValues } from "./groups";
-
-// Zulip's channel fields and the settings that hold their channel ID here (-1 for none).
-const CHANNEL_FIELDS: Record<string, string> = {
-	new_stream_announcements_stream: "realm_new_stream_announcements_stream_id",
-	signup_announcements_stream: "realm_signup_announcements_stream_id",
-	zulip_update_announcements_stream: "realm_zulip_update_announcements_stream_id",
-	moderation_request_channel: "realm_moderation_request_channel_id",
-};
 
 // Fields that are the realm's identity or bookkeeping, not settings.
 // The icon's and logos' sources and versions are realm-images.ts's.
@@ -43,7 +36,7 @@ export async function importRealm(ctx: ImportContext, groups: GroupValues, name:
 		if (!Object.hasOwn(r.raw, field)) continue;
 		kept.add(field);
 		const id = r.optInt(field);
-		if (id !== null) settings[key] = ctx.ids.channels.get(id, r, field);
+		if (id !== null) settings[`realm_${key}`] = ctx.ids.channels.get(id, r, field);
 	}
 	for (const key of Object.keys(REALM_GROUP_SETTING_DEFAULTS)) {
 		if (r.raw[key] == null) continue;

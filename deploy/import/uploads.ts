@@ -3,7 +3,6 @@
 // path_id, so the /user_uploads/ links inside imported messages name the same files here.
 import type { AttachmentDoc } from "../../services/uploads/models/attachment";
 import type { ImportContext } from "./context";
-import { seconds } from "./context";
 import { fileBytes, fileRecords, typeOfName } from "./files";
 import type { SentWhere } from "./messages";
 import { TableFile, type Rec } from "./records";
@@ -29,7 +28,8 @@ export async function importUploads(ctx: ImportContext, attachments: Rec[], wher
 		const claims = r.ints("messages").flatMap((id) => {
 			const w = where.get(id);
 			if (!w) return [];
-			return [{ id, channel_id: w.channel_id, date_sent: w.timestamp, is_realm_public: r.optBool("is_realm_public") ?? false, is_web_public: r.optBool("is_web_public") ?? false }];
+			// This server keeps both times in milliseconds (models/attachment.ts), Zulip's are seconds.
+			return [{ id, channel_id: w.channel_id, date_sent: w.timestamp * 1000, is_realm_public: r.optBool("is_realm_public") ?? false, is_web_public: r.optBool("is_web_public") ?? false }];
 		});
 		// Claims by scheduled messages are the scheduled messages' upload_path_ids here (scheduled.ts).
 		const doc: AttachmentDoc = {
@@ -40,7 +40,7 @@ export async function importUploads(ctx: ImportContext, attachments: Rec[], wher
 			size: data.length,
 			content_type: contentType,
 			owner_id: ctx.ids.users.get(r.int("owner"), r, "owner"),
-			create_time: seconds(r.num("create_time")),
+			create_time: Math.round(r.num("create_time") * 1000),
 			file_id: stored.id,
 			messages: claims,
 		};

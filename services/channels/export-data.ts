@@ -1,14 +1,17 @@
 // The channels service's part of an organization export (services/uploads/export/): the public
 // channels (archived ones too; web-public ones are public) and their subscriptions, read in bulk.
 // Query shapes and their indexes (models/):
-//   the organization's public channels        -> { realm_id, name_key } (prefix)
+//   the organization's (public) channels      -> { realm_id, name_key } (prefix)
 //   the subscriptions of a batch of channels  -> { channel_id, active } (prefix)
 import type { ExportChannel, ExportSubscription } from "../../shared/export-rows";
 import type { ChannelsDb } from "./db";
 
-/** The public channels in ID order, and which of them are default channels. */
-export async function exportChannels(db: ChannelsDb): Promise<{ channels: ExportChannel[]; default_channel_ids: number[] }> {
-	const docs = (await db.Channel.find({ realm_id: db.realmId, invite_only: false }).lean()).sort((a, b) => a._id - b._id);
+/**
+ * The public channels in ID order (`withPrivate`: every channel, as only a full export reads them,
+ * deploy/export/), and which of them are default channels.
+ */
+export async function exportChannels(db: Pick<ChannelsDb, "Channel" | "realmId">, withPrivate = false): Promise<{ channels: ExportChannel[]; default_channel_ids: number[] }> {
+	const docs = (await db.Channel.find({ realm_id: db.realmId, ...(withPrivate ? {} : { invite_only: false }) }).lean()).sort((a, b) => a._id - b._id);
 	return {
 		channels: docs.map((c) => ({
 			id: c._id,
@@ -30,7 +33,7 @@ export async function exportChannels(db: ChannelsDb): Promise<{ channels: Export
 }
 
 /** Every subscription (past ones too: `active` false) to these channels, by channel then user. */
-export async function exportSubscriptions(db: ChannelsDb, channelIds: number[]): Promise<ExportSubscription[]> {
+export async function exportSubscriptions(db: Pick<ChannelsDb, "Subscription">, channelIds: number[]): Promise<ExportSubscription[]> {
 	const subs = await db.Subscription.find({ channel_id: { $in: channelIds } }).lean();
 	subs.sort((a, b) => a.channel_id - b.channel_id || a.user_id - b.user_id);
 	return subs.map((s) => ({

@@ -46,7 +46,13 @@ export interface UsersDb {
 	realm: RealmDoc;
 }
 
+/**
+ * What reading the organization's users, groups and profile fields needs: the users service's own
+ * handles, or the management CLI's direct reads of its database (deploy/export/).
+ */
+export type UsersReads = Pick<UsersDb, "User" | "UserGroup" | "ProfileField" | "realm">;
+
 /** The organization's active users' IDs: who hears of an organization-wide change. */
-export async function activeUserIds(db: UsersDb): Promise<number[]> {
+export async function activeUserIds(db: Pick<UsersDb, "User" | "realm">): Promise<number[]> {
 	return (await db.User.find({ realm_id: db.realm._id, is_active: true }, { _id: 1 }).lean()).map((u) => u._id);
 }

@@ -8,7 +8,7 @@
 import type { ExportRealm, ExportUser } from "../../shared/export-rows";
 import type { ExportConsentChanged } from "../../shared/org-events";
 import { Role } from "../../shared/roles";
-import type { UsersDb } from "./db";
+import type { UsersDb, UsersReads } from "./db";
 import type { UserDoc } from "./models/user";
 import { REALM_SETTING_DEFAULTS, realmSetting, realmHost } from "./realm-settings";
 import { systemBots } from "./system-bots";
@@ -22,7 +22,7 @@ const SEEN_BY_ADMINS: number[] = [Visibility.EVERYONE, Visibility.MEMBERS, Visib
 const consentOf = (u: Pick<UserDoc, "settings">): boolean => (u.settings?.allow_private_data_export ?? USER_SETTINGS.allow_private_data_export.default) === true;
 
 /** The organization as an export needs it. */
-export async function exportRealm(db: UsersDb): Promise<ExportRealm> {
+export async function exportRealm(db: UsersReads): Promise<ExportRealm> {
 	const realm = db.realm;
 	const admins = await db.User.find({ realm_id: realm._id, role: { $in: [Role.OWNER, Role.ADMINISTRATOR] } }, { _id: 1, role: 1, is_active: 1, is_bot: 1, email_address_visibility: 1, settings: 1 }).lean();
 	const humanAdmins = admins.filter((u) => u.is_active && !u.is_bot);
@@ -58,7 +58,7 @@ export async function exportRealm(db: UsersDb): Promise<ExportRealm> {
 }
 
 /** The users after `afterId` in ID order, at most `limit`, as an export holds them. */
-export async function exportUsers(db: UsersDb, afterId: number, limit: number): Promise<ExportUser[]> {
+export async function exportUsers(db: UsersReads, afterId: number, limit: number): Promise<ExportUser[]> {
 	const host = realmHost(db.realm);
 	const users = await db.User.find({ realm_id: db.realm._id, _id: { $gt: afterId } }).sort({ _id: 1 }).limit(limit).lean();
 	return users.map((u) => ({

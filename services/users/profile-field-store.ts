@@ -17,7 +17,7 @@ export interface FieldInput {
 	editable_by_user?: boolean;
 }
 
-export async function listFields(db: UsersDb): Promise<ProfileFieldDoc[]> {
+export async function listFields(db: Pick<UsersDb, "ProfileField" | "realm">): Promise<ProfileFieldDoc[]> {
 	return db.ProfileField.find({ realm_id: db.realm._id }).sort({ order: 1 }).lean();
 }
 

@@ -147,7 +147,7 @@ export async function fullMembersChange(db: UsersDb, before: Set<number>, after:
 }
 
 /** Fills in the members of system groups from the users' roles. */
-export function withSystemMembers(groups: UserGroupDoc[], users: Pick<UserDoc, "_id" | "role" | "date_joined" | "is_active">[], db: UsersDb): UserGroupDoc[] {
+export function withSystemMembers(groups: UserGroupDoc[], users: Pick<UserDoc, "_id" | "role" | "date_joined" | "is_active">[], db: Pick<UsersDb, "realm">): UserGroupDoc[] {
 	const waitingDays = waitingDaysOf(db.realm);
 	const nowMs = clock.nowMs();
 	const members = new Map<string, number[]>();

@@ -4,7 +4,7 @@ import { isDuplicateKey } from "../../shared/db";
 import type { Identity } from "../../shared/actions";
 import { badRequest, insufficientPermission } from "../../shared/errors";
 import { GroupGraph, isGroupSettingValue, unwrapSettingChange, type GroupGraphData, type GroupSettingValue } from "../../shared/group-settings";
-import { activeUserIds, type UsersDb } from "./db";
+import { activeUserIds, type UsersDb, type UsersReads } from "./db";
 import { insertGroup } from "./group-insert";
 import { GROUP_SETTINGS, type GroupSettingName, type UserGroupDoc } from "./models/user-group";
 import { withSystemMembers } from "./system-groups";
@@ -14,7 +14,7 @@ export const NAME_MAX = 100;
 export const DESCRIPTION_MAX = 1024;
 
 /** Every group of the realm, system groups with their role-derived members. */
-export async function loadGroups(db: UsersDb): Promise<UserGroupDoc[]> {
+export async function loadGroups(db: UsersReads): Promise<UserGroupDoc[]> {
 	const [groups, users] = await Promise.all([
 		db.UserGroup.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean(),
 		db.User.find({ realm_id: db.realm._id }, { _id: 1, role: 1, date_joined: 1, is_active: 1 }).lean(),
@@ -22,7 +22,7 @@ export async function loadGroups(db: UsersDb): Promise<UserGroupDoc[]> {
 	return withSystemMembers(groups, users, db);
 }
 
-export async function graphData(db: UsersDb): Promise<GroupGraphData> {
+export async function graphData(db: UsersReads): Promise<GroupGraphData> {
 	const [groups, active_user_ids] = await Promise.all([loadGroups(db), activeUserIds(db)]);
 	const idOf = new Map(groups.map((g) => [g.name, g._id]));
 	const realm: Record<string, GroupSettingValue> = {};

@@ -8,7 +8,7 @@
 // the scheduling figures (scheduling-bench.ts): 2,000 scheduled messages due at once, 1 and 3 replicas,
 // and the lost-replica figures (replica-loss-bench.ts): a messages replica killed under 20 clients,
 // and the files figures (files-bench.ts): memory and speed of uploads and downloads, and the import
-// figures (import-bench.ts): import-zulip's messages per second and peak RSS.
+// and export figures (import-bench.ts): import-zulip's and export-zulip's messages per second and peak RSS.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_GATEWAY_ROUNDS (gateway figures, each the median of that many, default 3), BENCH_CPU_PROF

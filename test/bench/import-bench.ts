@@ -1,10 +1,13 @@
-// Import figures (BENCH_ONLY=import): `import-zulip` of Zulip's sample export, and of an export of
+// Import and export figures (BENCH_ONLY=import): `import-zulip` of Zulip's sample export, and of an export of
 // BENCH_IMPORT_MESSAGES messages (default 200,000) generated here in the sample's shapes: the
 // sample's organization (users, channels, subscriptions, groups, emoji, the uploaded file), and
 // its messages repeated with new IDs, each copy with the same per-user rows and flags as its
 // original, written 1,000 to a file as Zulip does. Each import runs in a process of its own
 // (import-run.ts): messages per second, per-user rows per second, and that process's peak RSS,
-// which stays flat as the export grows when messages are read file by file.
+// which stays flat as the export grows when messages are read file by file. Each imported
+// organization is then exported again (`export-zulip`, export-run.ts, a process of its own too):
+// messages per second written, and its peak RSS, flat when messages are read a file's worth at a
+// time.
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -18,6 +21,8 @@ const SAMPLE = path.resolve(ROOT, "test/fixtures/zulip-export-fl339.tar.gz");
 const PER_FILE = 1000;
 
 export interface ImportFigure {
+	/** "import" or "export". */
+	direction: string;
 	export: string;
 	messages: number;
 	rows: number;
@@ -57,19 +62,29 @@ function generateExport(sampleDir: string, into: string, count: number): string 
 	return dir;
 }
 
-function runImport(source: string, mongoUrl: string): Promise<ImportFigure> {
-	const prefix = `imp${randomBytes(4).toString("hex")}`;
+type Measured = Omit<ImportFigure, "direction" | "export">;
+
+/** Runs one of the bench's scripts in a process of its own; answers the JSON line it prints last. */
+function runScript(script: string, args: string[]): Promise<Measured> {
 	return new Promise((resolve, reject) => {
-		execFile(
-			path.join(ROOT, "node_modules/.bin/tsx"),
-			["test/bench/import-run.ts", source, mongoUrl, prefix],
-			{ cwd: ROOT, env: { ...process.env, CI: "1" }, maxBuffer: 1 << 20 },
-			(err, stdout, stderr) => {
-				if (err) return reject(new Error(`the import failed: ${stderr}`));
-				resolve({ export: "", ...(JSON.parse(stdout.trim().split("\n").pop()!) as Omit<ImportFigure, "export">) });
-			},
-		);
+		execFile(path.join(ROOT, "node_modules/.bin/tsx"), [script, ...args], { cwd: ROOT, env: { ...process.env, CI: "1" }, maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+			if (err) return reject(new Error(`${script} failed: ${stderr}`));
+			resolve(JSON.parse(stdout.trim().split("\n").pop()!) as Measured);
+		});
 	});
+}
+
+/** Imports `source` into a new prefix, then exports that prefix to `work`: both figures. */
+async function roundTrip(source: string, label: string, mongoUrl: string, work: string): Promise<ImportFigure[]> {
+	const prefix = `imp${randomBytes(4).toString("hex")}`;
+	const imported = await runScript("test/bench/import-run.ts", [source, mongoUrl, prefix]);
+	const out = path.join(work, `${prefix}.tar.gz`);
+	const exported = await runScript("test/bench/export-run.ts", [mongoUrl, prefix, out]);
+	fs.rmSync(out, { force: true });
+	return [
+		{ direction: "import", export: label, ...imported },
+		{ direction: "export", export: label, ...exported },
+	];
 }
 
 export async function importFigures(mongoUrl: string, work: string): Promise<ImportFigure[]> {
@@ -79,17 +94,18 @@ export async function importFigures(mongoUrl: string, work: string): Promise<Imp
 	execFileSync("tar", ["xzf", SAMPLE, "-C", unpacked]);
 	const sampleDir = path.join(unpacked, fs.readdirSync(unpacked).find((d) => fs.existsSync(path.join(unpacked, d, "realm.json")))!);
 	const figures: ImportFigure[] = [];
-	figures.push({ ...(await runImport(SAMPLE, mongoUrl)), export: "sample (.tar.gz)" });
+	figures.push(...(await roundTrip(SAMPLE, "sample (.tar.gz)", mongoUrl, work)));
 	const generated = generateExport(sampleDir, path.join(work, "import-generated"), count);
-	figures.push({ ...(await runImport(generated, mongoUrl)), export: `generated (directory)` });
+	figures.push(...(await roundTrip(generated, "generated", mongoUrl, work)));
 	fs.rmSync(path.join(work, "import-generated"), { recursive: true, force: true });
 	return figures;
 }
 
 export function importTable(figures: ImportFigure[], info: { store: string; command: string; cores: number }): string {
 	const rows = [
-		["export", "messages", "per-user rows", "seconds", "messages/s", "rows/s", "peak RSS (MiB)"],
+		["", "export", "messages", "per-user rows", "seconds", "messages/s", "rows/s", "peak RSS (MiB)"],
 		...figures.map((f) => [
+			f.direction,
 			f.export,
 			String(f.messages),
 			String(f.rows),
@@ -99,5 +115,5 @@ export function importTable(figures: ImportFigure[], info: { store: string; comm
 			(f.maxRssKiB / 1024).toFixed(0),
 		]),
 	];
-	return `Import of Zulip exports (npm run manage -- import-zulip), store: ${info.store}, ${info.cores} cores\n${info.command}\n\n${formatTable(rows)}`;
+	return `Import and export of Zulip exports (npm run manage -- import-zulip, then export-zulip of what was imported, to a .tar.gz), store: ${info.store}, ${info.cores} cores\n${info.command}\n\n${formatTable(rows)}`;
 }

@@ -5,36 +5,20 @@
 // channels, subscriptions, messages with each user's flags, reactions, custom emoji and the
 // uploaded file's bytes. A malformed export fails with the file and record named, and leaves the
 // prefix as empty as it found it (a second import into it succeeds).
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { freePort } from "../../shared/store";
 import { client, expectSuccess, type Client } from "../support/http";
+import { manage, type Run } from "../support/manage";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
 
 jest.setTimeout(240_000);
 
 const ROOT = path.resolve(__dirname, "../..");
 const SAMPLE = path.resolve(ROOT, "test/fixtures/zulip-export-fl339.tar.gz");
-
-interface Run {
-	code: number;
-	stdout: string;
-	stderr: string;
-}
-
-function manage(env: Record<string, string>, args: string[]): Promise<Run> {
-	return new Promise((resolve) => {
-		execFile(
-			"npm",
-			["run", "--silent", "manage", "--", ...args],
-			{ cwd: ROOT, env: { ...process.env, PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, LOG_LEVEL: "warn", ...env } },
-			(err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-		);
-	});
-}
 
 type Row = Record<string, any>;
 
@@ -265,7 +249,7 @@ describe("import-zulip of a malformed export", () => {
 	test("bad arguments answer the usage line", async () => {
 		const run = await manage(env, ["import-zulip"]);
 		expect(run.code).toBe(2);
-		expect(run.stderr).toMatch(/^usage: npm run manage -- import-zulip/);
+		expect(run.stderr).toMatch(/^import-zulip: missing the export .*\nusage: npm run manage -- import-zulip /);
 	});
 
 	test("a truncated tarball fails naming it, and a realm.json with a bad record fails naming the record; the prefix stays empty", async () => {

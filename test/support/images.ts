@@ -46,7 +46,7 @@ export interface FilePart {
  * the status, the body (parsed if JSON, else its text) and the headers.
  */
 export async function sendMultipart(
-	app: TestApp,
+	app: Pick<TestApp, "baseUrl">,
 	a: Account | null,
 	method: string,
 	path: string,

@@ -1,11 +1,12 @@
 // messages-NNNNNN.json: an export's messages, MESSAGES_PER_FILE to a file in ID order, as Zulip
 // writes them (zerver_message, zerver_usermessage), and zerver_client, the sending clients they
-// name. Only channel messages of the channels the export holds reach here.
+// name. A public export holds the messages of its channels; a full one direct messages too.
 //
-// Decision: zerver_usermessage is left empty. A user's flags on a message (read, starred,
-// mentioned) are their private data, which a public export does not hold; Zulip's import makes
-// the rows it needs for channel messages. A full export with consent adds them later.
-import type { ExportMessage, ExportReaction } from "../../../shared/export-rows";
+// Decision: a public export's zerver_usermessage is empty. A user's flags on a message (read,
+// starred, mentioned) are their private data, which a public export does not hold; Zulip's import
+// makes the rows it needs for channel messages. A full export holds every user's row, its flags
+// as Zulip's bitmask (flags_mask).
+import type { ExportMessage, ExportReaction, ExportUserMessage } from "../../../shared/export-rows";
 import type { Recipients } from "./recipients";
 import type { Row, Tables } from "./tables";
 
@@ -14,6 +15,32 @@ export const MESSAGES_PER_FILE = 1000;
 
 /** Zulip's Message.type values: an ordinary message, or a resolved-topic notice. */
 const MessageType = { NORMAL: 1, RESOLVE_TOPIC_NOTIFICATION: 2 } as const;
+
+/** Zulip's UserMessage flags, in bit order (flags_mask). */
+export const USER_MESSAGE_FLAG_BITS = [
+	"read",
+	"starred",
+	"collapsed",
+	"mentioned",
+	"stream_wildcard_mentioned",
+	"topic_wildcard_mentioned",
+	"group_mentioned",
+	"force_expand",
+	"force_collapse",
+	"has_alert_word",
+	"historical",
+	"is_private",
+	"active_mobile_push_notification",
+] as const;
+
+/** A row's flags as Zulip's bitmask; `isPrivate` sets Zulip's is_private (a direct message's row). */
+export function flagsMask(flags: string[], isPrivate: boolean): number {
+	let mask = 0;
+	USER_MESSAGE_FLAG_BITS.forEach((flag, bit) => {
+		if (flags.includes(flag) || (flag === "is_private" && isPrivate)) mask |= 1 << bit;
+	});
+	return mask;
+}
 
 /** messages-000001.json, messages-000002.json, ... */
 export const messageFileName = (n: number) => `messages-${String(n).padStart(6, "0")}.json`;
@@ -38,11 +65,24 @@ export function reactionRows(reactions: ExportReaction[]): Row[] {
 	return reactions.map((r) => ({ id: r.id, message: r.message_id, user_profile: r.user_id, emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type }));
 }
 
-export function messageFile(messages: ExportMessage[], realmId: number, recipients: Recipients, clients: Clients): Tables {
+/**
+ * `userMessages`: the users' rows of these messages (a full export), else none; numbered on from
+ * `rowIds.next` (IDs unique across the export's files).
+ */
+export function messageFile(
+	messages: ExportMessage[],
+	realmId: number,
+	recipients: Recipients,
+	clients: Clients,
+	userMessages: ExportUserMessage[] = [],
+	rowIds = { next: 1 },
+): Tables {
 	const zerver_message: Row[] = [];
+	const direct = new Set<number>();
 	for (const m of messages) {
-		const recipient = recipients.channel(m.channel_id);
+		const recipient = m.channel_id === null ? recipients.dm(m.dm_user_ids, m.sender_id) : recipients.channel(m.channel_id);
 		if (recipient === undefined) continue;
+		if (m.channel_id === null) direct.add(m.id);
 		zerver_message.push({
 			id: m.id,
 			sender: m.sender_id,
@@ -61,7 +101,15 @@ export function messageFile(messages: ExportMessage[], realmId: number, recipien
 			has_attachment: m.has_attachment,
 			has_image: m.has_image,
 			has_link: m.has_link,
+			// Zulip's database fills it for its full-text search.
+			search_tsvector: null,
 		});
 	}
-	return { zerver_message, zerver_usermessage: [] };
+	const written = new Set(zerver_message.map((m) => m.id));
+	const zerver_usermessage: Row[] = [];
+	for (const r of userMessages) {
+		if (!written.has(r.message_id)) continue;
+		zerver_usermessage.push({ id: rowIds.next++, user_profile: r.user_id, message: r.message_id, flags_mask: flagsMask(r.flags, direct.has(r.message_id)) });
+	}
+	return { zerver_message, zerver_usermessage };
 }

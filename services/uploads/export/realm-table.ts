@@ -1,13 +1,33 @@
 // zerver_realm: the organization and its settings, as Zulip's Realm row; its group settings
 // (`groupSettings`, each a group's ID as Zulip's row holds them) in place of the names this
-// server's settings may hold.
+// server's settings may hold, and its announcement channels under Zulip's field names.
 import type { ExportRealm } from "../../../shared/export-rows";
 import type { Row } from "./tables";
 
-export function realmRows(realm: ExportRealm, groupSettings: Record<string, number>): Row[] {
+/**
+ * This server's settings that name a channel (without `realm_`; -1 for none), by Zulip's realm
+ * field (a channel ID or null): the export writes them, the importer reads them (deploy/import/).
+ */
+export const CHANNEL_FIELDS: Record<string, string> = {
+	new_stream_announcements_stream: "new_stream_announcements_stream_id",
+	signup_announcements_stream: "signup_announcements_stream_id",
+	zulip_update_announcements_stream: "zulip_update_announcements_stream_id",
+	moderation_request_channel: "moderation_request_channel_id",
+};
+
+export function realmRows(realm: ExportRealm, groupSettings: Record<string, unknown>): Row[] {
+	const settings = { ...realm.settings };
+	const channels: Row = {};
+	for (const [field, ours] of Object.entries(CHANNEL_FIELDS)) {
+		if (!Object.hasOwn(settings, ours)) continue;
+		const id = settings[ours];
+		delete settings[ours];
+		channels[field] = typeof id === "number" && id > 0 ? id : null;
+	}
 	return [
 		{
-			...realm.settings,
+			...settings,
+			...channels,
 			...groupSettings,
 			id: realm.id,
 			name: realm.name,

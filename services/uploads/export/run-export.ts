@@ -19,6 +19,7 @@ import { ExportStatus, type RealmExportDoc } from "../models/realm-export";
 import { listExports } from "../realm-export-rules";
 import { realmExportRows } from "./realm-export-table";
 import { TarballWriter } from "./tarball";
+import { busSource } from "./source";
 import { writeExport } from "./write-export";
 
 /** A pending export whose worker reported nothing for this long is failed by the sweep. */
@@ -87,7 +88,7 @@ async function runExport(deps: ExportDeps, id: number, realm: ExportRealm): Prom
 	};
 	try {
 		const exports = await deps.Export.find({ realm_id: realm.id }).sort({ _id: 1 }).lean();
-		const stats = await writeExport(deps.bus, tarball, dir, realm, claimed.type, { zerver_realmexport: realmExportRows(exports) }, progress);
+		const stats = await writeExport(busSource(deps.bus), tarball, dir, realm, claimed.type, { zerver_realmexport: realmExportRows(exports) }, progress);
 		const { length, sha256 } = await tarball.finish();
 		await deps.store.complete(tarball.fileId, length, `${dir}.tar.gz`, { path_id: pathId, content_type: "application/gzip", realm_export_id: id });
 		const done = await deps.Export.updateOne(mine, {

@@ -32,7 +32,8 @@ export class TarballWriter {
 	private readonly stored: Promise<void>;
 
 	constructor(
-		private readonly store: FileStore,
+		/** Where the compressed bytes go, a chunk at a time: GridFS, or a file (the management CLI). */
+		private readonly store: Pick<FileStore, "writeChunk" | "remove">,
 		readonly fileId: FileId,
 		/** The entries' modification time. */
 		private readonly mtime: Date,

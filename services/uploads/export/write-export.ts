@@ -1,34 +1,44 @@
-// Writes one export's archive: reads the organization's public data from the services in bulk
-// (a page of users or messages, or a batch of channels, per call), turns it into Zulip's tables
-// (one module per group of tables) and adds the files to the tarball:
+// Writes one export's archive: reads the organization's data through a source (source.ts: the
+// public data through the services, or everything from the management CLI) in bulk (a page of
+// users or messages, or a batch of channels, per call), turns it into Zulip's tables (one module
+// per group of tables) and adds the files to the tarball:
 //
-//   <dir>/messages-000001.json ...  the messages of the public channels, 1,000 a file
-//   <dir>/realm.json                the organization, its users, public channels, subscriptions,
-//                                   its data exports
-//   <dir>/attachment.json           uploaded files (none yet: a later part of the format)
+//   <dir>/messages-000001.json ...  the messages, 1,000 a file (a full export: direct messages
+//                                   too, and every user's flags on each)
+//   <dir>/realm.json                the organization, its users, channels, subscriptions, groups,
+//                                   its data exports; a full export: users' settings, topics,
+//                                   alert words, muted users, linkifiers, emoji, scheduled messages...
+//   <dir>/attachment.json           uploaded files (a full export's; none in a public one)
+//   <dir>/uploads/ emoji/ avatars/ realm_icons/   the stored files with their records.json (full)
 //   <dir>/stats.json                how many rows each table holds
+//
+// Memory stays flat in the messages: one page (a file's worth) is held at a time; what realm.json
+// needs of them (reactions, the sending clients, group DMs) is gathered as they pass.
 //
 // `progress` is called after each page read and each file written, so a stalled export can be
 // told from a slow one.
-import { call, type Caller } from "../../../shared/actions";
 import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
 import { channelTables } from "./channel-tables";
+import { FileFolders } from "./file-folders";
+import { inFl339Shapes } from "./fl339-shapes";
+import { attachmentRows, fullTables } from "./full-tables";
 import { groupTables } from "./group-tables";
 import { Clients, MESSAGES_PER_FILE, messageFile, messageFileName, reactionRows } from "./message-files";
 import { profileFieldTables } from "./profile-field-tables";
 import { realmRows } from "./realm-table";
 import { Recipients } from "./recipients";
+import type { ExportSource, FullExtras } from "./source";
 import type { TarballWriter } from "./tarball";
-import type { Tables } from "./tables";
+import type { Row, Tables } from "./tables";
 import { ExportType } from "../models/realm-export";
-import { crossRealmRows, userRows } from "./user-tables";
+import { botTables, crossRealmRows, userRows } from "./user-tables";
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
 
-async function allUsers(bus: Caller, progress: () => Promise<void>): Promise<ExportUser[]> {
+async function allUsers(source: ExportSource, progress: () => Promise<void>): Promise<ExportUser[]> {
 	const out: ExportUser[] = [];
 	for (let after = 0; ; ) {
-		const { users } = await call(bus, "users.exportUsers", { after_id: after, limit: EXPORT_PAGE });
+		const users = await source.users(after, EXPORT_PAGE);
 		out.push(...users);
 		await progress();
 		if (users.length < EXPORT_PAGE) return out;
@@ -36,11 +46,10 @@ async function allUsers(bus: Caller, progress: () => Promise<void>): Promise<Exp
 	}
 }
 
-async function allSubscriptions(bus: Caller, channelIds: number[], progress: () => Promise<void>): Promise<ExportSubscription[]> {
+async function allSubscriptions(source: ExportSource, channelIds: number[], progress: () => Promise<void>): Promise<ExportSubscription[]> {
 	const out: ExportSubscription[] = [];
 	for (let i = 0; i < channelIds.length; i += EXPORT_CHANNEL_BATCH) {
-		const { subscriptions } = await call(bus, "channels.exportSubscriptions", { channel_ids: channelIds.slice(i, i + EXPORT_CHANNEL_BATCH) });
-		out.push(...subscriptions);
+		out.push(...(await source.subscriptions(channelIds.slice(i, i + EXPORT_CHANNEL_BATCH))));
 		await progress();
 	}
 	return out;
@@ -51,7 +60,7 @@ async function allSubscriptions(bus: Caller, channelIds: number[], progress: () 
  * each table's row count (Zulip's `stats`).
  */
 export async function writeExport(
-	bus: Caller,
+	source: ExportSource,
 	tarball: TarballWriter,
 	dir: string,
 	realm: ExportRealm,
@@ -59,10 +68,10 @@ export async function writeExport(
 	ownTables: Tables,
 	progress: () => Promise<void>,
 ): Promise<Record<string, number>> {
-	const users = await allUsers(bus, progress);
-	const { channels, default_channel_ids } = await call(bus, "channels.exportChannels", {});
+	const users = await allUsers(source, progress);
+	const { channels, default_channel_ids } = await source.channels();
 	const channelIds = channels.map((c) => c.id);
-	const subscriptions = await allSubscriptions(bus, channelIds, progress);
+	const subscriptions = await allSubscriptions(source, channelIds, progress);
 	const recipients = new Recipients(
 		[...users.map((u) => u.id), ...realm.cross_realm_bots.map((b) => b.id)],
 		channelIds,
@@ -74,13 +83,15 @@ export async function writeExport(
 
 	const clients = new Clients();
 	const reactions: ExportReaction[] = [];
+	const rowIds = { next: 1 };
 	let files = 0;
-	for (let after = 0; channelIds.length; ) {
-		const page = await call(bus, "messages.exportMessages", { channel_ids: channelIds, after_id: after, limit: MESSAGES_PER_FILE });
+	for (let after = 0; channelIds.length || source.full; ) {
+		const page = await source.messages(channelIds, after, MESSAGES_PER_FILE);
 		const { messages } = page;
 		if (!messages.length) break;
 		reactions.push(...page.reactions);
-		const file = messageFile(messages, realm.id, recipients, clients);
+		const userMessages = source.full ? await source.full.userMessages(messages.map((m) => m.id)) : [];
+		const file = messageFile(messages, realm.id, recipients, clients, userMessages, rowIds);
 		count(file);
 		await tarball.add(`${dir}/${messageFileName(++files)}`, json(file));
 		await progress();
@@ -88,27 +99,61 @@ export async function writeExport(
 		after = messages[messages.length - 1].id;
 	}
 
-	const graph = await call(bus, "users.groupGraph", {});
-	const groups = groupTables(realm.id, graph);
+	const extras = source.full ? await source.full.extras() : undefined;
+	const folders = new FileFolders(realm.id, new Map(users.map((u) => [u.id, u.delivery_email])));
+	if (source.full) {
+		for await (const f of source.full.files()) {
+			await tarball.add(`${dir}/${folders.add(f)}`, f.bytes);
+			await progress();
+		}
+	}
+
+	const graph = await source.groupGraph();
+	const groups = groupTables(realm.id, graph, await source.full?.groupDetails());
 	const groupSettings = Object.fromEntries(Object.entries(graph.realm).map(([key, value]) => [key, groups.settingGroup(value)]));
-	const tables: Tables = {
-		zerver_realm: realmRows(realm, groupSettings),
+	const everyone = graph.groups.find((g) => g.name === "role:everyone")?.id ?? 0;
+	const tables: Tables = inFl339Shapes({
+		zerver_realm: realmRows(realm, { ...groupSettings, ...realmImageFields(extras) }),
 		...groups.tables,
 		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
 		zerver_userprofile_crossrealm: crossRealmRows(realm.cross_realm_bots, recipients),
-		...channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients, groups.settingGroup),
+		...(extras && fullTables(realm.id, extras, recipients, clients)),
+		...(extras && botTables(users)),
+		...withGroupDms(channelTables(realm.id, channels, default_channel_ids, subscriptions, users, recipients, groups.settingGroup), recipients, users),
 		zerver_reaction: reactionRows(reactions),
 		...profileFieldTables(realm.id, realm.profile_fields, users),
 		zerver_client: clients.rows(),
 		...ownTables,
-	};
+	}, everyone);
 	count(tables);
 	await tarball.add(`${dir}/realm.json`, json(tables));
-	// Zulip's exports always hold attachment.json; uploaded files are a later part of the format.
-	const attachments: Tables = { zerver_attachment: [] };
+	const attachments: Tables = { zerver_attachment: extras ? attachmentRows(realm.id, extras) : [] };
 	count(attachments);
 	await tarball.add(`${dir}/attachment.json`, json(attachments));
+	if (source.full) for (const [name, rows] of folders.recordFiles()) await tarball.add(`${dir}/${name}`, json(rows));
 	await tarball.add(`${dir}/stats.json`, json(stats));
 	await progress();
 	return stats;
+}
+
+/**
+ * zerver_huddle, and each group DM's members' subscriptions to it (how Zulip records its members),
+ * after the channel tables' (their recipients are complete once the messages are written).
+ */
+function withGroupDms(tables: Tables, recipients: Recipients, users: ExportUser[]): Tables {
+	const active = new Map(users.map((u) => [u.id, u.is_active]));
+	const zerver_subscription: Row[] = [...tables.zerver_subscription];
+	for (const { row, members } of recipients.groupDms) {
+		for (const user of members) {
+			zerver_subscription.push({ id: zerver_subscription.length + 1, user_profile: user, recipient: row.recipient, active: true, is_user_active: active.get(user) ?? true, is_muted: false, color: "#c2c2c2", pin_to_top: false });
+		}
+	}
+	return { ...tables, zerver_subscription, zerver_huddle: recipients.groupDms.map((g) => g.row) };
+}
+
+/** zerver_realm's icon and logo fields: uploaded ("U") with their versions, where a full export holds them. */
+function realmImageFields(extras: FullExtras | undefined): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const [kind, image] of Object.entries(extras?.realm_images ?? {})) Object.assign(out, { [`${kind}_source`]: "U", [`${kind}_version`]: image.version });
+	return out;
 }

@@ -10,7 +10,8 @@ import { Connection, Schema, type Types } from "mongoose";
 /** Zulip's RealmExport.status values. */
 export const ExportStatus = { REQUESTED: 1, STARTED: 2, SUCCEEDED: 3, FAILED: 4, DELETED: 5 } as const;
 /** Zulip's RealmExport.type values (the API's export_type). */
-export const ExportType = { PUBLIC: 1, FULL_WITH_CONSENT: 2 } as const;
+/** Zulip's RealmExport.export_type: the endpoint takes the first two; the management CLI writes the third (deploy/export/). */
+export const ExportType = { PUBLIC: 1, FULL_WITH_CONSENT: 2, FULL_WITHOUT_CONSENT: 3 } as const;
 
 export interface RealmExportDoc {
 	_id: number;

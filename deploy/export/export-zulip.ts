@@ -1,0 +1,59 @@
+// Writes the organization of a database prefix as a Zulip export (a .tar.gz as Zulip's
+// `manage.py export` writes it, feature level 339's tables and layout): everything the server
+// keeps, through the same writer as POST /export/realm's public export
+// (services/uploads/export/write-export.ts), from the service databases (database-source.ts).
+import path from "node:path";
+import { clock } from "../../shared/clock";
+import { FileStore } from "../../services/uploads/file-store";
+import { ExportType, realmExportModel } from "../../services/uploads/models/realm-export";
+import { realmExportRows } from "../../services/uploads/export/realm-export-table";
+import { TarballWriter } from "../../services/uploads/export/tarball";
+import { writeExport } from "../../services/uploads/export/write-export";
+import { connectServiceDbs, serviceModels } from "../service-dbs";
+import { ArchiveFile } from "./archive-file";
+import { databaseSource } from "./database-source";
+
+export interface ExportOptions {
+	/** The .tar.gz to write. */
+	out: string;
+	mongoUrl: string;
+	/** The database prefix whose organization is exported (DB_PREFIX). */
+	prefix: string;
+	/** Called after each page read and file written. */
+	progress?: () => void;
+}
+
+export interface ExportResult {
+	/** Each table's row count (stats.json). */
+	stats: Record<string, number>;
+	bytes: number;
+}
+
+/** The directory inside the archive, named for the file (`team.tar.gz` holds `team/`), as Zulip's tarballs hold one. */
+export const archiveDir = (out: string) => path.basename(out).replace(/\.tar\.gz$|\.tgz$/, "") || "zulip-export";
+
+export async function exportZulip(o: ExportOptions): Promise<ExportResult> {
+	const { conns, close } = await connectServiceDbs(o.mongoUrl, o.prefix);
+	const archive = new ArchiveFile(path.resolve(o.out));
+	try {
+		const m = serviceModels(conns);
+		const { realm, source } = await databaseSource(m);
+		const exports = await realmExportModel(conns.uploads).find({ realm_id: realm.id }).sort({ _id: 1 }).lean();
+		await archive.open();
+		const tarball = new TarballWriter(archive, FileStore.newId(), new Date(clock.nowMs()));
+		try {
+			const stats = await writeExport(source, tarball, archiveDir(o.out), realm, ExportType.FULL_WITHOUT_CONSENT, { zerver_realmexport: realmExportRows(exports) }, async () => o.progress?.());
+			const { length } = await tarball.finish();
+			await archive.finish();
+			return { stats, bytes: length };
+		} catch (err) {
+			await tarball.abort().catch(() => undefined);
+			throw err;
+		}
+	} catch (err) {
+		await archive.remove();
+		throw err;
+	} finally {
+		await close();
+	}
+}
