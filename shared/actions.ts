@@ -242,7 +242,7 @@ export interface ActionMap {
 	"uploads.openExport": { params: { path_id: string }; result: OpenedFile };
 	/** The file endpoint `action` may take a body of `declared_bytes`: an upload starts (services/api/file-upload.ts). */
 	"uploads.begin": { params: { action: string; declared_bytes: number; params?: Record<string, unknown> }; result: { upload_id: string; chunk_bytes: number } };
-	/** A chunk's bytes: a Buffer within one process, base64 across the network (shared/bus-bytes.ts). */
+	/** A chunk's bytes: a Buffer, base64 from a node of an earlier version (shared/bus-bytes.ts). */
 	"uploads.writeChunk": { params: { upload_id: string; n: number; data: BusBytes }; result: None };
 	"uploads.abort": { params: { upload_id: string }; result: None };
 	"uploads.open": { params: { path_id: string }; result: OpenedFile };

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { call, type Identity, type Meta, type OpenedFile, type UploadedFileMeta } from "../../shared/actions";
 import { badRequest, notFound } from "../../shared/errors";
-import { bytesCall, fromBus } from "../../shared/bus-bytes";
+import { fromBus } from "../../shared/bus-bytes";
 import { receiveFile, receiveParts, type ChunkSink } from "./file-upload";
 import { sendFile } from "./file-download";
 
@@ -40,9 +40,9 @@ export async function receiveUpload(ctx: Context<unknown, Meta>, req: IncomingMe
 async function beginUpload(ctx: Context<unknown, Meta>, req: IncomingMessage, action: string, meta: Meta, params: Record<string, unknown>): Promise<{ upload_id: string; sink: ChunkSink }> {
 	const declared = Number(req.headers["content-length"]);
 	const { upload_id, chunk_bytes } = await call(ctx, "uploads.begin", { action, declared_bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0, params }, { meta });
-	const bytes = bytesCall(ctx.broker, "uploads");
+	// The Buffer itself: by reference within one process, raw bytes over the network (shared/bus-bytes.ts).
 	const write = async (n: number, data: Buffer) => {
-		await call(ctx, "uploads.writeChunk", { upload_id, n, data: bytes.encode(data) }, { ...bytes.opts, meta });
+		await call(ctx, "uploads.writeChunk", { upload_id, n, data }, { meta });
 	};
 	return { upload_id, sink: { chunkBytes: chunk_bytes, write } };
 }

@@ -3,7 +3,7 @@
 // read a stored file's chunks.
 import { requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
-import { fromBus, replyBytes, type BusBytes } from "../../../shared/bus-bytes";
+import { fromBus, type BusBytes } from "../../../shared/bus-bytes";
 import { p, params } from "../../../shared/params";
 import { CHUNK_BYTES, FileStore } from "../file-store";
 import { dropUpload, pendingUpload, startUpload, storeChunk } from "../transfer";
@@ -29,7 +29,7 @@ export function transferActions(deps: UploadsDeps) {
 		},
 		writeChunk: {
 			visibility: "public",
-			// `data`: a Buffer from a gateway in this process, base64 from another (fromBus checks it).
+			// `data`: a Buffer, or base64 from a gateway of an earlier version (fromBus checks it).
 			params: params({ upload_id: p.string(), n: p.int({ min: 0, max: MAX_CHUNKS }), data: { type: "any" } }),
 			async handler(ctx: Ctx<{ upload_id: string; n: number; data: BusBytes }>) {
 				const data = fromBus(ctx.params.data);
@@ -47,14 +47,14 @@ export function transferActions(deps: UploadsDeps) {
 				return {};
 			},
 		},
-		/** Chunk `n` of a file the caller was allowed to open (open, openTemporary): a Buffer to a caller in this process, else base64. */
+		/** Chunk `n` of a file the caller was allowed to open (open, openTemporary), a Buffer (shared/bus-bytes.ts). */
 		readChunk: {
 			visibility: "public",
 			params: params({ file_id: p.string(), n: p.int({ min: 0, max: MAX_CHUNKS }) }),
 			async handler(ctx: Ctx<{ file_id: string; n: number }>) {
 				const id = FileStore.parseId(ctx.params.file_id);
 				if (!id) throw badRequest("Invalid file");
-				return { data: replyBytes(ctx, await deps.store.readChunk(id, ctx.params.n)) };
+				return { data: await deps.store.readChunk(id, ctx.params.n) };
 			},
 		},
 	};
