@@ -37,13 +37,17 @@ function bytesSection(type: string): "params" | "data" | undefined {
 	return type === "REQ" ? "params" : type === "RES" ? "data" : undefined;
 }
 
-/** The top-level Buffers of a packet's params or data (none for any other packet). */
+/**
+ * The top-level Buffers of a packet's params or data (none for any other packet). Only a plain
+ * object's own values are looked at, so every other packet pays a glance at a few keys.
+ */
 function buffersOf(packet: Packet, type: string): { section: "params" | "data"; keys: string[] } | undefined {
 	const section = bytesSection(type);
 	const value = section && packet[section];
-	if (!value || typeof value !== "object" || Buffer.isBuffer(value)) return undefined;
-	const keys = Object.keys(value).filter((k) => Buffer.isBuffer((value as Packet)[k]));
-	return keys.length ? { section: section!, keys } : undefined;
+	if (!value || typeof value !== "object" || Buffer.isBuffer(value) || Array.isArray(value)) return undefined;
+	let keys: string[] | undefined;
+	for (const k in value) if (Object.hasOwn(value, k) && Buffer.isBuffer((value as Packet)[k])) (keys ??= []).push(k);
+	return keys && { section: section!, keys };
 }
 
 /**
