@@ -9,7 +9,8 @@
 //     (V8's heap and external memory, Buffers included), every second: the nodes run with
 //     gc-probe.cjs, which collects and reports on SIGUSR2. The goal is a growth of a few chunks
 //     (255 KiB each) at most. BENCH_FILES_NODE_OPTIONS adds V8 flags to those nodes (e.g.
-//     `--max-semi-space-size=1`, to see how much of the growth is V8's young generation);
+//     `--max-semi-space-size=1`, to see how much of the growth is V8's young generation); during
+//     the measured upload the young generation's own size is sampled too (gc-probe.cjs, SIGWINCH);
 //   - throughput: MB/s of that upload and of its download (read back byte-exact), the median of
 //     BENCH_FILES_ROUNDS (default 3);
 //   - 20 concurrent 5 MiB uploads, each read back byte-exact (failures counted);
@@ -48,6 +49,8 @@ export interface FilesFigure {
 	topology: string;
 	/** RSS during the measured upload, its download, and the concurrent uploads. */
 	rss: { upload: Processes; download: Processes; concurrent: Processes };
+	/** V8's young generation (committed) during the measured upload, as `rss.upload`. */
+	young: Processes;
 	/** In use after a full collection (heap and external memory), gateway then uploads. */
 	live: Memory[];
 	/** Why `live` is empty. */
@@ -66,6 +69,34 @@ function rss(pid: number): number {
 	} catch {
 		return 0;
 	}
+}
+
+/** The sizes of V8's young generation a process's gc-probe.cjs reported since `from` (its output's length then). */
+function youngReports(proc: Proc, from: number): number[] {
+	return [...proc.output().slice(from).matchAll(/gc-probe young=(\d+)/g)].map((m) => Number(m[1]));
+}
+
+/** The young generation's size before, at most during (every 100 ms) and 1 s after `during`. */
+async function youngSampled(procs: Proc[], during: () => Promise<void>): Promise<Memory[]> {
+	const ask = async () => {
+		const marks = procs.map((p) => p.output().length);
+		procs.forEach((p) => p.child.kill("SIGWINCH"));
+		await sleep(200);
+		return procs.map((p, i) => youngReports(p, marks[i]).at(-1) ?? 0);
+	};
+	const before = await ask();
+	const marks = procs.map((p) => p.output().length);
+	const timer = setInterval(() => procs.forEach((p) => p.child.kill("SIGWINCH")), 100);
+	try {
+		await during();
+	} finally {
+		clearInterval(timer);
+	}
+	await sleep(200);
+	const peak = procs.map((p, i) => Math.max(before[i], ...youngReports(p, marks[i])));
+	await sleep(800);
+	const after = await ask();
+	return procs.map((_, i) => ({ before: before[i], peak: peak[i], after: after[i] }));
 }
 
 /** Samples the processes' RSS every 20 ms while `during` runs. */
@@ -155,17 +186,20 @@ async function measure(topology: string, nodes: Array<Record<string, string>>, c
 		const pids = [...new Set([who.gateway, who.uploads])].map((i) => server.procs[i].child.pid!);
 		process.stderr.write(`files (${topology}): sampling memory during a ${FILE_MIB} MiB upload\n`);
 		let url = "";
-		const uploadRss = await sampled(pids, async () => {
-			url = await upload(server, "measured.bin", big, "application/octet-stream");
+		const measuredProcs = [...new Set([who.gateway, who.uploads])].map((i) => server.procs[i]);
+		let uploadRss: Memory[] = [];
+		const young = await youngSampled(measuredProcs, async () => {
+			uploadRss = await sampled(pids, async () => {
+				url = await upload(server, "measured.bin", big, "application/octet-stream");
+			});
 		});
 		const downloadRss = await sampled(pids, async () => {
 			if (!(await download(server, url)).equals(big)) throw new Error("the measured upload read back different bytes");
 		});
-		const probedProcs = [...new Set([who.gateway, who.uploads])].map((i) => server.procs[i]);
 		// Collections stall a process: on a busy machine one may miss the bus's heartbeats and
 		// the upload fail, which leaves this figure out rather than the others.
 		let liveFailure = "";
-		const live = await liveSampled(probedProcs, async () => {
+		const live = await liveSampled(measuredProcs, async () => {
 			await upload(server, "measured-live.bin", big, "application/octet-stream");
 		}).catch((err: unknown) => ((liveFailure = err instanceof Error ? err.message : String(err)), []));
 
@@ -216,6 +250,7 @@ async function measure(topology: string, nodes: Array<Record<string, string>>, c
 		return {
 			topology,
 			rss: { upload: uploadRss, download: downloadRss, concurrent: concurrentRss },
+			young,
 			live,
 			liveFailure,
 			uploadMBs: mbPerSecond(big.length, median(ups)),
@@ -257,6 +292,9 @@ export function filesTable(figures: FilesFigure[], info: { command: string; core
 			const most = Math.max(...f.rss[phase].map((m) => m.peak - m.before));
 			memory.push([f.topology, phases[phase], growth(gateway), uploads ? growth(uploads) : "(the gateway's process)", (most / (CHUNK_KIB * 1024)).toFixed(1)]);
 		}
+		const [youngGateway, youngUploads] = f.young;
+		const mostYoung = Math.max(...f.young.map((m) => m.peak - m.before));
+		memory.push([f.topology, "the upload: V8's young generation", growth(youngGateway), youngUploads ? growth(youngUploads) : "(the gateway's process)", (mostYoung / (CHUNK_KIB * 1024)).toFixed(1)]);
 		const mostLive = Math.max(...f.live.map((m) => m.peak - m.before));
 		if (f.live.length) live.push([f.topology, growth(f.live[0]), f.live[1] ? growth(f.live[1]) : "(the gateway's process)", (mostLive / (CHUNK_KIB * 1024)).toFixed(1)]);
 		else live.push([f.topology, `not measured: ${f.liveFailure}`, "", ""]);
