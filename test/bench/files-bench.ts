@@ -49,8 +49,8 @@ export interface FilesFigure {
 	topology: string;
 	/** RSS during the measured upload, its download, and the concurrent uploads. */
 	rss: { upload: Processes; download: Processes; concurrent: Processes };
-	/** V8's young generation (committed) during the measured upload, as `rss.upload`. */
-	young: Processes;
+	/** V8's young generation and the Buffers' memory (live or garbage) during the measured upload, as `rss.upload`. */
+	parts: Record<Part, Processes>;
 	/** In use after a full collection (heap and external memory), gateway then uploads. */
 	live: Memory[];
 	/** Why `live` is empty. */
@@ -71,20 +71,23 @@ function rss(pid: number): number {
 	}
 }
 
-/** The sizes of V8's young generation a process's gc-probe.cjs reported since `from` (its output's length then). */
-function youngReports(proc: Proc, from: number): number[] {
-	return [...proc.output().slice(from).matchAll(/gc-probe young=(\d+)/g)].map((m) => Number(m[1]));
+type Part = "young" | "buffers";
+
+/** The sizes of `part` a gc-probe.cjs reported in `output`. */
+function partReports(output: string, part: Part): number[] {
+	return [...output.matchAll(/gc-probe young=(\d+) buffers=(\d+)/g)].map((m) => Number(m[part === "young" ? 1 : 2]));
 }
 
-/** The young generation's size before, at most during (every 100 ms) and 1 s after `during`. */
-async function youngSampled(procs: Proc[], during: () => Promise<void>): Promise<Memory[]> {
+/** V8's young generation and the Buffers' memory, without collecting: before, at most during (every 100 ms) and 1 s after `during`. */
+async function partsSampled(procs: Proc[], during: () => Promise<void>): Promise<Record<Part, Memory[]>> {
 	const ask = async () => {
 		const marks = procs.map((p) => p.output().length);
 		procs.forEach((p) => p.child.kill("SIGWINCH"));
 		await sleep(200);
-		return procs.map((p, i) => youngReports(p, marks[i]).at(-1) ?? 0);
+		return marks;
 	};
-	const before = await ask();
+	const last = (marks: number[], part: Part) => procs.map((p, i) => partReports(p.output().slice(marks[i]), part).at(-1) ?? 0);
+	const beforeMarks = await ask();
 	const marks = procs.map((p) => p.output().length);
 	const timer = setInterval(() => procs.forEach((p) => p.child.kill("SIGWINCH")), 100);
 	try {
@@ -93,10 +96,15 @@ async function youngSampled(procs: Proc[], during: () => Promise<void>): Promise
 		clearInterval(timer);
 	}
 	await sleep(200);
-	const peak = procs.map((p, i) => Math.max(before[i], ...youngReports(p, marks[i])));
+	const duringEnd = procs.map((p) => p.output().length);
 	await sleep(800);
-	const after = await ask();
-	return procs.map((_, i) => ({ before: before[i], peak: peak[i], after: after[i] }));
+	const afterMarks = await ask();
+	const of = (part: Part): Memory[] => {
+		const before = last(beforeMarks, part);
+		const after = last(afterMarks, part);
+		return procs.map((p, i) => ({ before: before[i], peak: Math.max(before[i], ...partReports(p.output().slice(marks[i], duringEnd[i]), part)), after: after[i] }));
+	};
+	return { young: of("young"), buffers: of("buffers") };
 }
 
 /** Samples the processes' RSS every 20 ms while `during` runs. */
@@ -188,7 +196,7 @@ async function measure(topology: string, nodes: Array<Record<string, string>>, c
 		let url = "";
 		const measuredProcs = [...new Set([who.gateway, who.uploads])].map((i) => server.procs[i]);
 		let uploadRss: Memory[] = [];
-		const young = await youngSampled(measuredProcs, async () => {
+		const parts = await partsSampled(measuredProcs, async () => {
 			uploadRss = await sampled(pids, async () => {
 				url = await upload(server, "measured.bin", big, "application/octet-stream");
 			});
@@ -250,7 +258,7 @@ async function measure(topology: string, nodes: Array<Record<string, string>>, c
 		return {
 			topology,
 			rss: { upload: uploadRss, download: downloadRss, concurrent: concurrentRss },
-			young,
+			parts,
 			live,
 			liveFailure,
 			uploadMBs: mbPerSecond(big.length, median(ups)),
@@ -292,9 +300,11 @@ export function filesTable(figures: FilesFigure[], info: { command: string; core
 			const most = Math.max(...f.rss[phase].map((m) => m.peak - m.before));
 			memory.push([f.topology, phases[phase], growth(gateway), uploads ? growth(uploads) : "(the gateway's process)", (most / (CHUNK_KIB * 1024)).toFixed(1)]);
 		}
-		const [youngGateway, youngUploads] = f.young;
-		const mostYoung = Math.max(...f.young.map((m) => m.peak - m.before));
-		memory.push([f.topology, "the upload: V8's young generation", growth(youngGateway), youngUploads ? growth(youngUploads) : "(the gateway's process)", (mostYoung / (CHUNK_KIB * 1024)).toFixed(1)]);
+		for (const [part, label] of [["young", "the upload: V8's young generation"], ["buffers", "the upload: Buffers"]] as const) {
+			const [gateway, uploads] = f.parts[part];
+			const most = Math.max(...f.parts[part].map((m) => m.peak - m.before));
+			memory.push([f.topology, label, growth(gateway), uploads ? growth(uploads) : "(the gateway's process)", (most / (CHUNK_KIB * 1024)).toFixed(1)]);
+		}
 		const mostLive = Math.max(...f.live.map((m) => m.peak - m.before));
 		if (f.live.length) live.push([f.topology, growth(f.live[0]), f.live[1] ? growth(f.live[1]) : "(the gateway's process)", (mostLive / (CHUNK_KIB * 1024)).toFixed(1)]);
 		else live.push([f.topology, `not measured: ${f.liveFailure}`, "", ""]);
