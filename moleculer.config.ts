@@ -6,6 +6,7 @@ import type { Config } from "./shared/config";
 import { NATS_OPTIONS } from "./shared/transport-recovery";
 import { loggerOptions, usePretty } from "./shared/logging";
 import { busChunks } from "./shared/bus-chunks";
+import { bytesForOlderNodes, FramedJSON, READS_FRAMES } from "./shared/bus-bytes";
 
 /**
  * A nats:// URL gets the reconnection settings of shared/transport-recovery.ts and a connection
@@ -24,8 +25,10 @@ export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions 
 		nodeID,
 		namespace: config.dbPrefix,
 		transporter: transporter(config.transporter, nodeID),
-		// Compact and fast; every node of a cluster must use the same.
-		serializer: "JSON",
+		// JSON, but Buffers (a file's chunks) as raw bytes after it (shared/bus-bytes.ts); every node
+		// of a cluster must read it, or say it does not in its metadata (as nodes before it did).
+		serializer: new FramedJSON(),
+		metadata: { ...READS_FRAMES },
 		logger: loggerOptions(config.logLevel, usePretty(config.logFormat)),
 		logLevel: config.logLevel as BrokerOptions["logLevel"],
 		// Read-mostly results (users, realm) are cached per node and cleaned by the owner's events.
@@ -53,7 +56,8 @@ export function brokerOptions(config: Config, nodeName = "node"): BrokerOptions 
 		skipProcessEventRegistration: true,
 		transit: { disableReconnect: false },
 		// Packets over NATS's max_payload travel in chunks (shared/bus-chunks.ts).
-		middlewares: [busChunks()],
+		// Chunks' bytes go in base64 to a node that does not read frames.
+		middlewares: [busChunks(), bytesForOlderNodes()],
 		// Off unless METRICS_PORT is set: then request counts, errors and latency per action (and the
 		// gateway's HTTP figures, services/api/http-metrics.ts) on http://<host>:METRICS_PORT/metrics.
 		metrics: config.metricsPort

@@ -5,6 +5,7 @@ import type { GroupGraphData } from "./group-settings";
 import type { ImagePreview } from "./markdown/image-previews";
 import type { Linkifier, RealmEmoji } from "./org-events";
 import type { ExportChannel, ExportMessage, ExportReaction, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
+import type { BusBytes } from "./bus-bytes";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
 export interface Identity {
@@ -245,11 +246,12 @@ export interface ActionMap {
 	"uploads.openExport": { params: { path_id: string }; result: OpenedFile };
 	/** The file endpoint `action` may take a body of `declared_bytes`: an upload starts (services/api/file-upload.ts). */
 	"uploads.begin": { params: { action: string; declared_bytes: number; params?: Record<string, unknown> }; result: { upload_id: string; chunk_bytes: number } };
-	"uploads.writeChunk": { params: { upload_id: string; n: number; data: string }; result: None };
+	/** A chunk's bytes: a Buffer, base64 from a node of an earlier version (shared/bus-bytes.ts). */
+	"uploads.writeChunk": { params: { upload_id: string; n: number; data: BusBytes }; result: None };
 	"uploads.abort": { params: { upload_id: string }; result: None };
 	"uploads.open": { params: { path_id: string }; result: OpenedFile };
 	"uploads.openTemporary": { params: { token: string; filename: string }; result: OpenedFile };
-	"uploads.readChunk": { params: { file_id: string; n: number }; result: { data: string } };
+	"uploads.readChunk": { params: { file_id: string; n: number }; result: { data: BusBytes } };
 	/** What a message linking these uploads previews of them: the organization's images among them, by path ID (one call per message). */
 	"uploads.previews": { params: { realm_id: number; path_ids: string[] }; result: { previews: Record<string, ImagePreview> } };
 	/** A thumbnail (`format`, as `840x560.webp`) of an uploaded image the caller may read. */

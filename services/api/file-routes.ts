@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { call, type Identity, type Meta, type OpenedFile, type UploadedFileMeta } from "../../shared/actions";
 import { badRequest, notFound } from "../../shared/errors";
+import { fromBus } from "../../shared/bus-bytes";
 import { receiveFile, receiveParts, type ChunkSink } from "./file-upload";
 import { sendFile } from "./file-download";
 
@@ -39,8 +40,9 @@ export async function receiveUpload(ctx: Context<unknown, Meta>, req: IncomingMe
 async function beginUpload(ctx: Context<unknown, Meta>, req: IncomingMessage, action: string, meta: Meta, params: Record<string, unknown>): Promise<{ upload_id: string; sink: ChunkSink }> {
 	const declared = Number(req.headers["content-length"]);
 	const { upload_id, chunk_bytes } = await call(ctx, "uploads.begin", { action, declared_bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0, params }, { meta });
+	// The Buffer itself: by reference within one process, raw bytes over the network (shared/bus-bytes.ts).
 	const write = async (n: number, data: Buffer) => {
-		await call(ctx, "uploads.writeChunk", { upload_id, n, data: data.toString("base64") }, { meta });
+		await call(ctx, "uploads.writeChunk", { upload_id, n, data }, { meta });
 	};
 	return { upload_id, sink: { chunkBytes: chunk_bytes, write } };
 }
@@ -137,5 +139,5 @@ async function asVisitor(opened: Promise<OpenedFile>, authenticate: () => Promis
 
 /** Sends an opened file, its chunks read from the uploads service. */
 export function sendOpened(ctx: Context<unknown, Meta>, req: IncomingMessage, res: ServerResponse, file: OpenedFile): Promise<void> {
-	return sendFile(req, res, file, async (n) => Buffer.from((await call(ctx, "uploads.readChunk", { file_id: file.file_id, n })).data, "base64"));
+	return sendFile(req, res, file, async (n) => fromBus((await call(ctx, "uploads.readChunk", { file_id: file.file_id, n })).data));
 }

@@ -83,10 +83,12 @@ export class FileStore {
 		return this.chunks.countDocuments({ files_id: id });
 	}
 
-	/** Chunk `n` of a stored file (empty past its end). */
+	/** Chunk `n` of a stored file (empty past its end): a view of the driver's reply, not a copy of it. */
 	async readChunk(id: FileId, n: number): Promise<Buffer> {
 		const doc = await this.chunks.findOne({ files_id: id, n });
-		return doc ? Buffer.from(doc.data.buffer) : Buffer.alloc(0);
+		if (!doc) return Buffer.alloc(0);
+		const bytes = doc.data.buffer;
+		return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 	}
 
 	/** A whole stored file, through the driver's GridFSBucket (for files known to be small: images). */

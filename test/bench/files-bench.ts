@@ -3,11 +3,14 @@
 // of its own over NATS (the other services in a third). For each topology:
 //   - memory: the resident set (RSS, /proc/<pid>/status) of the gateway's and the uploads
 //     service's processes before, during (sampled every 20 ms; the peak) and after (1 s later) one
-//     upload of a BENCH_FILES_MIB file (default 25), after a warm-up upload of the same size; and,
+//     upload of a BENCH_FILES_MIB file (default 25), after a warm-up upload of the same size, then
+//     during its download and during the 20 concurrent uploads below; and,
 //     during a second such upload, the memory still in use after a full garbage collection
 //     (V8's heap and external memory, Buffers included), every second: the nodes run with
 //     gc-probe.cjs, which collects and reports on SIGUSR2. The goal is a growth of a few chunks
-//     (255 KiB each) at most;
+//     (255 KiB each) at most. BENCH_FILES_NODE_OPTIONS adds V8 flags to those nodes (e.g.
+//     `--max-semi-space-size=1`, to see how much of the growth is V8's young generation); during
+//     the measured upload the young generation's own size is sampled too (gc-probe.cjs, SIGWINCH);
 //   - throughput: MB/s of that upload and of its download (read back byte-exact), the median of
 //     BENCH_FILES_ROUNDS (default 3);
 //   - 20 concurrent 5 MiB uploads, each read back byte-exact (failures counted);
@@ -22,7 +25,7 @@ import { SERVICES } from "../../services/index";
 import { formatTable, sleep, startBenchNodes, timedLoop, type BenchServer } from "./bench-support";
 import type { Proc } from "../support/processes";
 
-export const FILES_SETTINGS = ["BENCH_FILES_MIB", "BENCH_FILES_ROUNDS", "BENCH_FILES_SECONDS"];
+export const FILES_SETTINGS = ["BENCH_FILES_MIB", "BENCH_FILES_ROUNDS", "BENCH_FILES_SECONDS", "BENCH_FILES_NODE_OPTIONS"];
 
 const FILE_MIB = Number(process.env.BENCH_FILES_MIB ?? 25);
 const ROUNDS = Number(process.env.BENCH_FILES_ROUNDS ?? 3);
@@ -39,11 +42,15 @@ export interface Memory {
 	after: number;
 }
 
+/** RSS of the gateway's process, then the uploads service's if it has one of its own. */
+type Processes = Memory[];
+
 export interface FilesFigure {
 	topology: string;
-	gateway: Memory;
-	/** Undefined when the uploads service runs in the gateway's process. */
-	uploads?: Memory;
+	/** RSS during the measured upload, its download, and the concurrent uploads. */
+	rss: { upload: Processes; download: Processes; concurrent: Processes };
+	/** V8's young generation and the Buffers' memory (live or garbage) during the measured upload, as `rss.upload`. */
+	parts: Record<Part, Processes>;
 	/** In use after a full collection (heap and external memory), gateway then uploads. */
 	live: Memory[];
 	/** Why `live` is empty. */
@@ -62,6 +69,42 @@ function rss(pid: number): number {
 	} catch {
 		return 0;
 	}
+}
+
+type Part = "young" | "buffers";
+
+/** The sizes of `part` a gc-probe.cjs reported in `output`. */
+function partReports(output: string, part: Part): number[] {
+	return [...output.matchAll(/gc-probe young=(\d+) buffers=(\d+)/g)].map((m) => Number(m[part === "young" ? 1 : 2]));
+}
+
+/** V8's young generation and the Buffers' memory, without collecting: before, at most during (every 100 ms) and 1 s after `during`. */
+async function partsSampled(procs: Proc[], during: () => Promise<void>): Promise<Record<Part, Memory[]>> {
+	const ask = async () => {
+		const marks = procs.map((p) => p.output().length);
+		procs.forEach((p) => p.child.kill("SIGWINCH"));
+		await sleep(200);
+		return marks;
+	};
+	const last = (marks: number[], part: Part) => procs.map((p, i) => partReports(p.output().slice(marks[i]), part).at(-1) ?? 0);
+	const beforeMarks = await ask();
+	const marks = procs.map((p) => p.output().length);
+	const timer = setInterval(() => procs.forEach((p) => p.child.kill("SIGWINCH")), 100);
+	try {
+		await during();
+	} finally {
+		clearInterval(timer);
+	}
+	await sleep(200);
+	const duringEnd = procs.map((p) => p.output().length);
+	await sleep(800);
+	const afterMarks = await ask();
+	const of = (part: Part): Memory[] => {
+		const before = last(beforeMarks, part);
+		const after = last(afterMarks, part);
+		return procs.map((p, i) => ({ before: before[i], peak: Math.max(before[i], ...partReports(p.output().slice(marks[i], duringEnd[i]), part)), after: after[i] }));
+	};
+	return { young: of("young"), buffers: of("buffers") };
 }
 
 /** Samples the processes' RSS every 20 ms while `during` runs. */
@@ -88,7 +131,8 @@ function probed(proc: Proc, from: number): number[] {
 async function liveSampled(procs: Proc[], during: () => Promise<void>): Promise<Memory[]> {
 	const probe = async () => {
 		const marks = procs.map((p) => p.output().length);
-		for (let i = 0; i < 3; i++) {
+		// Three collections, and more while a node has not reported (a loaded machine delays it).
+		for (let i = 0; i < 10 && (i < 3 || procs.some((p, j) => probed(p, marks[j]).length === 0)); i++) {
 			procs.forEach((p) => p.child.kill("SIGUSR2"));
 			await sleep(300);
 		}
@@ -136,7 +180,7 @@ async function roundTrip(server: BenchServer, name: string, data: Buffer): Promi
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mbPerSecond = (bytes: number, ms: number) => Math.round((bytes / 1e6 / (ms / 1000)) * 10) / 10;
 
-const PROBE = `--expose-gc --require ${path.join(__dirname, "gc-probe.cjs")}`;
+const PROBE = `--expose-gc --require ${path.join(__dirname, "gc-probe.cjs")} ${process.env.BENCH_FILES_NODE_OPTIONS ?? ""}`.trim();
 
 async function measure(topology: string, nodes: Array<Record<string, string>>, common: Record<string, string>, work: string, who: { gateway: number; uploads: number }): Promise<FilesFigure> {
 	for (const i of new Set([who.gateway, who.uploads])) nodes[i] = { ...nodes[i], NODE_OPTIONS: PROBE };
@@ -150,15 +194,20 @@ async function measure(topology: string, nodes: Array<Record<string, string>>, c
 		const pids = [...new Set([who.gateway, who.uploads])].map((i) => server.procs[i].child.pid!);
 		process.stderr.write(`files (${topology}): sampling memory during a ${FILE_MIB} MiB upload\n`);
 		let url = "";
-		const memory = await sampled(pids, async () => {
-			url = await upload(server, "measured.bin", big, "application/octet-stream");
+		const measuredProcs = [...new Set([who.gateway, who.uploads])].map((i) => server.procs[i]);
+		let uploadRss: Memory[] = [];
+		const parts = await partsSampled(measuredProcs, async () => {
+			uploadRss = await sampled(pids, async () => {
+				url = await upload(server, "measured.bin", big, "application/octet-stream");
+			});
 		});
-		if (!(await download(server, url)).equals(big)) throw new Error("the measured upload read back different bytes");
-		const probedProcs = [...new Set([who.gateway, who.uploads])].map((i) => server.procs[i]);
+		const downloadRss = await sampled(pids, async () => {
+			if (!(await download(server, url)).equals(big)) throw new Error("the measured upload read back different bytes");
+		});
 		// Collections stall a process: on a busy machine one may miss the bus's heartbeats and
 		// the upload fail, which leaves this figure out rather than the others.
 		let liveFailure = "";
-		const live = await liveSampled(probedProcs, async () => {
+		const live = await liveSampled(measuredProcs, async () => {
 			await upload(server, "measured-live.bin", big, "application/octet-stream");
 		}).catch((err: unknown) => ((liveFailure = err instanceof Error ? err.message : String(err)), []));
 
@@ -176,16 +225,21 @@ async function measure(topology: string, nodes: Array<Record<string, string>>, c
 
 		process.stderr.write(`files (${topology}): ${CONCURRENT} concurrent ${CONCURRENT_MIB} MiB uploads\n`);
 		const failed: string[] = [];
-		const t = Date.now();
-		const results = await Promise.all(
-			Array.from({ length: CONCURRENT }, (_, i) =>
-				roundTrip(server, `concurrent-${i}.bin`, randomBytes(CONCURRENT_MIB * MIB)).then(
-					() => true,
-					(err: unknown) => (failed.push(err instanceof Error ? err.message : String(err)), false),
+		const files = Array.from({ length: CONCURRENT }, () => randomBytes(CONCURRENT_MIB * MIB));
+		let results: boolean[] = [];
+		let concurrentSeconds = 0;
+		const concurrentRss = await sampled(pids, async () => {
+			const t = Date.now();
+			results = await Promise.all(
+				files.map((file, i) =>
+					roundTrip(server, `concurrent-${i}.bin`, file).then(
+						() => true,
+						(err: unknown) => (failed.push(err instanceof Error ? err.message : String(err)), false),
+					),
 				),
-			),
-		);
-		const concurrentSeconds = Math.round((Date.now() - t) / 100) / 10;
+			);
+			concurrentSeconds = Math.round((Date.now() - t) / 100) / 10;
+		});
 
 		// A 100 KB PNG of noise (which does not compress).
 		const png = await sharp(randomBytes(185 * 180 * 3), { raw: { width: 185, height: 180, channels: 3 } }).png().toBuffer();
@@ -203,8 +257,8 @@ async function measure(topology: string, nodes: Array<Record<string, string>>, c
 		);
 		return {
 			topology,
-			gateway: memory[0],
-			uploads: memory.length > 1 ? memory[1] : undefined,
+			rss: { upload: uploadRss, download: downloadRss, concurrent: concurrentRss },
+			parts,
 			live,
 			liveFailure,
 			uploadMBs: mbPerSecond(big.length, median(ups)),
@@ -236,12 +290,21 @@ const mib = (bytes: number) => (bytes / MIB).toFixed(1);
 const growth = (m: Memory) => `${mib(m.before)} / ${mib(m.peak)} / ${mib(m.after)} (+${mib(m.peak - m.before)})`;
 
 export function filesTable(figures: FilesFigure[], info: { command: string; cores: number; store: string }): string {
-	const memory = [["topology", "gateway RSS MiB before / peak / after (growth)", "uploads RSS MiB before / peak / after (growth)", "RSS growth in 255 KiB chunks (largest)"]];
+	const memory = [["topology", "during", "gateway RSS MiB before / peak / after (growth)", "uploads RSS MiB before / peak / after (growth)", "RSS growth in 255 KiB chunks (largest)"]];
+	const phases = { upload: `one ${FILE_MIB} MiB upload`, download: "its download", concurrent: `${CONCURRENT} x ${CONCURRENT_MIB} MiB up+down` } as const;
 	const live = [["topology", "gateway in use after GC, MiB before / peak / after (growth)", "uploads in use after GC (growth)", "growth in 255 KiB chunks (largest)"]];
 	const speed = [["topology", `upload MB/s (${FILE_MIB} MiB)`, "download MB/s", `${CONCURRENT} x ${CONCURRENT_MIB} MiB up+down: ok / failed / s`, "100 KB image, 4 clients: p50 ms", "p99 ms", "req/s", "failed"]];
 	for (const f of figures) {
-		const most = Math.max(f.gateway.peak - f.gateway.before, f.uploads ? f.uploads.peak - f.uploads.before : 0);
-		memory.push([f.topology, growth(f.gateway), f.uploads ? growth(f.uploads) : "(the gateway's process)", (most / (CHUNK_KIB * 1024)).toFixed(1)]);
+		for (const phase of ["upload", "download", "concurrent"] as const) {
+			const [gateway, uploads] = f.rss[phase];
+			const most = Math.max(...f.rss[phase].map((m) => m.peak - m.before));
+			memory.push([f.topology, phases[phase], growth(gateway), uploads ? growth(uploads) : "(the gateway's process)", (most / (CHUNK_KIB * 1024)).toFixed(1)]);
+		}
+		for (const [part, label] of [["young", "the upload: V8's young generation"], ["buffers", "the upload: Buffers"]] as const) {
+			const [gateway, uploads] = f.parts[part];
+			const most = Math.max(...f.parts[part].map((m) => m.peak - m.before));
+			memory.push([f.topology, label, growth(gateway), uploads ? growth(uploads) : "(the gateway's process)", (most / (CHUNK_KIB * 1024)).toFixed(1)]);
+		}
 		const mostLive = Math.max(...f.live.map((m) => m.peak - m.before));
 		if (f.live.length) live.push([f.topology, growth(f.live[0]), f.live[1] ? growth(f.live[1]) : "(the gateway's process)", (mostLive / (CHUNK_KIB * 1024)).toFixed(1)]);
 		else live.push([f.topology, `not measured: ${f.liveFailure}`, "", ""]);
@@ -258,7 +321,7 @@ export function filesTable(figures: FilesFigure[], info: { command: string; core
 	}
 	const failures = figures.flatMap((f) => f.concurrent.failed.map((m) => `  ${f.topology}: ${m}`));
 	return [
-		`Files: memory during one ${FILE_MIB} MiB POST /user_uploads (after a warm-up upload of the same size), and transfer speeds (${info.cores} cores, store: ${info.store})`,
+		`Files: memory during one ${FILE_MIB} MiB POST /user_uploads (after a warm-up upload of the same size), its download and concurrent uploads, and transfer speeds (${info.cores} cores, store: ${info.store}${process.env.BENCH_FILES_NODE_OPTIONS ? `, server nodes run with ${process.env.BENCH_FILES_NODE_OPTIONS}` : ""})`,
 		`command: ${info.command}`,
 		"",
 		formatTable(memory),

@@ -3,6 +3,7 @@
 // read a stored file's chunks.
 import { requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
+import { fromBus, type BusBytes } from "../../../shared/bus-bytes";
 import { p, params } from "../../../shared/params";
 import { CHUNK_BYTES, FileStore } from "../file-store";
 import { dropUpload, pendingUpload, startUpload, storeChunk } from "../transfer";
@@ -28,10 +29,12 @@ export function transferActions(deps: UploadsDeps) {
 		},
 		writeChunk: {
 			visibility: "public",
-			params: params({ upload_id: p.string(), n: p.int({ min: 0, max: MAX_CHUNKS }), data: p.string() }),
-			async handler(ctx: Ctx<{ upload_id: string; n: number; data: string }>) {
+			// `data`: a Buffer, or base64 from a gateway of an earlier version (fromBus checks it).
+			params: params({ upload_id: p.string(), n: p.int({ min: 0, max: MAX_CHUNKS }), data: { type: "any" } }),
+			async handler(ctx: Ctx<{ upload_id: string; n: number; data: BusBytes }>) {
+				const data = fromBus(ctx.params.data);
 				const pending = await pendingUpload(deps.Pending, ctx.params.upload_id, requireUser(ctx));
-				await storeChunk(deps.store, deps.Pending, pending, deps.purposes[pending.action], ctx.params.n, Buffer.from(ctx.params.data, "base64"));
+				await storeChunk(deps.store, deps.Pending, pending, deps.purposes[pending.action], ctx.params.n, data);
 				return {};
 			},
 		},
@@ -44,14 +47,14 @@ export function transferActions(deps: UploadsDeps) {
 				return {};
 			},
 		},
-		/** Chunk `n` of a file the caller was allowed to open (open, openTemporary), base64. */
+		/** Chunk `n` of a file the caller was allowed to open (open, openTemporary), a Buffer (shared/bus-bytes.ts). */
 		readChunk: {
 			visibility: "public",
 			params: params({ file_id: p.string(), n: p.int({ min: 0, max: MAX_CHUNKS }) }),
 			async handler(ctx: Ctx<{ file_id: string; n: number }>) {
 				const id = FileStore.parseId(ctx.params.file_id);
 				if (!id) throw badRequest("Invalid file");
-				return { data: (await deps.store.readChunk(id, ctx.params.n)).toString("base64") };
+				return { data: await deps.store.readChunk(id, ctx.params.n) };
 			},
 		},
 	};
