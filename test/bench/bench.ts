@@ -8,14 +8,15 @@
 // the scheduling figures (scheduling-bench.ts): 2,000 scheduled messages due at once, 1 and 3 replicas,
 // and the lost-replica figures (replica-loss-bench.ts): a messages replica killed under 20 clients,
 // and the files figures (files-bench.ts): memory and speed of uploads and downloads, and the import
-// and export figures (import-bench.ts): import-zulip's and export-zulip's messages per second and peak RSS.
+// and export figures (import-bench.ts): import-zulip's and export-zulip's messages per second and peak RSS,
+// and the node-memory figures (node-memory-bench.ts): a node's RSS over thousands of messages.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_GATEWAY_ROUNDS (gateway figures, each the median of that many, default 3), BENCH_CPU_PROF
 // (a directory: the gateway figures' server nodes write CPU profiles there),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
 // without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
-// "flags" for the flag figures alone, "store", "events", "scheduling", "replica-loss", "files" or "import"); the store
+// "flags" for the flag figures alone, "store", "events", "scheduling", "replica-loss", "files", "import" or "node-memory"); the store
 // figures' own settings are in store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in
 // events-bench.ts, the scheduling figures' in scheduling-bench.ts, the lost-replica figures' in
 // replica-loss-bench.ts.
@@ -35,12 +36,13 @@ import { LOSS_SETTINGS, lossFigures, lossTable, type LossFigure } from "./replic
 import { STARTUP_SETTINGS, startupFigures, startupTable, type StartupReport } from "./startup-bench";
 import { FILES_SETTINGS, filesFigures, filesTable, type FilesFigure } from "./files-bench";
 import { IMPORT_SETTINGS, importFigures, importTable, type ImportFigure } from "./import-bench";
+import { NODE_MEMORY_SETTINGS, nodeMemoryFigures, nodeMemoryTable, type NodeMemoryFigure } from "./node-memory-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY;
-const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup" | "files" | "import") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup" | "files" | "import" | "node-memory") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 
 async function main() {
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-bench-"));
@@ -61,6 +63,7 @@ async function main() {
 	let startupReport: StartupReport | undefined;
 	let filesReport: FilesFigure[] = [];
 	let importReport: ImportFigure[] = [];
+	let nodeMemoryReport: NodeMemoryFigure[] = [];
 	try {
 		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 		const common = {
@@ -117,6 +120,7 @@ async function main() {
 		if (runs("startup")) startupReport = await startupFigures(common, work, SECONDS);
 		if (runs("files")) filesReport = await filesFigures(common, nats!.url, work);
 		if (runs("import")) importReport = await importFigures(common.MONGO_URL, work);
+		if (runs("node-memory")) nodeMemoryReport = await nodeMemoryFigures(common, work);
 	} finally {
 		forget();
 		await cleanUp();
@@ -141,6 +145,7 @@ async function main() {
 	if (startupReport) process.stdout.write(`\n${startupTable(startupReport, tableInfo(STARTUP_SETTINGS))}\n`);
 	if (lossReport.length) process.stdout.write(`\n${lossTable(lossReport, tableInfo(LOSS_SETTINGS))}\n`);
 	if (filesReport.length) process.stdout.write(`\n${filesTable(filesReport, tableInfo(FILES_SETTINGS))}\n`);
+	if (nodeMemoryReport.length) process.stdout.write(`\n${nodeMemoryTable(nodeMemoryReport, tableInfo(NODE_MEMORY_SETTINGS))}\n`);
 	if (importReport.length) process.stdout.write(`\n${importTable(importReport, tableInfo(IMPORT_SETTINGS))}\n`);
 }
 

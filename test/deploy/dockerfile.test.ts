@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { HADOLINT, ROOT, tool } from "../support/deploy-tools";
+import { startArgs } from "../support/processes";
 
 jest.setTimeout(300_000); // the first run may install hadolint (test/support/prerequisites.sh)
 
@@ -34,5 +35,7 @@ test("exposes the gateway, health and metrics ports the manifests use, and start
 	expect(text).toMatch(/HEALTH_PORT=9090/);
 	expect(text).toMatch(/METRICS_PORT=3030/);
 	expect(text).toMatch(/^RUN node node_modules\/typescript\/bin\/tsc -p tsconfig\.build\.json$/m);
-	expect(text).toMatch(/^CMD \["node", "dist\/deploy\/server\.js"\]$/m);
+	// The same command as npm start, V8 flags included.
+	expect(JSON.parse(/^CMD (\[.*\])$/m.exec(text)![1])).toEqual(["node", ...startArgs()]);
+	expect(startArgs()).toEqual(["--max-semi-space-size=16", "dist/deploy/server.js"]);
 });

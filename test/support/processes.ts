@@ -100,12 +100,19 @@ export function buildServer(): void {
 	built = true;
 }
 
-/** A server node as the image runs one: `node dist/deploy/server.js`, the Node of the project. */
-export function startServerNode(env: Record<string, string>): Proc {
+/** What `npm start` (and the image) gives node: V8's flags and the entry point, read from package.json, where they are written once. */
+export function startArgs(): string[] {
+	const start = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+	return start.replace(/^exec node /, "").split(" ");
+}
+
+/** A server node as the image runs one: `node <startArgs()>`, the Node of the project. */
+/** `args`: node's arguments, npm start's unless a bench compares others. */
+export function startServerNode(env: Record<string, string>, args = startArgs()): Proc {
 	fs.mkdirSync(env.DATA_DIR ?? path.join(ROOT, "data"), { recursive: true });
 	buildServer();
 	return track(
-		spawn(path.join(ROOT, "node_modules/.bin/node"), ["dist/deploy/server.js"], {
+		spawn(path.join(ROOT, "node_modules/.bin/node"), args, {
 			cwd: ROOT,
 			env: { ...process.env, LOG_LEVEL: "warn", ...env },
 			stdio: ["ignore", "pipe", "pipe"],
