@@ -3,6 +3,7 @@
 // written only when the client has taken the one before, so a slow reader holds one chunk here.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { OpenedFile } from "../../shared/actions";
+import { transferred } from "../../shared/transfer-garbage";
 
 /** The one byte range a `Range` header asks for, null for the whole file, "unsatisfiable" past its end. */
 export function byteRange(header: string | undefined, length: number): { start: number; end: number } | null | "unsatisfiable" {
@@ -77,6 +78,7 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
 			res.on("drain", done);
 			res.on("close", done);
 		});
+		transferred(to - from);
 	}
 	res.end();
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import busboy from "busboy";
 import { apiError, badRequest } from "../../shared/errors";
+import { transferred } from "../../shared/transfer-garbage";
 
 export interface ReceivedFile {
 	file_name: string;
@@ -162,6 +163,7 @@ async function pump(stream: NodeJS.ReadableStream, sink: ChunkSink): Promise<num
 			at += take;
 			if (filled === sink.chunkBytes) {
 				await sink.write(n++, chunk);
+				transferred(filled);
 				filled = 0;
 			}
 		}

@@ -11,6 +11,7 @@
 // documents are written exactly as GridFSBucket writes them; the file document last, so a file
 // is visible only once all its bytes are stored.
 import { mongo, type Connection } from "mongoose";
+import { transferred } from "../../shared/transfer-garbage";
 
 /** GridFS's default chunk size: each chunk document stays far below the 16 MiB BSON limit. */
 export const CHUNK_BYTES = 255 * 1024;
@@ -63,6 +64,7 @@ export class FileStore {
 	/** Stores chunk `n` of a file being written; writing the same chunk again replaces it (a retried call). */
 	async writeChunk(id: FileId, n: number, data: Buffer): Promise<void> {
 		await this.chunks.updateOne({ files_id: id, n }, { $set: { data: new mongo.Binary(data) } }, { upsert: true });
+		transferred(data.length);
 	}
 
 	/** Makes a file whose chunks are all written visible, as GridFSBucket does at the end of an upload. */
@@ -88,6 +90,7 @@ export class FileStore {
 		const doc = await this.chunks.findOne({ files_id: id, n });
 		if (!doc) return Buffer.alloc(0);
 		const bytes = doc.data.buffer;
+		transferred(bytes.byteLength);
 		return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 	}
 

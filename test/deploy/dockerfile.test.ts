@@ -37,5 +37,5 @@ test("exposes the gateway, health and metrics ports the manifests use, and start
 	expect(text).toMatch(/^RUN node node_modules\/typescript\/bin\/tsc -p tsconfig\.build\.json$/m);
 	// The same command as npm start, V8 flags included.
 	expect(JSON.parse(/^CMD (\[.*\])$/m.exec(text)![1])).toEqual(["node", ...startArgs()]);
-	expect(startArgs()).toEqual(["--max-semi-space-size=16", "dist/deploy/server.js"]);
+	expect(startArgs()).toEqual(["--max-semi-space-size=16", "--expose-gc", "dist/deploy/server.js"]);
 });
