@@ -24,6 +24,7 @@ import { client, expectSuccess, type Client } from "../support/http";
 import { sendMultipart, stillImage } from "../support/images";
 import { manage } from "../support/manage";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
+import { AuditEvent, REQUIRED_TABLES } from "../../services/uploads/export/zulip-import-tables";
 
 jest.setTimeout(600_000);
 
@@ -31,6 +32,14 @@ const ROOT = path.resolve(__dirname, "../..");
 const SAMPLE = path.resolve(ROOT, "test/fixtures/zulip-export-fl339.tar.gz");
 
 type Row = Record<string, any>;
+
+/** A JSON file of an export's archive, wherever its one folder is. */
+const readJson = (file: string, name: string): any => JSON.parse(execFileSync("tar", ["xzf", file, "-O", "--wildcards", `*/${name}`], { maxBuffer: 256 << 20 }).toString());
+/** The archive's files, without its one folder, but the stored files themselves (records.json names those). */
+const layout = (file: string) =>
+	execFileSync("tar", ["tzf", file]).toString().trim().split("\n").map((n) => n.replace(/^[^/]+\//, "")).filter((n) => /^[^/]+\.json$|^[^/]+\/records\.json$/.test(n));
+/** A JSON value's type, as Zulip's import would see it (a number whatever its kind). */
+const jsonType = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 type Keys = Map<number, { email: string; api_key: string }>;
 
 /** What a server shows of the organization, keyed so two servers' answers can be compared. */
@@ -197,6 +206,67 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 			expect(names).toContain(f);
 		}
 		expect(exported.stdout).toMatch(/^ {2}zerver_usermessage: [1-9]\d*$/m);
+	});
+
+	test("the export holds every file and folder the sample holds, and every table of each of its files", () => {
+		expect(layout(archive).sort()).toEqual(expect.arrayContaining(layout(SAMPLE).sort()));
+		for (const name of ["realm.json", "attachment.json", "messages-000001.json", "analytics.json"]) {
+			const ours = Object.keys(readJson(archive, name));
+			for (const table of Object.keys(readJson(SAMPLE, name))) expect({ name, table, present: ours.includes(table) }).toEqual({ name, table, present: true });
+		}
+		// Zulip's import refuses an export whose migrations differ from the importing server's: the export names feature level 339's.
+		expect(readJson(archive, "migration_status.json")).toEqual(readJson(SAMPLE, "migration_status.json"));
+	});
+
+	test("what Zulip's import requires: its unconditional tables, the rows it relies on, the fields of the file records it reads", () => {
+		const realm = readJson(archive, "realm.json") as Record<string, Row[]>;
+		for (const table of REQUIRED_TABLES) expect({ table, list: Array.isArray(realm[table]) }).toEqual({ table, list: true });
+		expect(realm.zerver_presencesequence).toEqual([expect.objectContaining({ realm: realm.zerver_realm[0].id, last_update_id: 0 })]);
+		expect(realm.zerver_realmauthenticationmethod.map((m) => m.name)).toEqual(["Email"]);
+		expect(realm.zerver_realmuserdefault).toEqual([expect.objectContaining({ realm: realm.zerver_realm[0].id, dense_mode: true, enter_sends: false })]);
+		const created = realm.zerver_realmauditlog.filter((e) => e.event_type === AuditEvent.REALM_CREATED);
+		expect(created).toEqual([expect.objectContaining({ event_time: realm.zerver_realm[0].date_created, backfilled: true })]);
+		// A subscription_created entry per channel subscription, as Zulip's import makes for an export without an audit log.
+		const channelRecipients = new Set(realm.zerver_recipient.filter((r) => r.type === 2).map((r) => r.id));
+		const channelSubs = realm.zerver_subscription.filter((s) => channelRecipients.has(s.recipient));
+		expect(realm.zerver_realmauditlog.filter((e) => e.event_type === AuditEvent.SUBSCRIPTION_CREATED).length).toBe(channelSubs.length);
+		expect(realm.import_source).toBe("zulip");
+		// Each avatar is placed by its user's avatar version; each attachment by its upload's record.
+		const avatars = readJson(archive, "avatars/records.json") as Row[];
+		expect(avatars.length).toBeGreaterThan(0);
+		for (const r of avatars) expect(Object.keys(r)).toEqual(expect.arrayContaining(["user_profile_id", "realm_id", "avatar_version", "path", "s3_path"]));
+		const uploads = new Set((readJson(archive, "uploads/records.json") as Row[]).map((r) => r.s3_path));
+		for (const a of readJson(archive, "attachment.json").zerver_attachment as Row[]) expect({ path_id: a.path_id, uploaded: uploads.has(a.path_id) }).toEqual({ path_id: a.path_id, uploaded: true });
+		for (const table of ["analytics_realmcount", "analytics_usercount", "analytics_streamcount"]) expect(readJson(archive, "analytics.json")[table]).toEqual([]);
+	});
+
+	test("each field holds the JSON types the sample's holds", () => {
+		const typesOf = (tables: Record<string, Row[]>) => {
+			const out = new Map<string, Set<string>>();
+			for (const [table, rows] of Object.entries(tables)) {
+				if (!Array.isArray(rows)) continue;
+				for (const row of rows) for (const [field, v] of Object.entries(row)) {
+					const key = `${table}.${field}`;
+					if (!out.has(key)) out.set(key, new Set());
+					out.get(key)!.add(jsonType(v));
+				}
+			}
+			return out;
+		};
+		let compared = 0;
+		const unlike: string[] = [];
+		for (const name of ["realm.json", "attachment.json", "messages-000001.json"]) {
+			const sample = typesOf(readJson(SAMPLE, name));
+			for (const [key, types] of typesOf(readJson(archive, name))) {
+				const theirs = sample.get(key);
+				// A field the sample never fills (always null, or no rows) shows nothing of its type.
+				if (!theirs || [...theirs].every((t) => t === "null")) continue;
+				for (const t of types) if (t !== "null" && !theirs.has(t)) unlike.push(`${key}: ${t}, the sample's ${[...theirs].join("/")}`);
+				compared++;
+			}
+		}
+		expect(unlike).toEqual([]);
+		expect(compared).toBeGreaterThan(300);
 	});
 
 	test("the re-import keeps everything but the feature level 339 fields this server has no place for", () => {

@@ -11,6 +11,10 @@
 //   <dir>/attachment.json           uploaded files (a full export's; none in a public one)
 //   <dir>/uploads/ emoji/ avatars/ realm_icons/   the stored files with their records.json (full)
 //   <dir>/stats.json                how many rows each table holds
+//   <dir>/migration_status.json     the Zulip version the export is shaped for
+//   <dir>/analytics.json            usage statistics (empty: this server exports none)
+//
+// What Zulip's own import requires of these files beyond the rows is in zulip-import-tables.ts.
 //
 // Memory stays flat in the messages: one page (a file's worth) is held at a time; what realm.json
 // needs of them (reactions, the sending clients, group DMs) is gathered as they pass.
@@ -32,6 +36,8 @@ import type { TarballWriter } from "./tarball";
 import type { Row, Tables } from "./tables";
 import { ExportType } from "../models/realm-export";
 import { botTables, crossRealmRows, userRows } from "./user-tables";
+import { ANALYTICS, IMPORT_SOURCE, MIGRATION_STATUS, withImportTables } from "./zulip-import-tables";
+import { clock } from "../../../shared/clock";
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
 
@@ -85,10 +91,12 @@ export async function writeExport(
 	const reactions: ExportReaction[] = [];
 	const rowIds = { next: 1 };
 	let files = 0;
+	let lastMessageId = -1;
 	for (let after = 0; channelIds.length || source.full; ) {
 		const page = await source.messages(channelIds, after, MESSAGES_PER_FILE);
 		const { messages } = page;
 		if (!messages.length) break;
+		lastMessageId = Math.max(lastMessageId, ...messages.map((m) => m.id));
 		reactions.push(...page.reactions);
 		const userMessages = source.full ? await source.full.userMessages(messages.map((m) => m.id)) : [];
 		const file = messageFile(messages, realm.id, recipients, clients, userMessages, rowIds);
@@ -100,7 +108,7 @@ export async function writeExport(
 	}
 
 	const extras = source.full ? await source.full.extras() : undefined;
-	const folders = new FileFolders(realm.id, new Map(users.map((u) => [u.id, u.delivery_email])));
+	const folders = new FileFolders(realm.id, new Map(users.map((u) => [u.id, u])));
 	if (source.full) {
 		for await (const f of source.full.files()) {
 			await tarball.add(`${dir}/${folders.add(f)}`, f.bytes);
@@ -112,7 +120,7 @@ export async function writeExport(
 	const groups = groupTables(realm.id, graph, await source.full?.groupDetails());
 	const groupSettings = Object.fromEntries(Object.entries(graph.realm).map(([key, value]) => [key, groups.settingGroup(value)]));
 	const everyone = graph.groups.find((g) => g.name === "role:everyone")?.id ?? 0;
-	const tables: Tables = inFl339Shapes({
+	const written: Tables = {
 		zerver_realm: realmRows(realm, { ...groupSettings, ...realmImageFields(extras) }),
 		...groups.tables,
 		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
@@ -124,13 +132,25 @@ export async function writeExport(
 		...profileFieldTables(realm.id, realm.profile_fields, users),
 		zerver_client: clients.rows(),
 		...ownTables,
-	}, everyone);
+	};
+	const tables = inFl339Shapes(withImportTables(written, {
+		realmId: realm.id,
+		dateCreated: realm.date_created,
+		subscriptions: written.zerver_subscription,
+		channelRecipients: new Map(channelIds.map((id) => [id, recipients.channel(id)!])),
+		lastMessageId,
+		now: Math.floor(clock.nowMs() / 1000),
+	}), everyone);
 	count(tables);
-	await tarball.add(`${dir}/realm.json`, json(tables));
+	await tarball.add(`${dir}/realm.json`, json({ ...tables, import_source: IMPORT_SOURCE }));
 	const attachments: Tables = { zerver_attachment: extras ? attachmentRows(realm.id, extras) : [] };
 	count(attachments);
 	await tarball.add(`${dir}/attachment.json`, json(attachments));
-	if (source.full) for (const [name, rows] of folders.recordFiles()) await tarball.add(`${dir}/${name}`, json(rows));
+	// Every folder's records.json, even a public export's (empty): Zulip's import opens avatars/ and uploads/ whatever the export holds.
+	for (const [name, rows] of folders.recordFiles()) await tarball.add(`${dir}/${name}`, json(rows));
+	count(ANALYTICS);
+	await tarball.add(`${dir}/analytics.json`, json(ANALYTICS));
+	await tarball.add(`${dir}/migration_status.json`, json(MIGRATION_STATUS));
 	await tarball.add(`${dir}/stats.json`, json(stats));
 	await progress();
 	return stats;
