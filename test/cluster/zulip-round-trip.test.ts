@@ -166,17 +166,21 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 			}
 			return true;
 		}, "A's scheduled messages sent");
-		// What the sample lacks, made on A through the API: a group DM, a muted user, a code
-		// playground, an uploaded avatar and organization icon.
+		// What the sample lacks, made on A through the API: a group DM with a custom emoji reaction,
+		// a muted user, a code playground, an uploaded avatar and organization icon.
 		const ownerA = { user_id: ownerId, email: keysA.get(ownerId)!.email, api_key: keysA.get(ownerId)!.api_key };
 		const owner = client(base, ownerA);
 		const others = realm.zerver_userprofile.filter((u) => u.is_active && !u.is_bot && u.id !== ownerId && keysA.has(u.id)).slice(0, 2).map((u) => u.id as number);
-		expectSuccess(await owner.post("/messages", { type: "direct", to: JSON.stringify(others), content: "Three of us" }));
+		const sent = await owner.post("/messages", { type: "direct", to: JSON.stringify(others), content: "Three of us" });
+		expectSuccess(sent);
 		expectSuccess(await owner.post(`/users/me/muted_users/${others[0]}`));
 		expectSuccess(await owner.post("/realm/playgrounds", { name: "Python", pygments_language: "Python", url_template: "https://python.example/?code={code}" }));
 		const image = { name: "me.png", bytes: await stillImage(64, 64, "png"), type: "image/png" };
 		expect((await sendMultipart({ baseUrl: base }, ownerA, "POST", "/users/me/avatar", { files: [image] })).status).toBe(200);
 		expect((await sendMultipart({ baseUrl: base }, ownerA, "POST", "/realm/icon", { files: [image] })).status).toBe(200);
+		expect((await sendMultipart({ baseUrl: base }, ownerA, "POST", "/realm/emoji/round_trip", { files: [image] })).status).toBe(200);
+		const custom = Object.values((await owner.get("/realm/emoji")).body.emoji as Record<string, Row>).find((e) => e.name === "round_trip")!;
+		expectSuccess(await owner.post(`/messages/${sent.body.id}/reactions`, { emoji_name: "round_trip", emoji_code: String(custom.id), reaction_type: "realm_emoji" }));
 		a = await snapshot(base, keysA, ownerId);
 
 		// Exported while A's server runs, as an operator would.
@@ -238,6 +242,21 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 		const uploads = new Set((readJson(archive, "uploads/records.json") as Row[]).map((r) => r.s3_path));
 		for (const a of readJson(archive, "attachment.json").zerver_attachment as Row[]) expect({ path_id: a.path_id, uploaded: uploads.has(a.path_id) }).toEqual({ path_id: a.path_id, uploaded: true });
 		for (const table of ["analytics_realmcount", "analytics_usercount", "analytics_streamcount"]) expect(readJson(archive, "analytics.json")[table]).toEqual([]);
+		// Each upload's record names its owner (remapped as user_profile_id).
+		for (const r of readJson(archive, "uploads/records.json") as Row[]) expect({ path: r.path, owner: typeof r.user_profile_id }).toEqual({ path: r.path, owner: "number" });
+		// A realm emoji in a reaction or status is looked up by its ID, and its name must match the emoji's.
+		const emojiNames = new Map(realm.zerver_realmemoji.map((e) => [String(e.id), e.name]));
+		const realmEmojiUses = [...realm.zerver_reaction, ...realm.zerver_userstatus].filter((r) => r.reaction_type === "realm_emoji");
+		expect(realmEmojiUses.length).toBeGreaterThan(0);
+		for (const r of realmEmojiUses) expect({ code: r.emoji_code, name: emojiNames.get(r.emoji_code) }).toEqual({ code: r.emoji_code, name: r.emoji_name });
+		// Each edit's user is remapped (a user the export holds), and a content edit's rendering is read with it.
+		const userIds = new Set(realm.zerver_userprofile.map((u) => u.id));
+		const edits = (readJson(archive, "messages-000001.json").zerver_message as Row[]).flatMap((m) => (m.edit_history ? (JSON.parse(m.edit_history) as Row[]) : []));
+		expect(edits.some((e) => "prev_content" in e)).toBe(true);
+		for (const e of edits) {
+			expect({ user: e.user_id, known: userIds.has(e.user_id) }).toEqual({ user: e.user_id, known: true });
+			if ("prev_content" in e) expect(e).toHaveProperty("prev_rendered_content");
+		}
 	});
 
 	test("each field holds the JSON types the sample's holds", () => {
