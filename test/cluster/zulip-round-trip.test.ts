@@ -16,6 +16,7 @@
 //   - the order of a user's topics (user_topics), which the API does not define: compared sorted.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -38,6 +39,15 @@ const readJson = (file: string, name: string): any => JSON.parse(execFileSync("t
 /** The archive's files, without its one folder, but the stored files themselves (records.json names those). */
 const layout = (file: string) =>
 	execFileSync("tar", ["tzf", file]).toString().trim().split("\n").map((n) => n.replace(/^[^/]+\//, "")).filter((n) => /^[^/]+\.json$|^[^/]+\/records\.json$/.test(n));
+/** Whether Django's validate_email, which Zulip's import runs on both of each user's addresses, accepts `address`. */
+function djangoAcceptsAddress(address: string): boolean {
+	const at = address.lastIndexOf("@");
+	const [local, domain] = [address.slice(0, at), address.slice(at + 1)];
+	const dotAtom = /^[-!#$%&'*+/=?^_`{}|~0-9A-Z]+(\.[-!#$%&'*+/=?^_`{}|~0-9A-Z]+)*$/i;
+	const name = /^((?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+)(?:[A-Z0-9-]{2,63}(?<!-))$/i;
+	const literal = /^\[([A-F0-9:.]+)\]$/i.exec(domain);
+	return at > 0 && dotAtom.test(local) && (domain === "localhost" || name.test(domain) || (literal !== null && isIP(literal[1]) !== 0));
+}
 /** A JSON value's type, as Zulip's import would see it (a number whatever its kind). */
 const jsonType = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 type Keys = Map<number, { email: string; api_key: string }>;
@@ -235,6 +245,10 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 		const channelSubs = realm.zerver_subscription.filter((s) => channelRecipients.has(s.recipient));
 		expect(realm.zerver_realmauditlog.filter((e) => e.event_type === AuditEvent.SUBSCRIPTION_CREATED).length).toBe(channelSubs.length);
 		expect(realm.import_source).toBe("zulip");
+		// Every user's addresses pass Zulip's validation; the dummy addresses name this test's server, at an IP address and a port.
+		const addresses = realm.zerver_userprofile.flatMap((u) => [u.email, u.delivery_email] as string[]);
+		expect(addresses.some((a) => a.includes("@[127.0.0.1]"))).toBe(true);
+		expect(addresses.filter((a) => !djangoAcceptsAddress(a))).toEqual([]);
 		// Each avatar is placed by its user's avatar version; each attachment by its upload's record.
 		const avatars = readJson(archive, "avatars/records.json") as Row[];
 		expect(avatars.length).toBeGreaterThan(0);
