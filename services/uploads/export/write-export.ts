@@ -19,7 +19,8 @@
 // Memory stays flat in the messages: one page (a file's worth) is held at a time; what realm.json
 // needs of them (reactions, the sending clients, group DMs) is gathered as they pass.
 //
-// `progress` is called after each page read and each file written, so a stalled export can be
+// `progress` is called after each page read and each file written (with the phase and how many
+// items the step wrote, for a progress line), so a stalled export can be
 // told from a slow one.
 import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
 import { channelTables } from "./channel-tables";
@@ -41,22 +42,30 @@ import { clock } from "../../../shared/clock";
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
 
-async function allUsers(source: ExportSource, progress: () => Promise<void>): Promise<ExportUser[]> {
+/** One step of an export: its phase, and how many users, subscriptions, messages, files or tables it wrote. */
+export interface ExportStep {
+	phase: "users" | "subscriptions" | "messages" | "files" | "tables";
+	count: number;
+}
+export type ExportProgress = (step: ExportStep) => Promise<void>;
+
+async function allUsers(source: ExportSource, progress: ExportProgress): Promise<ExportUser[]> {
 	const out: ExportUser[] = [];
 	for (let after = 0; ; ) {
 		const users = await source.users(after, EXPORT_PAGE);
 		out.push(...users);
-		await progress();
+		await progress({ phase: "users", count: users.length });
 		if (users.length < EXPORT_PAGE) return out;
 		after = users[users.length - 1].id;
 	}
 }
 
-async function allSubscriptions(source: ExportSource, channelIds: number[], progress: () => Promise<void>): Promise<ExportSubscription[]> {
+async function allSubscriptions(source: ExportSource, channelIds: number[], progress: ExportProgress): Promise<ExportSubscription[]> {
 	const out: ExportSubscription[] = [];
 	for (let i = 0; i < channelIds.length; i += EXPORT_CHANNEL_BATCH) {
-		out.push(...(await source.subscriptions(channelIds.slice(i, i + EXPORT_CHANNEL_BATCH))));
-		await progress();
+		const batch = await source.subscriptions(channelIds.slice(i, i + EXPORT_CHANNEL_BATCH));
+		out.push(...batch);
+		await progress({ phase: "subscriptions", count: batch.length });
 	}
 	return out;
 }
@@ -72,7 +81,7 @@ export async function writeExport(
 	realm: ExportRealm,
 	exportType: number,
 	ownTables: Tables,
-	progress: () => Promise<void>,
+	progress: ExportProgress,
 ): Promise<Record<string, number>> {
 	const users = await allUsers(source, progress);
 	const { channels, default_channel_ids } = await source.channels();
@@ -102,7 +111,7 @@ export async function writeExport(
 		const file = messageFile(messages, realm.id, recipients, clients, userMessages, rowIds);
 		count(file);
 		await tarball.add(`${dir}/${messageFileName(++files)}`, json(file));
-		await progress();
+		await progress({ phase: "messages", count: messages.length });
 		if (messages.length < MESSAGES_PER_FILE) break;
 		after = messages[messages.length - 1].id;
 	}
@@ -112,7 +121,7 @@ export async function writeExport(
 	if (source.full) {
 		for await (const f of source.full.files()) {
 			await tarball.add(`${dir}/${folders.add(f)}`, f.bytes);
-			await progress();
+			await progress({ phase: "files", count: 1 });
 		}
 	}
 
@@ -152,7 +161,7 @@ export async function writeExport(
 	await tarball.add(`${dir}/analytics.json`, json(ANALYTICS));
 	await tarball.add(`${dir}/migration_status.json`, json(MIGRATION_STATUS));
 	await tarball.add(`${dir}/stats.json`, json(stats));
-	await progress();
+	await progress({ phase: "tables", count: Object.keys(stats).length });
 	return stats;
 }
 
