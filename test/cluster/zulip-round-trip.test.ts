@@ -265,7 +265,13 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 		for (const r of realmEmojiUses) expect({ code: r.emoji_code, name: emojiNames.get(r.emoji_code) }).toEqual({ code: r.emoji_code, name: r.emoji_name });
 		// Each edit's user is remapped (a user the export holds), and a content edit's rendering is read with it.
 		const userIds = new Set(realm.zerver_userprofile.map((u) => u.id));
-		const edits = (readJson(archive, "messages-000001.json").zerver_message as Row[]).flatMap((m) => (m.edit_history ? (JSON.parse(m.edit_history) as Row[]) : []));
+		const messages = readJson(archive, "messages-000001.json").zerver_message as Row[];
+		const edits = messages.flatMap((m) => (m.edit_history ? (JSON.parse(m.edit_history) as Row[]) : []));
+		// Each attachment's messages are looked up among the exported ones; each subscriber's activity among the users and system bots.
+		const messageIds = new Set(messages.map((m) => m.id));
+		for (const a of readJson(archive, "attachment.json").zerver_attachment as Row[]) for (const id of a.messages as number[]) expect({ attachment: a.id, message: id, exported: messageIds.has(id) }).toEqual({ attachment: a.id, message: id, exported: true });
+		const bots = new Set(realm.zerver_userprofile_crossrealm.map((b) => b.id));
+		expect(realm.zerver_subscription.filter((sub) => !userIds.has(sub.user_profile) && !bots.has(sub.user_profile))).toEqual([]);
 		expect(edits.some((e) => "prev_content" in e)).toBe(true);
 		for (const e of edits) {
 			expect({ user: e.user_id, known: userIds.has(e.user_id) }).toEqual({ user: e.user_id, known: true });
