@@ -244,6 +244,11 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 		const channelRecipients = new Set(realm.zerver_recipient.filter((r) => r.type === 2).map((r) => r.id));
 		const channelSubs = realm.zerver_subscription.filter((s) => channelRecipients.has(s.recipient));
 		expect(realm.zerver_realmauditlog.filter((e) => e.event_type === AuditEvent.SUBSCRIPTION_CREATED).length).toBe(channelSubs.length);
+		const left = channelSubs.filter((sub) => !sub.active);
+		expect(left.length).toBeGreaterThan(0);
+		expect(realm.zerver_realmauditlog.filter((e) => e.event_type === AuditEvent.SUBSCRIPTION_DEACTIVATED).map((e) => [e.modified_user, e.modified_stream])).toEqual(
+			left.map((sub) => [sub.user_profile, realm.zerver_recipient.find((r) => r.id === sub.recipient)!.type_id]),
+		);
 		expect(realm.import_source).toBe("zulip");
 		// Every user's addresses pass Zulip's validation; the dummy addresses name this test's server, at an IP address and a port.
 		const addresses = realm.zerver_userprofile.flatMap((u) => [u.email, u.delivery_email] as string[]);

@@ -35,7 +35,7 @@ export const REQUIRED_TABLES = [
 const EMPTY_TABLES = ["zerver_onboardingstep", "zerver_onboardingusermessage", "zerver_service", "zerver_botconfigdata", "zerver_botstoragedata", "zerver_alertword", "zerver_muteduser", "zerver_usertopic", "zerver_userstatus", "zerver_scheduledmessage"];
 
 /** Zulip's RealmAuditLog event types the export writes. */
-export const AuditEvent = { REALM_CREATED: 215, SUBSCRIPTION_CREATED: 301 } as const;
+export const AuditEvent = { REALM_CREATED: 215, SUBSCRIPTION_CREATED: 301, SUBSCRIPTION_DEACTIVATED: 303 } as const;
 
 /** The sign-in method this server has (Zulip's backend name): email and password only. */
 export const OWN_AUTH_METHODS = ["Email"];
@@ -77,7 +77,8 @@ export interface ImportTableInput {
  *   - zerver_realmauditlog: this server keeps no audit log. With the table present (even empty)
  *     Zulip skips what it does for exports without one (subscription_created entries, which its
  *     soft deactivation reads to give returning users their messages), so those entries are
- *     written here as Zulip would make them, with the realm_created entry its invariant wants;
+ *     written here as Zulip would make them (and a subscription_deactivated for a subscription
+ *     left since), with the realm_created entry its invariant wants;
  *     all marked `backfilled` (reconstructed, not history), which is how this server's importer
  *     tells them from a real audit log.
  */
@@ -110,7 +111,10 @@ function auditLogRows(x: ImportTableInput): Row[] {
 	const streamOf = new Map([...x.channelRecipients].map(([channel, recipient]) => [recipient, channel]));
 	for (const sub of x.subscriptions) {
 		const stream = streamOf.get(sub.recipient as number);
-		if (stream !== undefined) rows.push(entry(AuditEvent.SUBSCRIPTION_CREATED, x.now, sub.user_profile as number, stream));
+		if (stream === undefined) continue;
+		rows.push(entry(AuditEvent.SUBSCRIPTION_CREATED, x.now, sub.user_profile as number, stream));
+		// One left since: its subscription's history ends, as soft deactivation reads it.
+		if (sub.active === false) rows.push(entry(AuditEvent.SUBSCRIPTION_DEACTIVATED, x.now, sub.user_profile as number, stream));
 	}
 	return rows.map((r, i) => ({ id: i + 1, ...r }));
 }
