@@ -9,6 +9,7 @@ import path from "node:path";
 import { loadConfig } from "../../shared/config";
 import { startEmbeddedStore } from "../../shared/store";
 import { EXIT, UsageError, type Command, type Parsed } from "../command-line";
+import { Progress } from "../import/progress";
 import { exportZulip } from "./export-zulip";
 
 export const EXPORT_COMMAND: Command = {
@@ -29,7 +30,7 @@ async function exportZulipCommand({ positionals, values }: Parsed): Promise<numb
 	const store = config.mongoUrl ? undefined : await startEmbeddedStore({ dataDir: config.dataDir, port: config.storePort, logLevel: config.logLevel });
 	try {
 		const started = performance.now();
-		const { stats, bytes } = await exportZulip({ out, mongoUrl: config.mongoUrl || store!.url, prefix: config.dbPrefix });
+		const { stats, bytes } = await exportZulip({ out, mongoUrl: config.mongoUrl || store!.url, prefix: config.dbPrefix, progress: new Progress() });
 		const counts = ["zerver_userprofile", "zerver_stream", "zerver_subscription", "zerver_message", "zerver_usermessage", "zerver_reaction", "zerver_attachment"]
 			.map((t) => `  ${t}: ${stats[t] ?? 0}`)
 			.join("\n");

@@ -9,6 +9,8 @@ import { ExportType, realmExportModel } from "../../services/uploads/models/real
 import { realmExportRows } from "../../services/uploads/export/realm-export-table";
 import { TarballWriter } from "../../services/uploads/export/tarball";
 import { writeExport } from "../../services/uploads/export/write-export";
+import type { Progress } from "../import/progress";
+import { phaseLines } from "./phase-lines";
 import { connectServiceDbs, serviceModels } from "../service-dbs";
 import { ArchiveFile } from "./archive-file";
 import { databaseSource } from "./database-source";
@@ -19,8 +21,8 @@ export interface ExportOptions {
 	mongoUrl: string;
 	/** The database prefix whose organization is exported (DB_PREFIX). */
 	prefix: string;
-	/** Called after each page read and file written. */
-	progress?: () => void;
+	/** Drawn a line per phase (users, subscriptions, messages, files, tables), as import-zulip's. */
+	progress?: Progress;
 }
 
 export interface ExportResult {
@@ -42,7 +44,9 @@ export async function exportZulip(o: ExportOptions): Promise<ExportResult> {
 		await archive.open();
 		const tarball = new TarballWriter(archive, FileStore.newId(), new Date(clock.nowMs()));
 		try {
-			const stats = await writeExport(source, tarball, archiveDir(o.out), realm, ExportType.FULL_WITHOUT_CONSENT, { zerver_realmexport: realmExportRows(exports) }, async () => o.progress?.());
+			const lines = phaseLines(o.progress);
+			const stats = await writeExport(source, tarball, archiveDir(o.out), realm, ExportType.FULL_WITHOUT_CONSENT, { zerver_realmexport: realmExportRows(exports) }, async (step) => lines.step(step));
+			lines.end();
 			const { length } = await tarball.finish();
 			await archive.finish();
 			return { stats, bytes: length };

@@ -15,6 +15,7 @@ import { openTarget } from "./import-target";
 import { countMessages, importMessages, importReactions, messageFiles } from "./messages";
 import { Progress } from "./progress";
 import { importRealm } from "./realm";
+import { reportReconstructed } from "./reconstructed";
 import { mergeNewerFields } from "./newer-fields";
 import { importRealmImages } from "./realm-images";
 import { importScheduled } from "./scheduled";
@@ -122,8 +123,8 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 function reportUnread(ctx: ImportContext): void {
 	for (const name of ctx.realm.names()) {
 		if (ctx.read.has(name)) continue;
-		const n = ctx.realm.count(name);
-		ctx.notKept.add(name, UNREAD[name] ?? "no place for it on this server yet", n);
+		const why = UNREAD[name] ?? "no place for it on this server yet";
+		if (!reportReconstructed(ctx, name, why)) ctx.notKept.add(name, why, ctx.realm.count(name));
 	}
 	// The other files of the export: statistics (analytics.json) and such.
 	for (const f of fs.readdirSync(ctx.dir)) {

@@ -151,7 +151,14 @@ test("an administrator's export: pending then done in realm_export events, liste
 	archive = Buffer.from(await got.arrayBuffer());
 	const files = await untar(archive);
 	const dir = new URL(first.export_url).pathname.split("/").pop()!.replace(/\.tar\.gz$/, "");
-	expect([...files.keys()].sort()).toEqual([`${dir}/attachment.json`, `${dir}/messages-000001.json`, `${dir}/messages-000002.json`, `${dir}/realm.json`, `${dir}/stats.json`]);
+	const layout = ["analytics.json", "attachment.json", "avatars/records.json", "emoji/records.json", "messages-000001.json", "messages-000002.json", "migration_status.json", "realm.json", "realm_icons/records.json", "stats.json", "uploads/records.json"];
+	expect([...files.keys()].sort()).toEqual(layout.map((f) => `${dir}/${f}`));
+	// No stored files in a public export, but every records.json Zulip's import opens, empty.
+	for (const folder of ["uploads", "emoji", "avatars", "realm_icons"]) expect(JSON.parse(files.get(`${dir}/${folder}/records.json`)!)).toEqual([]);
+	// The tables Zulip's import reads whatever the export holds, a public export's included.
+	for (const table of ["zerver_realmemoji", "zerver_realmfilter", "zerver_realmplayground", "zerver_realmdomain", "zerver_userpresence", "zerver_useractivity", "zerver_userprofile_mirrordummy"]) {
+		expect({ table, list: Array.isArray(JSON.parse(files.get(`${dir}/realm.json`)!)[table]) }).toEqual({ table, list: true });
+	}
 	const [part1, part2] = [1, 2].map((n) => JSON.parse(files.get(`${dir}/messages-00000${n}.json`)!).zerver_message.map((m: Ev) => m.id as number));
 	expect(part1).toHaveLength(1000);
 	const all = [...part1, ...part2];

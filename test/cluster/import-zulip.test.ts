@@ -227,6 +227,11 @@ describe("import-zulip of Zulip's sample export", () => {
 		const line = (table: string, n: number) => new RegExp(`^  ${table} +${n}  `, "m");
 		expect(imported.stdout).toMatch(line("zerver_realmauditlog", sample.realm.zerver_realmauditlog.length));
 		expect(imported.stdout).toMatch(line("zerver_useractivity", sample.realm.zerver_useractivity.length));
+		// The tables this server's own export rebuilds are reported for what they hold beyond this server's: sign-in
+		// methods but email, the defaults for new users that differ, a presence counter that has moved.
+		expect(imported.stdout).toMatch(line("zerver_realmauthenticationmethod", sample.realm.zerver_realmauthenticationmethod.length - 1));
+		expect(imported.stdout).toMatch(/^ {2}zerver_realmuserdefault +2 .*: dense_mode, user_list_style$/m);
+		expect(imported.stdout).toMatch(line("zerver_presencesequence", 1));
 		expect(imported.stdout).toMatch(/^ {2}messages: 739$/m);
 		expect(imported.stdout).toMatch(/^ {2}per-user message rows: 11235$/m);
 		expect(imported.stdout).toMatch(new RegExp(`^ {2}scheduled messages: ${sample.realm.zerver_scheduledmessage.length}$`, "m"));

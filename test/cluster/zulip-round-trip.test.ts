@@ -16,6 +16,7 @@
 //   - the order of a user's topics (user_topics), which the API does not define: compared sorted.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -24,6 +25,7 @@ import { client, expectSuccess, type Client } from "../support/http";
 import { sendMultipart, stillImage } from "../support/images";
 import { manage } from "../support/manage";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
+import { AuditEvent, REQUIRED_TABLES } from "../../services/uploads/export/zulip-import-tables";
 
 jest.setTimeout(600_000);
 
@@ -31,6 +33,23 @@ const ROOT = path.resolve(__dirname, "../..");
 const SAMPLE = path.resolve(ROOT, "test/fixtures/zulip-export-fl339.tar.gz");
 
 type Row = Record<string, any>;
+
+/** A JSON file of an export's archive, wherever its one folder is. */
+const readJson = (file: string, name: string): any => JSON.parse(execFileSync("tar", ["xzf", file, "-O", "--wildcards", `*/${name}`], { maxBuffer: 256 << 20 }).toString());
+/** The archive's files, without its one folder, but the stored files themselves (records.json names those). */
+const layout = (file: string) =>
+	execFileSync("tar", ["tzf", file]).toString().trim().split("\n").map((n) => n.replace(/^[^/]+\//, "")).filter((n) => /^[^/]+\.json$|^[^/]+\/records\.json$/.test(n));
+/** Whether Django's validate_email, which Zulip's import runs on both of each user's addresses, accepts `address`. */
+function djangoAcceptsAddress(address: string): boolean {
+	const at = address.lastIndexOf("@");
+	const [local, domain] = [address.slice(0, at), address.slice(at + 1)];
+	const dotAtom = /^[-!#$%&'*+/=?^_`{}|~0-9A-Z]+(\.[-!#$%&'*+/=?^_`{}|~0-9A-Z]+)*$/i;
+	const name = /^((?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+)(?:[A-Z0-9-]{2,63}(?<!-))$/i;
+	const literal = /^\[([A-F0-9:.]+)\]$/i.exec(domain);
+	return at > 0 && dotAtom.test(local) && (domain === "localhost" || name.test(domain) || (literal !== null && isIP(literal[1]) !== 0));
+}
+/** A JSON value's type, as Zulip's import would see it (a number whatever its kind). */
+const jsonType = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 type Keys = Map<number, { email: string; api_key: string }>;
 
 /** What a server shows of the organization, keyed so two servers' answers can be compared. */
@@ -157,17 +176,21 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 			}
 			return true;
 		}, "A's scheduled messages sent");
-		// What the sample lacks, made on A through the API: a group DM, a muted user, a code
-		// playground, an uploaded avatar and organization icon.
+		// What the sample lacks, made on A through the API: a group DM with a custom emoji reaction,
+		// a muted user, a code playground, an uploaded avatar and organization icon.
 		const ownerA = { user_id: ownerId, email: keysA.get(ownerId)!.email, api_key: keysA.get(ownerId)!.api_key };
 		const owner = client(base, ownerA);
 		const others = realm.zerver_userprofile.filter((u) => u.is_active && !u.is_bot && u.id !== ownerId && keysA.has(u.id)).slice(0, 2).map((u) => u.id as number);
-		expectSuccess(await owner.post("/messages", { type: "direct", to: JSON.stringify(others), content: "Three of us" }));
+		const sent = await owner.post("/messages", { type: "direct", to: JSON.stringify(others), content: "Three of us" });
+		expectSuccess(sent);
 		expectSuccess(await owner.post(`/users/me/muted_users/${others[0]}`));
 		expectSuccess(await owner.post("/realm/playgrounds", { name: "Python", pygments_language: "Python", url_template: "https://python.example/?code={code}" }));
 		const image = { name: "me.png", bytes: await stillImage(64, 64, "png"), type: "image/png" };
 		expect((await sendMultipart({ baseUrl: base }, ownerA, "POST", "/users/me/avatar", { files: [image] })).status).toBe(200);
 		expect((await sendMultipart({ baseUrl: base }, ownerA, "POST", "/realm/icon", { files: [image] })).status).toBe(200);
+		expect((await sendMultipart({ baseUrl: base }, ownerA, "POST", "/realm/emoji/round_trip", { files: [image] })).status).toBe(200);
+		const custom = Object.values((await owner.get("/realm/emoji")).body.emoji as Record<string, Row>).find((e) => e.name === "round_trip")!;
+		expectSuccess(await owner.post(`/messages/${sent.body.id}/reactions`, { emoji_name: "round_trip", emoji_code: String(custom.id), reaction_type: "realm_emoji" }));
 		a = await snapshot(base, keysA, ownerId);
 
 		// Exported while A's server runs, as an operator would.
@@ -197,6 +220,97 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 			expect(names).toContain(f);
 		}
 		expect(exported.stdout).toMatch(/^ {2}zerver_usermessage: [1-9]\d*$/m);
+	});
+
+	test("the export holds every file and folder the sample holds, and every table of each of its files", () => {
+		expect(layout(archive).sort()).toEqual(expect.arrayContaining(layout(SAMPLE).sort()));
+		for (const name of ["realm.json", "attachment.json", "messages-000001.json", "analytics.json"]) {
+			const ours = Object.keys(readJson(archive, name));
+			for (const table of Object.keys(readJson(SAMPLE, name))) expect({ name, table, present: ours.includes(table) }).toEqual({ name, table, present: true });
+		}
+		// Zulip's import refuses an export whose migrations differ from the importing server's: the export names feature level 339's.
+		expect(readJson(archive, "migration_status.json")).toEqual(readJson(SAMPLE, "migration_status.json"));
+	});
+
+	test("what Zulip's import requires: its unconditional tables, the rows it relies on, the fields of the file records it reads", () => {
+		const realm = readJson(archive, "realm.json") as Record<string, Row[]>;
+		for (const table of REQUIRED_TABLES) expect({ table, list: Array.isArray(realm[table]) }).toEqual({ table, list: true });
+		expect(realm.zerver_presencesequence).toEqual([expect.objectContaining({ realm: realm.zerver_realm[0].id, last_update_id: 0 })]);
+		expect(realm.zerver_realmauthenticationmethod.map((m) => m.name)).toEqual(["Email"]);
+		expect(realm.zerver_realmuserdefault).toEqual([expect.objectContaining({ realm: realm.zerver_realm[0].id, dense_mode: true, enter_sends: false })]);
+		const created = realm.zerver_realmauditlog.filter((e) => e.event_type === AuditEvent.REALM_CREATED);
+		expect(created).toEqual([expect.objectContaining({ event_time: realm.zerver_realm[0].date_created, backfilled: true })]);
+		// A subscription_created entry per channel subscription, as Zulip's import makes for an export without an audit log.
+		const channelRecipients = new Set(realm.zerver_recipient.filter((r) => r.type === 2).map((r) => r.id));
+		const channelSubs = realm.zerver_subscription.filter((s) => channelRecipients.has(s.recipient));
+		expect(realm.zerver_realmauditlog.filter((e) => e.event_type === AuditEvent.SUBSCRIPTION_CREATED).length).toBe(channelSubs.length);
+		const left = channelSubs.filter((sub) => !sub.active);
+		expect(left.length).toBeGreaterThan(0);
+		expect(realm.zerver_realmauditlog.filter((e) => e.event_type === AuditEvent.SUBSCRIPTION_DEACTIVATED).map((e) => [e.modified_user, e.modified_stream])).toEqual(
+			left.map((sub) => [sub.user_profile, realm.zerver_recipient.find((r) => r.id === sub.recipient)!.type_id]),
+		);
+		expect(realm.import_source).toBe("zulip");
+		// Every user's addresses pass Zulip's validation; the dummy addresses name this test's server, at an IP address and a port.
+		const addresses = realm.zerver_userprofile.flatMap((u) => [u.email, u.delivery_email] as string[]);
+		expect(addresses.some((a) => a.includes("@[127.0.0.1]"))).toBe(true);
+		expect(addresses.filter((a) => !djangoAcceptsAddress(a))).toEqual([]);
+		// Each avatar is placed by its user's avatar version; each attachment by its upload's record.
+		const avatars = readJson(archive, "avatars/records.json") as Row[];
+		expect(avatars.length).toBeGreaterThan(0);
+		for (const r of avatars) expect(Object.keys(r)).toEqual(expect.arrayContaining(["user_profile_id", "realm_id", "avatar_version", "path", "s3_path"]));
+		const uploads = new Set((readJson(archive, "uploads/records.json") as Row[]).map((r) => r.s3_path));
+		for (const a of readJson(archive, "attachment.json").zerver_attachment as Row[]) expect({ path_id: a.path_id, uploaded: uploads.has(a.path_id) }).toEqual({ path_id: a.path_id, uploaded: true });
+		for (const table of ["analytics_realmcount", "analytics_usercount", "analytics_streamcount"]) expect(readJson(archive, "analytics.json")[table]).toEqual([]);
+		// Each upload's record names its owner (remapped as user_profile_id).
+		for (const r of readJson(archive, "uploads/records.json") as Row[]) expect({ path: r.path, owner: typeof r.user_profile_id }).toEqual({ path: r.path, owner: "number" });
+		// A realm emoji in a reaction or status is looked up by its ID, and its name must match the emoji's.
+		const emojiNames = new Map(realm.zerver_realmemoji.map((e) => [String(e.id), e.name]));
+		const realmEmojiUses = [...realm.zerver_reaction, ...realm.zerver_userstatus].filter((r) => r.reaction_type === "realm_emoji");
+		expect(realmEmojiUses.length).toBeGreaterThan(0);
+		for (const r of realmEmojiUses) expect({ code: r.emoji_code, name: emojiNames.get(r.emoji_code) }).toEqual({ code: r.emoji_code, name: r.emoji_name });
+		// Each edit's user is remapped (a user the export holds), and a content edit's rendering is read with it.
+		const userIds = new Set(realm.zerver_userprofile.map((u) => u.id));
+		const messages = readJson(archive, "messages-000001.json").zerver_message as Row[];
+		const edits = messages.flatMap((m) => (m.edit_history ? (JSON.parse(m.edit_history) as Row[]) : []));
+		// Each attachment's messages are looked up among the exported ones; each subscriber's activity among the users and system bots.
+		const messageIds = new Set(messages.map((m) => m.id));
+		for (const a of readJson(archive, "attachment.json").zerver_attachment as Row[]) for (const id of a.messages as number[]) expect({ attachment: a.id, message: id, exported: messageIds.has(id) }).toEqual({ attachment: a.id, message: id, exported: true });
+		const bots = new Set(realm.zerver_userprofile_crossrealm.map((b) => b.id));
+		expect(realm.zerver_subscription.filter((sub) => !userIds.has(sub.user_profile) && !bots.has(sub.user_profile))).toEqual([]);
+		expect(edits.some((e) => "prev_content" in e)).toBe(true);
+		for (const e of edits) {
+			expect({ user: e.user_id, known: userIds.has(e.user_id) }).toEqual({ user: e.user_id, known: true });
+			if ("prev_content" in e) expect(e).toHaveProperty("prev_rendered_content");
+		}
+	});
+
+	test("each field holds the JSON types the sample's holds", () => {
+		const typesOf = (tables: Record<string, Row[]>) => {
+			const out = new Map<string, Set<string>>();
+			for (const [table, rows] of Object.entries(tables)) {
+				if (!Array.isArray(rows)) continue;
+				for (const row of rows) for (const [field, v] of Object.entries(row)) {
+					const key = `${table}.${field}`;
+					if (!out.has(key)) out.set(key, new Set());
+					out.get(key)!.add(jsonType(v));
+				}
+			}
+			return out;
+		};
+		let compared = 0;
+		const unlike: string[] = [];
+		for (const name of ["realm.json", "attachment.json", "messages-000001.json"]) {
+			const sample = typesOf(readJson(SAMPLE, name));
+			for (const [key, types] of typesOf(readJson(archive, name))) {
+				const theirs = sample.get(key);
+				// A field the sample never fills (always null, or no rows) shows nothing of its type.
+				if (!theirs || [...theirs].every((t) => t === "null")) continue;
+				for (const t of types) if (t !== "null" && !theirs.has(t)) unlike.push(`${key}: ${t}, the sample's ${[...theirs].join("/")}`);
+				compared++;
+			}
+		}
+		expect(unlike).toEqual([]);
+		expect(compared).toBeGreaterThan(300);
 	});
 
 	test("the re-import keeps everything but the feature level 339 fields this server has no place for", () => {

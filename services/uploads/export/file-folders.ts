@@ -13,8 +13,8 @@ export class FileFolders {
 
 	constructor(
 		private readonly realmId: number,
-		/** Users' addresses, for the records that name a user. */
-		private readonly emails: Map<number, string>,
+		/** The users, for the records that name one: their address, and the avatar version Zulip's import files an avatar under. */
+		private readonly users: Map<number, { delivery_email: string; avatar_version: number }>,
 	) {}
 
 	/** Where the file goes in the export, under the export's directory; its record is kept for records.json. */
@@ -24,8 +24,11 @@ export class FileFolders {
 			const e = f.emoji!;
 			this.records.emoji.push({ ...base, author: f.user_id, file_name: e.file_name, name: e.name, deactivated: e.deactivated });
 		} else {
-			const user = f.user_id === null ? {} : { user_profile_id: f.user_id, user_profile_email: this.emails.get(f.user_id) ?? null };
-			this.records[f.folder].push({ ...base, ...user, size: f.bytes.length, last_modified: f.last_modified, content_type: f.content_type });
+			const owner = f.user_id === null ? undefined : this.users.get(f.user_id);
+			const user = f.user_id === null ? {} : { user_profile_id: f.user_id, user_profile_email: owner?.delivery_email ?? null };
+			// Zulip's import reads an avatar's version (record["avatar_version"]) to place it.
+			const version = f.folder === "avatars" ? { avatar_version: owner?.avatar_version ?? 1 } : {};
+			this.records[f.folder].push({ ...base, ...user, ...version, size: f.bytes.length, last_modified: f.last_modified, content_type: f.content_type });
 		}
 		return `${f.folder}/${f.path}`;
 	}

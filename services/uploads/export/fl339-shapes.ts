@@ -1,8 +1,8 @@
 // Feature level 339's row shapes (Zulip 10.0; the sample test/fixtures/zulip-export-fl339.tar.gz
 // is the reference) for the tables whose rows this server builds from its own settings:
-// zerver_realm, zerver_userprofile, zerver_stream. Zulip's import makes each row into its model
-// (`Stream(**row)`): a field it does not know fails the whole import, and one it converts or
-// remaps (a date, a foreign key) must be there. So each row gets exactly the fields of that
+// zerver_realm, zerver_userprofile, zerver_stream, zerver_realmuserdefault. Zulip's import makes
+// each row into its model (`Stream(**row)`): a field it does not know fails the whole import,
+// and one it converts or remaps (a date, a foreign key) must be there. So each row gets exactly the fields of that
 // feature level:
 //   - a field this server keeps no value for gets Zulip's default (FILLERS);
 //   - a field newer than that feature level (a setting Zulip added since, which this server
@@ -59,6 +59,23 @@ const FIELDS: Record<string, string[]> = {
 		"id", "name", "realm", "date_created", "creator", "deactivated", "description", "rendered_description", "recipient", "invite_only",
 		"history_public_to_subscribers", "is_web_public", "is_in_zephyr_realm", "message_retention_days", "can_administer_channel_group",
 		"can_remove_subscribers_group", "can_send_message_group", "first_message_id", "is_recently_active",
+	],
+	zerver_realmuserdefault: [
+		"id", "enter_sends", "left_side_userlist", "default_language", "web_home_view", "web_escape_navigates_to_home_view", "fluid_layout_width",
+		"high_contrast_mode", "translate_emoticons", "display_emoji_reaction_users", "twenty_four_hour_time", "starred_message_counts",
+		"web_suggest_update_timezone", "color_scheme", "dense_mode", "web_font_size_px", "web_line_height_percent", "web_animate_image_previews",
+		"demote_inactive_streams", "web_mark_read_on_scroll_policy", "web_channel_default_view", "emojiset", "user_list_style",
+		"web_stream_unreads_count_display_policy", "web_navigate_to_sent_message", "email_notifications_batching_period_seconds",
+		"enable_stream_desktop_notifications", "enable_stream_email_notifications", "enable_stream_push_notifications",
+		"enable_stream_audible_notifications", "notification_sound", "wildcard_mentions_notify", "enable_followed_topic_desktop_notifications",
+		"enable_followed_topic_email_notifications", "enable_followed_topic_push_notifications", "enable_followed_topic_audible_notifications",
+		"enable_followed_topic_wildcard_mentions_notify", "enable_desktop_notifications", "pm_content_in_desktop_notifications", "enable_sounds",
+		"enable_offline_email_notifications", "message_content_in_email_notifications", "enable_offline_push_notifications",
+		"enable_online_push_notifications", "desktop_icon_count_display", "enable_digest_emails", "enable_login_emails", "enable_marketing_emails",
+		"presence_enabled", "realm_name_in_email_notifications_policy", "automatically_follow_topics_policy",
+		"automatically_unmute_topics_in_muted_streams_policy", "automatically_follow_topics_where_mentioned", "enable_drafts_synchronization",
+		"send_stream_typing_notifications", "send_private_typing_notifications", "send_read_receipts", "allow_private_data_export",
+		"receives_typing_notifications", "email_address_visibility", "realm",
 	],
 };
 
@@ -117,6 +134,7 @@ function fillers(table: string, everyone: number): Row {
 		};
 	}
 	if (table === "zerver_stream") return { is_recently_active: true };
+	if (table === "zerver_realmuserdefault") return { web_navigate_to_sent_message: true };
 	return {};
 }
 

@@ -4,6 +4,7 @@
 //
 // Zulip's rule for a public export (zerver/lib/export.py): a user's real address goes in only when
 // administrators may see it; otherwise delivery_email is the address the API shows (a dummy).
+import { isIP } from "node:net";
 import type { ExportUser } from "../../../shared/export-rows";
 import type { Recipients } from "./recipients";
 import type { Row, Tables } from "./tables";
@@ -14,6 +15,20 @@ const SEEN_BY_ADMINS = new Set([1, 2, 3]);
 /** zerver_userprofile_crossrealm: the server's system bots, which messages may come from. */
 export function crossRealmRows(bots: Array<{ id: number; email: string }>, recipients: Recipients): Row[] {
 	return bots.map((b) => ({ id: b.id, email: b.email, recipient_id: recipients.user(b.id) ?? null }));
+}
+
+/**
+ * An address as Zulip's import accepts it: it validates both of a user's addresses (Django's
+ * validate_email), and the dummy addresses the API shows name the organization's host, which may
+ * carry a port or be an IP address, neither valid there. The port is dropped and an IP address
+ * written as an address literal (`user5@[192.0.2.1]`), the same host in a form Django accepts.
+ */
+export function importableAddress(address: string): string {
+	const at = address.lastIndexOf("@");
+	if (at < 0) return address;
+	const domain = address.slice(at + 1);
+	const host = domain.startsWith("[") ? domain.slice(1, domain.indexOf("]")) : domain.replace(/:\d+$/, "");
+	return `${address.slice(0, at)}@${isIP(host) ? `[${host}]` : host}`;
 }
 
 export function userRows(users: ExportUser[], realmId: number, recipients: Recipients, publicOnly: boolean): Row[] {
@@ -28,8 +43,8 @@ export function userRows(users: ExportUser[], realmId: number, recipients: Recip
 		id: u.id,
 		realm: realmId,
 		recipient: recipients.user(u.id) ?? null,
-		email: u.email,
-		delivery_email: publicOnly && !SEEN_BY_ADMINS.has(u.email_address_visibility) ? u.email : u.delivery_email,
+		email: importableAddress(u.email),
+		delivery_email: importableAddress(publicOnly && !SEEN_BY_ADMINS.has(u.email_address_visibility) ? u.email : u.delivery_email),
 		full_name: u.full_name,
 		role: u.role,
 		is_active: u.is_active,

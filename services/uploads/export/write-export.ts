@@ -11,11 +11,16 @@
 //   <dir>/attachment.json           uploaded files (a full export's; none in a public one)
 //   <dir>/uploads/ emoji/ avatars/ realm_icons/   the stored files with their records.json (full)
 //   <dir>/stats.json                how many rows each table holds
+//   <dir>/migration_status.json     the Zulip version the export is shaped for
+//   <dir>/analytics.json            usage statistics (empty: this server exports none)
+//
+// What Zulip's own import requires of these files beyond the rows is in zulip-import-tables.ts.
 //
 // Memory stays flat in the messages: one page (a file's worth) is held at a time; what realm.json
 // needs of them (reactions, the sending clients, group DMs) is gathered as they pass.
 //
-// `progress` is called after each page read and each file written, so a stalled export can be
+// `progress` is called after each page read and each file written (with the phase and how many
+// items the step wrote, for a progress line), so a stalled export can be
 // told from a slow one.
 import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
 import { channelTables } from "./channel-tables";
@@ -32,25 +37,35 @@ import type { TarballWriter } from "./tarball";
 import type { Row, Tables } from "./tables";
 import { ExportType } from "../models/realm-export";
 import { botTables, crossRealmRows, userRows } from "./user-tables";
+import { ANALYTICS, IMPORT_SOURCE, MIGRATION_STATUS, withImportTables } from "./zulip-import-tables";
+import { clock } from "../../../shared/clock";
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
 
-async function allUsers(source: ExportSource, progress: () => Promise<void>): Promise<ExportUser[]> {
+/** One step of an export: its phase, and how many users, subscriptions, messages, files or tables it wrote. */
+export interface ExportStep {
+	phase: "users" | "subscriptions" | "messages" | "files" | "tables";
+	count: number;
+}
+export type ExportProgress = (step: ExportStep) => Promise<void>;
+
+async function allUsers(source: ExportSource, progress: ExportProgress): Promise<ExportUser[]> {
 	const out: ExportUser[] = [];
 	for (let after = 0; ; ) {
 		const users = await source.users(after, EXPORT_PAGE);
 		out.push(...users);
-		await progress();
+		await progress({ phase: "users", count: users.length });
 		if (users.length < EXPORT_PAGE) return out;
 		after = users[users.length - 1].id;
 	}
 }
 
-async function allSubscriptions(source: ExportSource, channelIds: number[], progress: () => Promise<void>): Promise<ExportSubscription[]> {
+async function allSubscriptions(source: ExportSource, channelIds: number[], progress: ExportProgress): Promise<ExportSubscription[]> {
 	const out: ExportSubscription[] = [];
 	for (let i = 0; i < channelIds.length; i += EXPORT_CHANNEL_BATCH) {
-		out.push(...(await source.subscriptions(channelIds.slice(i, i + EXPORT_CHANNEL_BATCH))));
-		await progress();
+		const batch = await source.subscriptions(channelIds.slice(i, i + EXPORT_CHANNEL_BATCH));
+		out.push(...batch);
+		await progress({ phase: "subscriptions", count: batch.length });
 	}
 	return out;
 }
@@ -66,7 +81,7 @@ export async function writeExport(
 	realm: ExportRealm,
 	exportType: number,
 	ownTables: Tables,
-	progress: () => Promise<void>,
+	progress: ExportProgress,
 ): Promise<Record<string, number>> {
 	const users = await allUsers(source, progress);
 	const { channels, default_channel_ids } = await source.channels();
@@ -85,26 +100,28 @@ export async function writeExport(
 	const reactions: ExportReaction[] = [];
 	const rowIds = { next: 1 };
 	let files = 0;
+	let lastMessageId = -1;
 	for (let after = 0; channelIds.length || source.full; ) {
 		const page = await source.messages(channelIds, after, MESSAGES_PER_FILE);
 		const { messages } = page;
 		if (!messages.length) break;
+		lastMessageId = Math.max(lastMessageId, ...messages.map((m) => m.id));
 		reactions.push(...page.reactions);
 		const userMessages = source.full ? await source.full.userMessages(messages.map((m) => m.id)) : [];
 		const file = messageFile(messages, realm.id, recipients, clients, userMessages, rowIds);
 		count(file);
 		await tarball.add(`${dir}/${messageFileName(++files)}`, json(file));
-		await progress();
+		await progress({ phase: "messages", count: messages.length });
 		if (messages.length < MESSAGES_PER_FILE) break;
 		after = messages[messages.length - 1].id;
 	}
 
 	const extras = source.full ? await source.full.extras() : undefined;
-	const folders = new FileFolders(realm.id, new Map(users.map((u) => [u.id, u.delivery_email])));
+	const folders = new FileFolders(realm.id, new Map(users.map((u) => [u.id, u])));
 	if (source.full) {
 		for await (const f of source.full.files()) {
 			await tarball.add(`${dir}/${folders.add(f)}`, f.bytes);
-			await progress();
+			await progress({ phase: "files", count: 1 });
 		}
 	}
 
@@ -112,7 +129,7 @@ export async function writeExport(
 	const groups = groupTables(realm.id, graph, await source.full?.groupDetails());
 	const groupSettings = Object.fromEntries(Object.entries(graph.realm).map(([key, value]) => [key, groups.settingGroup(value)]));
 	const everyone = graph.groups.find((g) => g.name === "role:everyone")?.id ?? 0;
-	const tables: Tables = inFl339Shapes({
+	const written: Tables = {
 		zerver_realm: realmRows(realm, { ...groupSettings, ...realmImageFields(extras) }),
 		...groups.tables,
 		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
@@ -124,15 +141,27 @@ export async function writeExport(
 		...profileFieldTables(realm.id, realm.profile_fields, users),
 		zerver_client: clients.rows(),
 		...ownTables,
-	}, everyone);
+	};
+	const tables = inFl339Shapes(withImportTables(written, {
+		realmId: realm.id,
+		dateCreated: realm.date_created,
+		subscriptions: written.zerver_subscription,
+		channelRecipients: new Map(channelIds.map((id) => [id, recipients.channel(id)!])),
+		lastMessageId,
+		now: Math.floor(clock.nowMs() / 1000),
+	}), everyone);
 	count(tables);
-	await tarball.add(`${dir}/realm.json`, json(tables));
+	await tarball.add(`${dir}/realm.json`, json({ ...tables, import_source: IMPORT_SOURCE }));
 	const attachments: Tables = { zerver_attachment: extras ? attachmentRows(realm.id, extras) : [] };
 	count(attachments);
 	await tarball.add(`${dir}/attachment.json`, json(attachments));
-	if (source.full) for (const [name, rows] of folders.recordFiles()) await tarball.add(`${dir}/${name}`, json(rows));
+	// Every folder's records.json, even a public export's (empty): Zulip's import opens avatars/ and uploads/ whatever the export holds.
+	for (const [name, rows] of folders.recordFiles()) await tarball.add(`${dir}/${name}`, json(rows));
+	count(ANALYTICS);
+	await tarball.add(`${dir}/analytics.json`, json(ANALYTICS));
+	await tarball.add(`${dir}/migration_status.json`, json(MIGRATION_STATUS));
 	await tarball.add(`${dir}/stats.json`, json(stats));
-	await progress();
+	await progress({ phase: "tables", count: Object.keys(stats).length });
 	return stats;
 }
 

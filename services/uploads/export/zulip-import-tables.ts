@@ -1,0 +1,137 @@
+// What Zulip's own import (`manage.py import`: zerver/lib/import_realm.py, do_import_realm and the
+// helpers it calls, as of feature level 339) requires of an export beyond the rows the other
+// modules write, and the rows this server builds for it. Checked by reading Zulip's code; no Zulip
+// server runs here, so none of it has been run against a real import.
+//
+// The import fails (KeyError, FileNotFoundError) when any of these is missing:
+//   - migration_status.json: opened first; its `zulip_version` and `migrations_by_app` must match
+//     the importing server's (check_migration_status), or the import refuses to start;
+//   - realm.json's tables in REQUIRED_TABLES, read as `data[table]` whatever the export holds;
+//   - avatars/records.json and uploads/records.json, opened whatever the export holds
+//     (emoji/ and realm_icons/ only when the folder exists; analytics.json only when the file
+//     exists, and then all three of its tables);
+//   - attachment.json and, per messages-NNNNNN.json, zerver_message and zerver_usermessage.
+// Each row becomes its model (`Model(**row)`): an unknown field fails the import (fl339-shapes.ts
+// keeps the rows to the feature level's fields) and each field it converts or remaps must be there.
+import { USER_SETTINGS } from "../../users/user-settings";
+import migrationStatus from "./fl339-migration-status.json";
+import type { Row, Tables } from "./tables";
+
+/** The tables do_import_realm reads unconditionally (zerver_usergroup's two only with it). */
+export const REQUIRED_TABLES = [
+	"zerver_realm", "zerver_userprofile", "zerver_userprofile_mirrordummy", "zerver_userprofile_crossrealm", "zerver_client",
+	"zerver_stream", "zerver_huddle", "zerver_recipient", "zerver_subscription", "zerver_defaultstream", "zerver_realmauthenticationmethod",
+	"zerver_realmemoji", "zerver_realmdomain", "zerver_realmfilter", "zerver_realmplayground", "zerver_userpresence", "zerver_useractivity",
+	"zerver_useractivityinterval", "zerver_customprofilefield", "zerver_customprofilefieldvalue", "zerver_reaction",
+	"zerver_usergroupmembership", "zerver_groupgroupmembership",
+] as const;
+
+/**
+ * Tables the import reads only when present, which Zulip's export always writes: empty here, as
+ * this server keeps nothing of them (onboarding hints, Zephyr mirror accounts, usage intervals,
+ * outgoing-webhook services, bots' configuration). Written so the export holds every table the
+ * sample does. zerver_userpresence (required above) is empty too: presence is not exported.
+ */
+const EMPTY_TABLES = ["zerver_onboardingstep", "zerver_onboardingusermessage", "zerver_service", "zerver_botconfigdata", "zerver_botstoragedata", "zerver_alertword", "zerver_muteduser", "zerver_usertopic", "zerver_userstatus", "zerver_scheduledmessage"];
+
+/** Zulip's RealmAuditLog event types the export writes. */
+export const AuditEvent = { REALM_CREATED: 215, SUBSCRIPTION_CREATED: 301, SUBSCRIPTION_DEACTIVATED: 303 } as const;
+
+/** The sign-in method this server has (Zulip's backend name): email and password only. */
+export const OWN_AUTH_METHODS = ["Email"];
+
+/**
+ * This server's defaults for new users' settings, by Zulip's RealmUserDefault field (fixed here:
+ * every new user starts from USER_SETTINGS' defaults). The importer compares a sample's row with it.
+ */
+export function userDefaults(): Row {
+	const out: Row = {};
+	for (const [name, def] of Object.entries(USER_SETTINGS)) if (name !== "timezone") out[name] = def.default;
+	return out;
+}
+
+export interface ImportTableInput {
+	realmId: number;
+	/** zerver_realm's date_created (UNIX seconds). */
+	dateCreated: number;
+	/** The subscriptions the export holds (zerver_subscription) and the channel recipients' IDs. */
+	subscriptions: Row[];
+	channelRecipients: Map<number, number>;
+	/** The highest message ID the export holds (-1 for none), as Zulip's own synthesized entries carry. */
+	lastMessageId: number;
+	/** When the export is written (UNIX seconds). */
+	now: number;
+}
+
+/**
+ * The tables Zulip's import needs that no other module writes, added where `tables` lacks them.
+ *
+ * Decisions (each where Zulip's import would otherwise go wrong):
+ *   - zerver_presencesequence: one row. Zulip creates the realm's PresenceSequence only when the
+ *     table is absent; an empty list would leave the realm without one, which its presence code
+ *     requires. last_update_id 0: no presence is exported.
+ *   - zerver_realmauthenticationmethod: a row per sign-in method this server has, so the imported
+ *     organization can sign in by email and password (an empty table would enable none).
+ *   - zerver_realmuserdefault: the defaults this server gives new users (Zulip would otherwise
+ *     make its own defaults, which differ: dense_mode, user_list_style).
+ *   - zerver_realmauditlog: this server keeps no audit log. With the table present (even empty)
+ *     Zulip skips what it does for exports without one (subscription_created entries, which its
+ *     soft deactivation reads to give returning users their messages), so those entries are
+ *     written here as Zulip would make them (and a subscription_deactivated for a subscription
+ *     left since), with the realm_created entry its invariant wants;
+ *     all marked `backfilled` (reconstructed, not history), which is how this server's importer
+ *     tells them from a real audit log.
+ */
+export function withImportTables(tables: Tables, x: ImportTableInput): Tables {
+	const out: Tables = {
+		zerver_presencesequence: [{ id: 1, realm: x.realmId, last_update_id: 0 }],
+		zerver_realmauthenticationmethod: OWN_AUTH_METHODS.map((name, i) => ({ id: i + 1, realm: x.realmId, name })),
+		zerver_realmuserdefault: [{ id: 1, realm: x.realmId, ...userDefaults() }],
+		zerver_realmauditlog: auditLogRows(x),
+		...tables,
+	};
+	for (const name of [...REQUIRED_TABLES, ...EMPTY_TABLES]) out[name] ??= [];
+	return out;
+}
+
+function auditLogRows(x: ImportTableInput): Row[] {
+	const entry = (event_type: number, event_time: number, who: number | null, stream: number | null): Row => ({
+		event_time,
+		backfilled: true,
+		extra_data: {},
+		event_type,
+		realm: x.realmId,
+		acting_user: who,
+		modified_user: who,
+		modified_stream: stream,
+		modified_user_group: null,
+		event_last_message_id: stream === null ? null : x.lastMessageId,
+	});
+	const rows = [entry(AuditEvent.REALM_CREATED, x.dateCreated, null, null)];
+	const streamOf = new Map([...x.channelRecipients].map(([channel, recipient]) => [recipient, channel]));
+	for (const sub of x.subscriptions) {
+		const stream = streamOf.get(sub.recipient as number);
+		if (stream === undefined) continue;
+		rows.push(entry(AuditEvent.SUBSCRIPTION_CREATED, x.now, sub.user_profile as number, stream));
+		// One left since: its subscription's history ends, as soft deactivation reads it.
+		if (sub.active === false) rows.push(entry(AuditEvent.SUBSCRIPTION_DEACTIVATED, x.now, sub.user_profile as number, stream));
+	}
+	return rows.map((r, i) => ({ id: i + 1, ...r }));
+}
+
+/**
+ * migration_status.json: feature level 339's (the sample's, Zulip 10.0-dev). Zulip's import
+ * compares it with the importing server's own and refuses any difference, so the export says
+ * plainly which Zulip it is shaped for; importing into another version needs that version's file.
+ */
+export const MIGRATION_STATUS = migrationStatus;
+
+/** analytics.json: the three tables Zulip's import reads once the file exists; this server exports no statistics. */
+export const ANALYTICS: Tables = { analytics_realmcount: [], analytics_usercount: [], analytics_streamcount: [] };
+
+/**
+ * realm.json's `import_source`: newer Zulip imports pop it unconditionally (and then skip what they
+ * do for other products' exports: Welcome Bot messages, default announcement channels); feature
+ * level 339's import ignores it.
+ */
+export const IMPORT_SOURCE = "zulip";
