@@ -14,6 +14,25 @@ import type { Row, Tables } from "./tables";
 
 export const NEWER_FIELDS_TABLE = "chat_fields_newer_than_fl339";
 
+/** The personal settings, in both a user's row and the organization's defaults for new users. */
+const USER_SETTINGS = [
+	"enter_sends", "left_side_userlist", "default_language", "web_home_view", "web_escape_navigates_to_home_view",
+	"fluid_layout_width", "high_contrast_mode", "translate_emoticons", "display_emoji_reaction_users", "twenty_four_hour_time", "starred_message_counts",
+	"web_suggest_update_timezone", "color_scheme", "dense_mode", "web_font_size_px", "web_line_height_percent", "web_animate_image_previews",
+	"demote_inactive_streams", "web_mark_read_on_scroll_policy", "web_channel_default_view", "emojiset", "user_list_style",
+	"web_stream_unreads_count_display_policy", "web_navigate_to_sent_message", "email_notifications_batching_period_seconds",
+	"enable_stream_desktop_notifications", "enable_stream_email_notifications", "enable_stream_push_notifications",
+	"enable_stream_audible_notifications", "notification_sound", "wildcard_mentions_notify", "enable_followed_topic_desktop_notifications",
+	"enable_followed_topic_email_notifications", "enable_followed_topic_push_notifications", "enable_followed_topic_audible_notifications",
+	"enable_followed_topic_wildcard_mentions_notify", "enable_desktop_notifications", "pm_content_in_desktop_notifications", "enable_sounds",
+	"enable_offline_email_notifications", "message_content_in_email_notifications", "enable_offline_push_notifications",
+	"enable_online_push_notifications", "desktop_icon_count_display", "enable_digest_emails", "enable_login_emails", "enable_marketing_emails",
+	"presence_enabled", "realm_name_in_email_notifications_policy", "automatically_follow_topics_policy",
+	"automatically_unmute_topics_in_muted_streams_policy", "automatically_follow_topics_where_mentioned", "enable_drafts_synchronization",
+	"send_stream_typing_notifications", "send_private_typing_notifications", "send_read_receipts", "allow_private_data_export",
+	"receives_typing_notifications", "email_address_visibility",
+];
+
 /** The fields of each table's rows at feature level 339, in the sample's order. */
 const FIELDS: Record<string, string[]> = {
 	zerver_realm: [
@@ -35,21 +54,7 @@ const FIELDS: Record<string, string[]> = {
 		"logo_source", "logo_version", "night_logo_source", "night_logo_version",
 	],
 	zerver_userprofile: [
-		"id", "last_login", "is_superuser", "enter_sends", "left_side_userlist", "default_language", "web_home_view", "web_escape_navigates_to_home_view",
-		"fluid_layout_width", "high_contrast_mode", "translate_emoticons", "display_emoji_reaction_users", "twenty_four_hour_time", "starred_message_counts",
-		"web_suggest_update_timezone", "color_scheme", "dense_mode", "web_font_size_px", "web_line_height_percent", "web_animate_image_previews",
-		"demote_inactive_streams", "web_mark_read_on_scroll_policy", "web_channel_default_view", "emojiset", "user_list_style",
-		"web_stream_unreads_count_display_policy", "web_navigate_to_sent_message", "email_notifications_batching_period_seconds",
-		"enable_stream_desktop_notifications", "enable_stream_email_notifications", "enable_stream_push_notifications",
-		"enable_stream_audible_notifications", "notification_sound", "wildcard_mentions_notify", "enable_followed_topic_desktop_notifications",
-		"enable_followed_topic_email_notifications", "enable_followed_topic_push_notifications", "enable_followed_topic_audible_notifications",
-		"enable_followed_topic_wildcard_mentions_notify", "enable_desktop_notifications", "pm_content_in_desktop_notifications", "enable_sounds",
-		"enable_offline_email_notifications", "message_content_in_email_notifications", "enable_offline_push_notifications",
-		"enable_online_push_notifications", "desktop_icon_count_display", "enable_digest_emails", "enable_login_emails", "enable_marketing_emails",
-		"presence_enabled", "realm_name_in_email_notifications_policy", "automatically_follow_topics_policy",
-		"automatically_unmute_topics_in_muted_streams_policy", "automatically_follow_topics_where_mentioned", "enable_drafts_synchronization",
-		"send_stream_typing_notifications", "send_private_typing_notifications", "send_read_receipts", "allow_private_data_export",
-		"receives_typing_notifications", "email_address_visibility", "delivery_email", "email", "realm", "recipient", "full_name", "date_joined",
+		"id", "last_login", "is_superuser", ...USER_SETTINGS, "delivery_email", "email", "realm", "recipient", "full_name", "date_joined",
 		"tos_version", "is_staff", "is_active", "is_billing_admin", "is_bot", "bot_type", "bot_owner", "role", "long_term_idle",
 		"last_active_message_id", "is_mirror_dummy", "can_forge_sender", "can_create_users", "can_change_user_emails", "last_reminder", "rate_limits",
 		"default_sending_stream", "default_events_register_stream", "default_all_public_streams", "timezone", "avatar_source", "avatar_version",
@@ -61,21 +66,7 @@ const FIELDS: Record<string, string[]> = {
 		"can_remove_subscribers_group", "can_send_message_group", "first_message_id", "is_recently_active",
 	],
 	zerver_realmuserdefault: [
-		"id", "enter_sends", "left_side_userlist", "default_language", "web_home_view", "web_escape_navigates_to_home_view", "fluid_layout_width",
-		"high_contrast_mode", "translate_emoticons", "display_emoji_reaction_users", "twenty_four_hour_time", "starred_message_counts",
-		"web_suggest_update_timezone", "color_scheme", "dense_mode", "web_font_size_px", "web_line_height_percent", "web_animate_image_previews",
-		"demote_inactive_streams", "web_mark_read_on_scroll_policy", "web_channel_default_view", "emojiset", "user_list_style",
-		"web_stream_unreads_count_display_policy", "web_navigate_to_sent_message", "email_notifications_batching_period_seconds",
-		"enable_stream_desktop_notifications", "enable_stream_email_notifications", "enable_stream_push_notifications",
-		"enable_stream_audible_notifications", "notification_sound", "wildcard_mentions_notify", "enable_followed_topic_desktop_notifications",
-		"enable_followed_topic_email_notifications", "enable_followed_topic_push_notifications", "enable_followed_topic_audible_notifications",
-		"enable_followed_topic_wildcard_mentions_notify", "enable_desktop_notifications", "pm_content_in_desktop_notifications", "enable_sounds",
-		"enable_offline_email_notifications", "message_content_in_email_notifications", "enable_offline_push_notifications",
-		"enable_online_push_notifications", "desktop_icon_count_display", "enable_digest_emails", "enable_login_emails", "enable_marketing_emails",
-		"presence_enabled", "realm_name_in_email_notifications_policy", "automatically_follow_topics_policy",
-		"automatically_unmute_topics_in_muted_streams_policy", "automatically_follow_topics_where_mentioned", "enable_drafts_synchronization",
-		"send_stream_typing_notifications", "send_private_typing_notifications", "send_read_receipts", "allow_private_data_export",
-		"receives_typing_notifications", "email_address_visibility", "realm",
+		"id", ...USER_SETTINGS, "realm",
 	],
 };
 
