@@ -72,7 +72,7 @@ async function npmStart(): Promise<Server> {
 	await waitFor(async () => (up(), (await owner.get("/users/me").catch(() => null))?.status === 200), "the gateway", 120_000);
 	// npm runs the server itself (`exec` in the script: no shell between), and the server the store.
 	const [serverPid] = childrenOf(child.pid!);
-	expect(cmdline(serverPid)).toMatch(/node dist\/deploy\/server\.js/);
+	expect(cmdline(serverPid)).toMatch(/node (--\S+ )*dist\/deploy\/server\.js/);
 	const [storePid] = childrenOf(serverPid).filter((p) => cmdline(p).includes("embedded-store"));
 	expect(storePid).toBeGreaterThan(0);
 	return Object.assign(started, { owner, tree: { npm: child.pid!, server: serverPid, store: storePid } });
