@@ -11,6 +11,8 @@
 //       changes an organization setting (the value is read as JSON, else as a string)
 //   import-zulip <export.tar.gz | directory> [--realm-name NAME] [--credentials FILE]
 //       imports a Zulip export into a database prefix that holds nothing yet (deploy/import/)
+//   store-check [DIR], store-repair [DIR] --to NEW, store-backup DEST
+//       the embedded store's data checked, salvaged or copied (deploy/store-commands.ts)
 //
 // It runs the users service in-process against the same database as the server (MONGO_URL, or
 // the embedded store of DATA_DIR, joining it when the server is running): the same actions as the
@@ -25,6 +27,7 @@ import { Role } from "../shared/roles";
 import { zuliprc } from "../services/users/accounts";
 import { recordBroadcasts, RELAY_WAIT_MS, type RelayedEvent, type RelayOutcome } from "../services/users/change-relay";
 import { importZulipCommand, IMPORT_USAGE } from "./import/command";
+import { STORE_COMMANDS, STORE_USAGE } from "./store-commands";
 
 const ROLE_NAMES: Record<string, number> = {
 	owner: Role.OWNER,
@@ -41,7 +44,7 @@ const USAGE = `usage:
   npm run manage -- grant|revoke --email E --permission can_change_user_emails
   npm run manage -- realm-setting --name NAME --value VALUE
   ${IMPORT_USAGE.replace(/^usage: /, "").trimEnd()}
-`;
+${STORE_USAGE}`;
 
 function parseRole(raw: string | undefined): number {
 	if (raw === undefined) return Role.MEMBER;
@@ -66,6 +69,7 @@ async function main(): Promise<number> {
 	const [command, ...rest] = process.argv.slice(2);
 	// Writes a database of its own (deploy/import/): no users service, nothing to relay.
 	if (command === "import-zulip") return importZulipCommand(rest);
+	if (STORE_COMMANDS[command]) return STORE_COMMANDS[command](rest);
 	const { values } = parseArgs({ args: rest, options: OPTIONS });
 	const known = ["create-user", "zuliprc", "grant", "revoke", "realm-setting"];
 	const incomplete =

@@ -67,6 +67,7 @@ func init() {
 		"collStats":        cmdCollStats,
 		"dbStats":          ok,
 		"connectionStatus": ok,
+		"storeBackup":      cmdStoreBackup,
 	}
 }
 

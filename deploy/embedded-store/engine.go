@@ -71,7 +71,7 @@ func get(r reader, key []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := append([]byte(nil), v...)
+	out := append([]byte{}, v...) // non-nil: present, even when empty (an index entry)
 	return out, closer.Close()
 }
 

@@ -34,7 +34,7 @@ type Index struct {
 	unique  bool
 	sparse  bool
 	spec    bson.D // as given to createIndexes, for listIndexes and the catalog
-	multi   bool // some document produced more than one entry
+	multi   bool   // some document produced more than one entry
 	keySpec bson.D
 }
 

@@ -55,6 +55,9 @@ func main() {
 	var store *Store
 	if *memory {
 		store, err = openStore(engineName, *cacheMB<<20, vfs.NewMem(), log)
+		if store != nil {
+			store.memory = true
+		}
 	} else {
 		if err := migrateJournal(dir, *cacheMB<<20, log); err != nil {
 			fatal(err)

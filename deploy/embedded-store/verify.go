@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
@@ -28,7 +29,7 @@ func openVerified(dir string, cacheBytes int64, log *slog.Logger) (*Store, error
 	}
 	s, err := openStore(dir, cacheBytes, nil, log)
 	if err != nil {
-		return nil, fmt.Errorf("refusing to start: %s: %w", dir, err)
+		return nil, fmt.Errorf("refusing to start: %w", explainOpenError(dir, err))
 	}
 	if err := verifyTables(s.pdb, dir); err != nil {
 		_ = s.pdb.Close()
@@ -109,4 +110,22 @@ func verifyTable(path string, size uint64, o sstable.ReaderOptions) error {
 		return fmt.Errorf("damaged block: %w", err)
 	}
 	return nil
+}
+
+var (
+	missingTable = regexp.MustCompile(`(\d{6}): file \d+ \(type sstable\) unknown to the objstorage provider: file does not exist`)
+	sizeMismatch = regexp.MustCompile(`object size mismatch \((.*?)\): (\d+) \(disk\) != (\d+) \(MANIFEST\)`)
+)
+
+// explainOpenError says Pebble's own findings at open (it checks that the manifest's tables are
+// there, of their size) as verifyTables says its: the file, then what is wrong with it.
+func explainOpenError(dir string, err error) error {
+	msg := err.Error()
+	if m := missingTable.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s: missing (the manifest lists it)", filepath.Join(dir, m[1]+".sst"))
+	}
+	if m := sizeMismatch.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s: %s bytes where the manifest says %s (cut short or appended to)", m[1], m[2], m[3])
+	}
+	return fmt.Errorf("%s: %w", dir, err)
 }
