@@ -132,6 +132,37 @@ describe("durability", () => {
 	}, 60_000);
 });
 
+describe("write commands", () => {
+	// A command's statements read its own earlier writes (one engine batch per command).
+	test("a duplicate inside one insertMany: ordered keeps those before it, unordered all but it", async () => {
+		const client = await MongoClient.connect(process.env.TEST_MONGO_URL!);
+		const db = client.db(`t${randomBytes(4).toString("hex")}_writes`);
+		try {
+			const coll = db.collection<{ _id: number; k: string }>("c");
+			await coll.createIndex({ k: 1 }, { unique: true });
+			const docs = [
+				{ _id: 1, k: "a" },
+				{ _id: 2, k: "b" },
+				{ _id: 3, k: "a" },
+				{ _id: 4, k: "c" },
+			];
+			await expect(coll.insertMany(docs)).rejects.toMatchObject({ code: 11000 });
+			expect((await coll.find().sort({ _id: 1 }).toArray()).map((d) => d._id)).toEqual([1, 2]);
+			await coll.deleteMany({});
+			await expect(coll.insertMany(docs, { ordered: false })).rejects.toMatchObject({ code: 11000 });
+			expect((await coll.find().sort({ _id: 1 }).toArray()).map((d) => d._id)).toEqual([1, 2, 4]);
+			// An updateMany that would make a duplicate stops there; the count stays the catalog's.
+			expect(await coll.estimatedDocumentCount()).toBe(3);
+			await coll.updateMany({ _id: { $in: [2, 4] } }, { $set: { k: "z" } }).catch(() => undefined);
+			expect(await coll.countDocuments({ k: "z" })).toBe(1);
+			expect(await coll.countDocuments({})).toBe(3);
+		} finally {
+			await db.dropDatabase();
+			await client.close();
+		}
+	});
+});
+
 describe("query planner", () => {
 	// Random documents and filters: every answer from the indexes must equal the full scan's
 	// ($natural order makes the store scan the collection without indexes).
