@@ -411,18 +411,27 @@ func (c *Collection) scan(p *plan, conds map[string]*cond, visit func(*record) b
 	if p.ix.multi || len(prefixes) > 1 {
 		seen = map[string]struct{}{}
 	}
+	// One iterator for every block (re-bounded for each): creating one per block cost more than
+	// the block's reads for a 100-value $in.
+	base := c.entriesPrefix(p.ix)
+	upper, _ := successor(base)
+	it, err := c.store().r().NewIter(&pebble.IterOptions{LowerBound: base, UpperBound: upper})
+	if err != nil {
+		return err
+	}
 	for _, pre := range prefixes {
-		if more, err := c.scanRange(p, pre, rc, seen, visit); err != nil || !more {
-			return err
+		more, err := c.scanRange(it, p, pre, rc, seen, visit)
+		if err != nil || !more {
+			return errors.Join(err, it.Close())
 		}
 	}
-	return nil
+	return it.Close()
 }
 
 // scanRange walks one block of the index: the entries whose leading keys equal pre, and whose
 // next key is within the range, if any, with a Pebble iterator bounded to the block. It returns
 // false when visit asked to stop.
-func (c *Collection) scanRange(p *plan, pre []interface{}, rc *cond, seen map[string]struct{}, visit func(*record) bool) (bool, error) {
+func (c *Collection) scanRange(it *pebble.Iterator, p *plan, pre []interface{}, rc *cond, seen map[string]struct{}, visit func(*record) bool) (bool, error) {
 	fields := p.ix.fields
 	var prefix []byte
 	for i, v := range pre {
@@ -446,10 +455,21 @@ func (c *Collection) scanRange(p *plan, pre []interface{}, rc *cond, seen map[st
 	}
 	base := c.entriesPrefix(p.ix)
 	block := append(append([]byte{}, base...), prefix...)
-	upper, _ := successor(block)
-	it, err := c.store().r().NewIter(&pebble.IterOptions{LowerBound: block, UpperBound: upper})
-	if err != nil {
-		return false, err
+	if p.ix.primary() && rc == nil && len(pre) == 1 {
+		// One _id: a point read of its document.
+		r, err := c.load(prefix)
+		if r == nil || err != nil {
+			return err == nil, err
+		}
+		if seen != nil {
+			seen[string(r.id)] = struct{}{}
+		}
+		return visit(r), nil
+	}
+	if upper, none := successor(block); none {
+		it.SetBounds(block, nil)
+	} else {
+		it.SetBounds(block, upper)
 	}
 	forward := !p.reverse
 	// Forwards from the block's first key in range; backwards from the last key before the
@@ -500,7 +520,7 @@ func (c *Collection) scanRange(p *plan, pre []interface{}, rc *cond, seen map[st
 			break
 		}
 	}
-	if err := errors.Join(visitErr, it.Error(), it.Close()); err != nil {
+	if err := errors.Join(visitErr, it.Error()); err != nil {
 		return false, err
 	}
 	return cont, nil
