@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.mongodb.org/mongo-driver/bson"
 )
 
@@ -30,10 +29,9 @@ func (c *Collection) catalogEntry() bson.D {
 	return bson.D{{Key: "indexes", Value: specs}, {Key: "multikey", Value: multi}, {Key: "count", Value: c.count}}
 }
 
-// openStore opens (or creates) the Pebble database in dir and reads its catalog. With fs set
-// (vfs.NewMem, for tests that ask for it) nothing is written to disk.
-func openStore(dir string, cacheBytes int64, fs vfs.FS, log *slog.Logger) (*Store, error) {
-	opts := engineOptions(cacheBytes, fs, log)
+// openStore opens (or creates) the Pebble database in dir and reads its catalog.
+func openStore(dir string, cacheBytes int64, log *slog.Logger) (*Store, error) {
+	opts := engineOptions(cacheBytes, log)
 	defer opts.Cache.Unref()
 	pdb, err := pebble.Open(dir, opts)
 	if err != nil {

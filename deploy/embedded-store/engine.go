@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // The data lives in Pebble (github.com/cockroachdb/pebble, CockroachDB's LSM engine), chosen by
@@ -78,12 +77,11 @@ func get(r reader, key []byte) ([]byte, error) {
 // engineOptions are Pebble's settings for the store: a block cache of cacheBytes (the store's
 // memory is bounded by it), 16 MiB memtables (a crash replays at most two from the WAL), Pebble's
 // own log through ours.
-func engineOptions(cacheBytes int64, fs vfs.FS, log *slog.Logger) *pebble.Options {
+func engineOptions(cacheBytes int64, log *slog.Logger) *pebble.Options {
 	opts := &pebble.Options{
 		Cache:        pebble.NewCache(cacheBytes),
 		MemTableSize: 16 << 20,
 		Logger:       engineLogger{log},
-		FS:           fs,
 	}
 	opts.EnsureDefaults()
 	return opts

@@ -22,8 +22,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 func main() {
@@ -35,7 +33,6 @@ func main() {
 	level := flag.String("log-level", "warn", "log level: debug, info, warn, error")
 	watchStdin := flag.Bool("watch-stdin", false, "exit when standard input closes (parent died)")
 	cacheMB := flag.Int64("cache-mb", defaultCacheMB, "the engine's block cache, in MiB (the bulk of the store's memory)")
-	memory := flag.Bool("memory", false, "keep the data in memory only, lost at exit (for tests that ask for it)")
 	flag.Parse()
 
 	var lv slog.Level
@@ -52,18 +49,10 @@ func main() {
 		fatal(err)
 	}
 	began := time.Now()
-	var store *Store
-	if *memory {
-		store, err = openStore(engineName, *cacheMB<<20, vfs.NewMem(), log)
-		if store != nil {
-			store.memory = true
-		}
-	} else {
-		if err := migrateJournal(dir, *cacheMB<<20, log); err != nil {
-			fatal(err)
-		}
-		store, err = openVerified(filepath.Join(dir, engineName), *cacheMB<<20, log)
+	if err := migrateJournal(dir, *cacheMB<<20, log); err != nil {
+		fatal(err)
 	}
+	store, err := openVerified(filepath.Join(dir, engineName), *cacheMB<<20, log)
 	if err != nil {
 		fatal(err)
 	}

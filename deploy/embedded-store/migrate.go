@@ -48,7 +48,7 @@ func migrateJournal(dir string, cacheBytes int64, log *slog.Logger) error {
 	}
 	log.Warn("migrating the journal to the Pebble engine (once; this start takes longer)", "journal", journal)
 	began := time.Now()
-	s, err := openStore(tmp, cacheBytes, nil, log)
+	s, err := openStore(tmp, cacheBytes, log)
 	if err != nil {
 		return err
 	}

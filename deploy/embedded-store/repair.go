@@ -53,7 +53,7 @@ func repairStore(engine, dest string, out io.Writer, log *slog.Logger) bool {
 			say("lost: %s: %v (read %d keys of it)", path, err, v.lastFileKeys)
 		}
 	}
-	s, err := openStore(dest, 8<<20, nil, log)
+	s, err := openStore(dest, 8<<20, log)
 	if err != nil {
 		say("%v", err)
 		return false

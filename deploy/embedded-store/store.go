@@ -18,13 +18,12 @@ import (
 // never loses a count); reads share it. The catalog (databases, collections, their indexes and
 // counts) is kept in memory too, read at open.
 type Store struct {
-	mu     sync.RWMutex
-	dbs    map[string]*Database
-	pdb    *pebble.DB
-	batch  *pebble.Batch            // the running write command's (under mu held alone)
-	dirty  map[*Collection]struct{} // collections whose catalog entry the command changed
-	sync   bool                     // commit with pebble.Sync (off only while migrating or repairing)
-	memory bool                     // on Pebble's in-memory file system (-memory)
+	mu    sync.RWMutex
+	dbs   map[string]*Database
+	pdb   *pebble.DB
+	batch *pebble.Batch            // the running write command's (under mu held alone)
+	dirty map[*Collection]struct{} // collections whose catalog entry the command changed
+	sync  bool                     // commit with pebble.Sync (off only while migrating or repairing)
 }
 
 type Database struct {

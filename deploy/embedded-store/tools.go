@@ -100,9 +100,6 @@ func cmdStoreBackup(s *Server, _ string, cmd bson.D) (bson.D, error) {
 		return nil, cmdError(2, "BadValue", to+" is not empty")
 	}
 	return s.read(func() (bson.D, error) {
-		if s.store.memory {
-			return nil, cmdError(115, "CommandNotSupported", "a store in memory has no files to back up")
-		}
 		if err := s.store.backup(filepath.Join(to, engineName)); err != nil {
 			return nil, cmdError(8, "UnknownError", err.Error())
 		}

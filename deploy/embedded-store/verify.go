@@ -27,7 +27,7 @@ func openVerified(dir string, cacheBytes int64, log *slog.Logger) (*Store, error
 	if err := checkPresent(dir); err != nil {
 		return nil, err
 	}
-	s, err := openStore(dir, cacheBytes, nil, log)
+	s, err := openStore(dir, cacheBytes, log)
 	if err != nil {
 		return nil, fmt.Errorf("refusing to start: %w", explainOpenError(dir, err))
 	}
