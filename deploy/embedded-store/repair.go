@@ -172,10 +172,12 @@ func (v *versions) readLog(path string) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
+		if wal.IsInvalidRecord(err) {
+			// How a log ends after a crash in the middle of a write (never acknowledged), or a log
+			// kept for reuse: Pebble itself reads it so.
+			return nil
+		}
 		if err != nil {
-			if wal.IsInvalidRecord(err) && v.lastFileKeys == 0 {
-				return nil // an empty or recycled log
-			}
 			return err
 		}
 		repr, err := io.ReadAll(rec)
