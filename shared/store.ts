@@ -229,7 +229,7 @@ class StoreSupervisor {
 	/** Spawns the store and waits until it answers (or exits, or `timeoutMs` passes). */
 	private async launch(timeoutMs?: number): Promise<"up" | "exited" | "timeout" | "stopping"> {
 		// A journal of the store before Pebble is converted at this start, once: it takes the time it
-		// takes (about two minutes per million rows), logging its progress.
+		// takes (about a minute per million rows), logging its progress.
 		if (fs.existsSync(path.join(this.storeDir, "journal.bson"))) timeoutMs = undefined;
 		const cache = process.env.STORE_CACHE_MB ? ["-cache-mb", process.env.STORE_CACHE_MB] : [];
 		const child = spawn(
