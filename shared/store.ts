@@ -182,6 +182,13 @@ export async function startEmbeddedStore(opts: { dataDir: string; port: number; 
 	};
 }
 
+/** STORE_CACHE_MB: the store's block cache in MiB (its default, 64, when unset), a whole number from 8. */
+function cacheMb(raw: string): number {
+	const mb = Number(raw);
+	if (!Number.isInteger(mb) || mb < 8) throw new StartupError(`STORE_CACHE_MB must be a whole number of MiB, at least 8 (got "${raw}").`);
+	return mb;
+}
+
 /** The first restart's delay; each failed one doubles it, up to RESTART_MAX_MS. */
 const RESTART_MIN_MS = 100;
 /** Decision: a few seconds at most, so a store that comes back is used again soon, while one that cannot start is not hammered. */
@@ -231,7 +238,7 @@ class StoreSupervisor {
 		// A journal of the store before Pebble is converted at this start, once: it takes the time it
 		// takes (about a minute per million rows), logging its progress.
 		if (fs.existsSync(path.join(this.storeDir, "journal.bson"))) timeoutMs = undefined;
-		const cache = process.env.STORE_CACHE_MB ? ["-cache-mb", process.env.STORE_CACHE_MB] : [];
+		const cache = process.env.STORE_CACHE_MB ? ["-cache-mb", String(cacheMb(process.env.STORE_CACHE_MB))] : [];
 		const child = spawn(
 			this.binary,
 			["-listen", `127.0.0.1:${this.port}`, "-data", this.storeDir, "-watch-stdin", "-log-level", this.level, ...cache],

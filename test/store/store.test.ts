@@ -8,7 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { mongo } from "mongoose";
-import { buildLauncher, freePort, portAnswers } from "../../shared/store";
+import { buildLauncher, freePort, portAnswers, startEmbeddedStore } from "../../shared/store";
 import { goForStore } from "../../shared/go-toolchain";
 import { waitFor } from "../support/processes";
 
@@ -129,6 +129,24 @@ describe("durability", () => {
 		expect(await client2.db("d").listCollections().toArray()).toHaveLength(1);
 		await client2.close();
 		await killHard(again);
+	}, 60_000);
+});
+
+describe("settings", () => {
+	test("STORE_CACHE_MB is passed to the store, and refused at start when it is not a size", async () => {
+		const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-store-cache-"));
+		try {
+			process.env.STORE_CACHE_MB = "lots";
+			await expect(startEmbeddedStore({ dataDir, port: await freePort() })).rejects.toThrow(/STORE_CACHE_MB must be a whole number/);
+			process.env.STORE_CACHE_MB = "16";
+			const store = await startEmbeddedStore({ dataDir, port: await freePort() });
+			const pid = (JSON.parse(fs.readFileSync(path.join(dataDir, "store", "running.json"), "utf8")) as { pid: number }).pid;
+			expect(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toEqual(expect.arrayContaining(["-cache-mb", "16"]));
+			await store.stop();
+		} finally {
+			delete process.env.STORE_CACHE_MB;
+			fs.rmSync(dataDir, { recursive: true, force: true });
+		}
 	}, 60_000);
 });
 
