@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 
 	"github.com/cockroachdb/pebble/v2"
+	wal "github.com/cockroachdb/pebble/v2/record"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -58,7 +61,47 @@ func checkPresent(dir string) error {
 	if _, err := os.Stat(desc.ManifestFilename); err != nil {
 		return fmt.Errorf("refusing to start: %s: the manifest is missing", desc.ManifestFilename)
 	}
+	if err := checkManifest(desc.ManifestFilename); err != nil {
+		return fmt.Errorf("refusing to start: %s: %w", desc.ManifestFilename, err)
+	}
 	return nil
+}
+
+// checkManifest reads every record of the manifest (the list of tables). Pebble stops reading
+// it at the first record whose checksum is wrong, as at a write cut short, and would open
+// without the tables the rest lists; here a bad record with anything but zeros after it is damage.
+func checkManifest(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	rr := wal.NewReader(bytes.NewReader(raw), 0)
+	for records := 0; ; records++ {
+		start := rr.Offset()
+		r, err := rr.Next()
+		if err == nil {
+			_, err = io.Copy(io.Discard, r)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err == nil {
+			continue
+		}
+		if wal.IsInvalidRecord(err) && start <= int64(len(raw)) && allZero(raw[start:]) {
+			return nil // a tail the engine had not written yet
+		}
+		return fmt.Errorf("damaged record after %d good ones (%v)", records, err)
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // verifyTables checks every live table: present, of its recorded size, every block's checksum.

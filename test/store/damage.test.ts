@@ -1,5 +1,5 @@
 // Damage to the embedded store's data directory is found and refused, never read around: a
-// flipped byte, a file cut short, bytes appended, a missing file. Each case on a copy of one data
+// flipped byte (in a table, in the manifest), a file cut short, bytes appended, a missing file. Each case on a copy of one data
 // directory: the store refuses to start naming the file (in the node's log, at error level),
 // `store-check` reports it, `store-repair` salvages the rest into a new directory. And
 // `store-backup` while a server writes: the copy restored reads back everything acknowledged.
@@ -144,6 +144,26 @@ test("a missing manifest is refused: the engine would otherwise start empty", as
 	const repaired = path.join(work, "missing-manifest-repaired");
 	await manage(["store-repair", dir, "--to", repaired]);
 	// Without the manifest every table is still read: nothing of the data is lost.
+	await withStore(repaired, async (client) => {
+		expect(await client.db("app").collection("first").countDocuments()).toBe(1_000);
+		expect(await client.db("app").collection("second").countDocuments()).toBe(1_500);
+	});
+}, 120_000);
+
+test("a flipped byte in the manifest is refused: the engine would otherwise read it as cut short", async () => {
+	const { dir } = copy("manifest-flipped");
+	const engine = path.join(dir, "pebble");
+	const manifest = fs.readdirSync(engine).filter((n) => n.startsWith("MANIFEST-")).sort().at(-1)!; // the current one
+	const b = fs.readFileSync(path.join(engine, manifest));
+	b[b.length - 20] ^= 0x40; // in its last record
+	fs.writeFileSync(path.join(engine, manifest), b);
+	const logged = await refusedStart(dir);
+	expect(logged).toMatch(new RegExp(`refusing to start: .*${manifest}: damaged record`));
+	const check = await manage(["store-check", dir]);
+	expect(check.code).toBe(1);
+	expect(check.out).toContain(manifest);
+	const repaired = path.join(work, "manifest-flipped-repaired");
+	await manage(["store-repair", dir, "--to", repaired]);
 	await withStore(repaired, async (client) => {
 		expect(await client.db("app").collection("first").countDocuments()).toBe(1_000);
 		expect(await client.db("app").collection("second").countDocuments()).toBe(1_500);
