@@ -1,6 +1,6 @@
 // The embedded MongoDB-compatible store: our own MongoDB wire-protocol server (deploy/embedded-store,
-// in Go: data in memory with real indexes, an append-only journal on disk), built on first need
-// and cached. Used when MONGO_URL is not set, so one command runs everything on a bare machine.
+// in Go: the data and its indexes in the Pebble storage engine on disk), built on first need and
+// cached. Used when MONGO_URL is not set, so one command runs everything on a bare machine.
 import { spawn, execFileSync, ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -66,7 +66,7 @@ export function portAnswers(port: number, host = "127.0.0.1"): Promise<boolean> 
 
 /**
  * Whether a MongoDB-wire server answers a ping on `port`: the store is up, and not merely some
- * program (or a store still loading its journal) accepting connections there.
+ * program (or a store still converting its journal) accepting connections there.
  */
 export function storeAnswers(port: number, host = "127.0.0.1", timeoutMs = 2_000): Promise<boolean> {
 	const body = mongo.BSON.serialize({ ping: 1, $db: "admin" });
@@ -182,6 +182,13 @@ export async function startEmbeddedStore(opts: { dataDir: string; port: number; 
 	};
 }
 
+/** STORE_CACHE_MB: the store's block cache in MiB (its default, 64, when unset), a whole number from 8. */
+function cacheMb(raw: string): number {
+	const mb = Number(raw);
+	if (!Number.isInteger(mb) || mb < 8) throw new StartupError(`STORE_CACHE_MB must be a whole number of MiB, at least 8 (got "${raw}").`);
+	return mb;
+}
+
 /** The first restart's delay; each failed one doubles it, up to RESTART_MAX_MS. */
 const RESTART_MIN_MS = 100;
 /** Decision: a few seconds at most, so a store that comes back is used again soon, while one that cannot start is not hammered. */
@@ -194,8 +201,7 @@ const STABLE_MS = 30_000;
  * crashed), the node logs it, reports the store down (RunningStore.isUp, for /readyz and the
  * requests refused at once: shared/store-guard.ts) and starts it again after a backoff (100 ms,
  * doubling to 5 s while restarts fail), on the same port and data directory, so the services'
- * database connections reconnect by themselves and the journal brings back every acknowledged
- * write. Each restart is logged.
+ * database connections reconnect by themselves and every acknowledged write is on disk. Each restart is logged.
  */
 class StoreSupervisor {
 	up = false;
@@ -229,11 +235,15 @@ class StoreSupervisor {
 
 	/** Spawns the store and waits until it answers (or exits, or `timeoutMs` passes). */
 	private async launch(timeoutMs?: number): Promise<"up" | "exited" | "timeout" | "stopping"> {
+		// A journal of the store before Pebble is converted at this start, once: it takes the time it
+		// takes (about a minute per million rows), logging its progress.
+		if (fs.existsSync(path.join(this.storeDir, "journal.bson"))) timeoutMs = undefined;
+		const cache = process.env.STORE_CACHE_MB ? ["-cache-mb", String(cacheMb(process.env.STORE_CACHE_MB))] : [];
 		const child = spawn(
 			this.binary,
-			["-listen", `127.0.0.1:${this.port}`, "-data", this.storeDir, "-watch-stdin", "-log-level", this.level],
+			["-listen", `127.0.0.1:${this.port}`, "-data", this.storeDir, "-watch-stdin", "-log-level", this.level, ...cache],
 			// stdin is a pipe we never write to: when this process dies, even by SIGKILL, the store sees
-			// EOF, flushes its journal and exits. In a process group of its own, it gets no signal meant
+			// EOF, closes its engine and exits. In a process group of its own, it gets no signal meant
 			// for the server (Ctrl+C, `kill -TERM -<pgid>`): the server stops it last, after its drain.
 			// Its log (stderr) goes through the node's logger (shared/store-log.ts).
 			{ stdio: ["pipe", "ignore", this.log ? "pipe" : "inherit"], detached: true },
@@ -279,7 +289,7 @@ class StoreSupervisor {
 		if (this.stopping) return;
 		const n = ++this.restarts;
 		this.log?.warn(`Restarting the embedded store (restart ${n})`);
-		// No deadline: a store replaying a large journal takes its time; an exit schedules the next try.
+		// No deadline: a store converting a large journal takes its time; an exit schedules the next try.
 		if ((await this.launch()) === "up") this.log?.warn(`The embedded store is back (restart ${n}), listening on 127.0.0.1:${this.port}`);
 	}
 

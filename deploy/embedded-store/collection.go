@@ -5,35 +5,30 @@ import (
 
 	"github.com/256dpi/lungo/bsonkit"
 	"github.com/256dpi/lungo/mongokit"
-	"github.com/tidwall/btree"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 )
 
-// record is one stored document. Documents are never changed in place: an update stores a new
-// record value, so a document handed to a reply stays as it was read.
+// record is one stored document, decoded, with its _id's key (keyenc.go). A read decodes a fresh
+// copy, so a document handed to a reply stays as it was read.
 type record struct {
-	seq uint64 // insertion order: MongoDB's natural order
+	id  []byte
 	doc bsonkit.Doc
 }
 
-// Collection holds its documents in memory, in insertion order, with its indexes. The store's
-// lock guards it.
+// Collection is one collection's catalog entry: its key prefix, indexes and document count. Its
+// documents and index entries are in Pebble (engine.go); the store's lock guards it.
 type Collection struct {
 	db      *Database
 	name    string
-	natural *btree.BTreeG[*record]
-	byID    map[string]*record
+	prefix  []byte
 	indexes []*Index
+	count   int64
+	dropped bool
 }
 
 func newCollection(db *Database, name string) *Collection {
-	c := &Collection{
-		db:      db,
-		name:    name,
-		natural: btree.NewBTreeGOptions(func(a, b *record) bool { return a.seq < b.seq }, btree.Options{NoLocks: true}),
-		byID:    map[string]*record{},
-	}
+	c := &Collection{db: db, name: name, prefix: collPrefix(db.name, name)}
 	id, _ := newIndex(bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}})
 	id.unique = true
 	c.indexes = []*Index{id}
@@ -41,6 +36,8 @@ func newCollection(db *Database, name string) *Collection {
 }
 
 func (c *Collection) ns() string { return c.db.name + "." + c.name }
+
+func (c *Collection) store() *Store { return c.db.store }
 
 func (c *Collection) index(name string) *Index {
 	for _, ix := range c.indexes {
@@ -51,37 +48,82 @@ func (c *Collection) index(name string) *Index {
 	return nil
 }
 
+func idKeyOf(doc bsonkit.Doc) []byte { return appendKey(nil, bsonkit.Get(doc, "_id"), false) }
+
+// load reads the document stored under an _id key, or nil.
+func (c *Collection) load(id []byte) (*record, error) {
+	raw, err := get(c.store().r(), c.docKey(id))
+	if raw == nil || err != nil {
+		return nil, err
+	}
+	return decodeRecord(id, raw)
+}
+
+func decodeRecord(id, raw []byte) (*record, error) {
+	doc, err := decodeDoc(raw)
+	if err != nil {
+		return nil, fmt.Errorf("stored document %x: %w", id, err)
+	}
+	return &record{id: id, doc: &doc}, nil
+}
+
+// byIDKey looks a document up by its _id directly.
+func (c *Collection) byIDKey(id interface{}) (*record, error) {
+	return c.load(appendKey(nil, id, false))
+}
+
+// put writes a document's BSON in the command's batch.
+func (c *Collection) put(id []byte, doc bsonkit.Doc) error {
+	raw, err := encodeDocument(*doc)
+	if err != nil {
+		return cmdError(2, "BadValue", err.Error())
+	}
+	if len(raw) > maxBSONSize {
+		return cmdError(10334, "BSONObjectTooLarge", fmt.Sprintf("object to insert too large: %d bytes", len(raw)))
+	}
+	return c.store().batch.Set(c.docKey(id), raw, nil)
+}
+
 // insert adds a new document (with an _id) after checking every unique index.
 func (c *Collection) insert(doc bsonkit.Doc) error {
 	if bsonkit.Get(doc, "_id") == bsonkit.Missing {
 		*doc = append(bson.D{{Key: "_id", Value: primitive.NewObjectID()}}, *doc...)
 	}
-	id := bsonkit.Get(doc, "_id")
-	if isArray(id) {
+	if isArray(bsonkit.Get(doc, "_id")) {
 		return cmdError(2, "BadValue", "can't use an array for _id")
 	}
-	r := &record{seq: c.db.store.nextSeq(), doc: doc}
-	var keys []keySet
-	if !c.db.store.loading {
-		var err error
-		if keys, err = c.checkUnique(doc, r); err != nil {
+	id := idKeyOf(doc)
+	keys, err := c.checkUnique(doc, nil)
+	if err != nil {
+		return err
+	}
+	if err := c.put(id, doc); err != nil {
+		return err
+	}
+	for i, ix := range c.indexes {
+		if err := c.addEntries(ix, keys[i].enc, id); err != nil {
 			return err
 		}
 	}
-	c.link(r, keys)
-	c.db.store.journal.put(c, doc)
+	c.count++
+	c.store().changed(c)
 	return nil
 }
 
-// checkUnique computes the document's keys in every index and refuses a duplicate in a unique one.
-func (c *Collection) checkUnique(doc bsonkit.Doc, self *record) ([]keySet, error) {
+// checkUnique computes the document's keys in every index and refuses a duplicate in a unique
+// one (other than the document self itself, when it is stored already).
+func (c *Collection) checkUnique(doc bsonkit.Doc, self []byte) ([]keySet, error) {
 	all := make([]keySet, len(c.indexes))
 	for i, ix := range c.indexes {
 		keys, present := ix.keysOf(doc)
 		if ix.skips(present) {
 			continue
 		}
-		if other, key := ix.conflict(keys, self); other != nil {
+		key, err := c.conflict(ix, keys, self)
+		if err != nil {
+			return nil, err
+		}
+		if key != nil {
 			return nil, ix.dupKeyError(c.ns(), key)
 		}
 		all[i] = keys
@@ -89,70 +131,118 @@ func (c *Collection) checkUnique(doc bsonkit.Doc, self *record) ([]keySet, error
 	return all, nil
 }
 
-// link adds a record to the collection and to its indexes, with its keys in each (none while
-// the journal loads: the indexes are built once it has).
-func (c *Collection) link(r *record, keys []keySet) {
-	c.db.store.intern(r.doc)
-	for i, ix := range c.indexes {
-		if keys != nil && keys[i].enc != nil {
-			ix.add(keys[i], r)
+// addEntries writes a document's entries in an index (none for _id_: the documents are it).
+func (c *Collection) addEntries(ix *Index, keys [][]byte, id []byte) error {
+	if ix.primary() || len(keys) == 0 {
+		return nil
+	}
+	if len(keys) > 1 && !ix.multi {
+		ix.multi = true
+		c.store().changed(c)
+	}
+	base := c.entriesPrefix(ix)
+	for _, k := range keys {
+		if err := c.store().batch.Set(entryKey(base, k, id), nil, nil); err != nil {
+			return err
 		}
 	}
-	c.natural.Set(r)
-	c.byID[idKey(bsonkit.Get(r.doc, "_id"))] = r
+	return nil
 }
 
-func (c *Collection) unlink(r *record) {
-	for _, ix := range c.indexes {
-		if c.db.store.loading {
-			break
-		}
-		keys, present := ix.keysOf(r.doc)
-		if !ix.skips(present) {
-			ix.remove(keys, r)
+func (c *Collection) removeEntries(ix *Index, keys [][]byte, id []byte) error {
+	if ix.primary() {
+		return nil
+	}
+	base := c.entriesPrefix(ix)
+	for _, k := range keys {
+		if err := c.store().batch.Delete(entryKey(base, k, id), nil); err != nil {
+			return err
 		}
 	}
-	c.natural.Delete(r)
-	delete(c.byID, idKey(bsonkit.Get(r.doc, "_id")))
+	return nil
 }
 
-// replace stores a new version of a document, keeping its place in the natural order.
+func entryKey(base, key, id []byte) []byte {
+	k := make([]byte, 0, len(base)+len(key)+len(id))
+	return append(append(append(k, base...), key...), id...)
+}
+
+// replace stores a new version of a document, rewriting only the index entries that changed.
 func (c *Collection) replace(old *record, doc bsonkit.Doc) error {
 	if bsonkit.Compare(bsonkit.Get(old.doc, "_id"), bsonkit.Get(doc, "_id")) != 0 {
 		return cmdError(66, "ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'")
 	}
-	r := &record{seq: old.seq, doc: doc}
 	// Check unique indexes against everything but the old version of this document.
-	var all []keySet
-	if !c.db.store.loading {
-		all = make([]keySet, len(c.indexes))
+	keys, err := c.checkUnique(doc, old.id)
+	if err != nil {
+		return err
+	}
+	if err := c.put(old.id, doc); err != nil {
+		return err
 	}
 	for i, ix := range c.indexes {
-		if all == nil {
-			break
-		}
-		keys, present := ix.keysOf(doc)
-		if ix.skips(present) {
+		if ix.primary() {
 			continue
 		}
-		if other, key := ix.conflict(keys, old); other != nil && other != old {
-			return ix.dupKeyError(c.ns(), key)
+		oldKeys, present := ix.keysOf(old.doc)
+		var before [][]byte
+		if !ix.skips(present) {
+			before = oldKeys.enc
 		}
-		all[i] = keys
+		gone, added := diffKeys(before, keys[i].enc)
+		if err := c.removeEntries(ix, gone, old.id); err != nil {
+			return err
+		}
+		if err := c.addEntries(ix, added, old.id); err != nil {
+			return err
+		}
 	}
-	c.unlink(old)
-	c.link(r, all)
-	c.db.store.journal.put(c, doc)
 	return nil
 }
 
-func (c *Collection) delete(r *record) {
-	c.unlink(r)
-	c.db.store.journal.del(c, bsonkit.Get(r.doc, "_id"))
+// diffKeys: the keys only in before, and those only in after.
+func diffKeys(before, after [][]byte) (gone, added [][]byte) {
+	in := func(k []byte, list [][]byte) bool {
+		for _, o := range list {
+			if string(o) == string(k) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, k := range before {
+		if !in(k, after) {
+			gone = append(gone, k)
+		}
+	}
+	for _, k := range after {
+		if !in(k, before) {
+			added = append(added, k)
+		}
+	}
+	return gone, added
+}
+
+func (c *Collection) delete(r *record) error {
+	for _, ix := range c.indexes {
+		keys, present := ix.keysOf(r.doc)
+		if ix.skips(present) {
+			continue
+		}
+		if err := c.removeEntries(ix, keys.enc, r.id); err != nil {
+			return err
+		}
+	}
+	if err := c.store().batch.Delete(c.docKey(r.id), nil); err != nil {
+		return err
+	}
+	c.count--
+	c.store().changed(c)
+	return nil
 }
 
 // createIndex adds an index and builds it, or does nothing when an equal one exists.
-func (c *Collection) createIndex(spec bson.D, journal bool) (bool, error) {
+func (c *Collection) createIndex(spec bson.D) (bool, error) {
 	ix, err := newIndex(spec)
 	if err != nil {
 		return false, err
@@ -169,15 +259,11 @@ func (c *Collection) createIndex(spec bson.D, journal bool) (bool, error) {
 			return false, cmdError(85, "IndexOptionsConflict", fmt.Sprintf("Index already exists with a different name: %s", other.name))
 		}
 	}
-	if !c.db.store.loading {
-		if err := ix.build(c); err != nil {
-			return false, err
-		}
+	if err := ix.build(c); err != nil {
+		return false, err
 	}
 	c.indexes = append(c.indexes, ix)
-	if journal {
-		c.db.store.journal.index(c, spec)
-	}
+	c.store().changed(c)
 	return true, nil
 }
 
@@ -187,8 +273,13 @@ func (c *Collection) dropIndex(name string) error {
 			if ix.isID() {
 				return cmdError(72, "InvalidOptions", "cannot drop _id index")
 			}
+			base := c.entriesPrefix(ix)
+			end, _ := successor(base)
+			if err := c.store().batch.DeleteRange(base, end, nil); err != nil {
+				return err
+			}
 			c.indexes = append(c.indexes[:i], c.indexes[i+1:]...)
-			c.db.store.journal.dropIndex(c, name)
+			c.store().changed(c)
 			return nil
 		}
 	}

@@ -67,6 +67,7 @@ func init() {
 		"collStats":        cmdCollStats,
 		"dbStats":          ok,
 		"connectionStatus": ok,
+		"storeBackup":      cmdStoreBackup,
 	}
 }
 
@@ -133,7 +134,8 @@ func cmdServerStatus(s *Server, _ string, _ bson.D) (bson.D, error) {
 	}, nil
 }
 
-// Reads take the store's lock shared; writes take it alone and flush the journal before answering.
+// Reads take the store's lock shared; writes take it alone, put all their changes in one batch
+// and commit it, synced, before answering.
 func (s *Server) read(f func() (bson.D, error)) (bson.D, error) {
 	s.store.mu.RLock()
 	defer s.store.mu.RUnlock()
@@ -143,9 +145,13 @@ func (s *Server) read(f func() (bson.D, error)) (bson.D, error) {
 func (s *Server) write(f func() (bson.D, error)) (bson.D, error) {
 	s.store.mu.Lock()
 	defer s.store.mu.Unlock()
+	s.store.begin()
 	res, err := f()
-	if ferr := s.store.journal.flush(); ferr != nil {
-		fatal(fmt.Errorf("journal write failed: %w", ferr))
+	if cerr := s.store.commit(); cerr != nil {
+		// Decision: a failed commit (a full or failing disk) stops the store. The catalog in memory
+		// already counts the command, and a restart reads it back from what is on disk; the
+		// supervising node restarts the store.
+		fatal(fmt.Errorf("commit failed: %w", cerr))
 	}
 	return res, err
 }
@@ -244,8 +250,11 @@ func cmdDrop(s *Server, db string, cmd bson.D) (bson.D, error) {
 	}
 	return s.write(func() (bson.D, error) {
 		d := s.store.db(db, false)
-		if d == nil || !d.drop(name) {
+		if d == nil || d.coll(name, false) == nil {
 			return nil, cmdError(26, "NamespaceNotFound", "ns not found")
+		}
+		if err := d.drop(name); err != nil {
+			return nil, err
 		}
 		return bson.D{{Key: "ns", Value: db + "." + name}}, nil
 	})
@@ -253,7 +262,9 @@ func cmdDrop(s *Server, db string, cmd bson.D) (bson.D, error) {
 
 func cmdDropDatabase(s *Server, db string, _ bson.D) (bson.D, error) {
 	return s.write(func() (bson.D, error) {
-		s.store.dropDatabase(db)
+		if err := s.store.dropDatabase(db); err != nil {
+			return nil, err
+		}
 		return bson.D{{Key: "dropped", Value: db}}, nil
 	})
 }
@@ -274,7 +285,7 @@ func cmdCreateIndexes(s *Server, db string, cmd bson.D) (bson.D, error) {
 			if !isDoc {
 				return nil, cmdError(9, "FailedToParse", "each index must be a document")
 			}
-			if _, err := c.createIndex(spec, true); err != nil {
+			if _, err := c.createIndex(spec); err != nil {
 				return nil, err
 			}
 		}
@@ -354,9 +365,9 @@ func cmdCollStats(s *Server, db string, cmd bson.D) (bson.D, error) {
 		if err != nil {
 			return nil, err
 		}
-		n := 0
+		n := int64(0)
 		if c != nil {
-			n = c.natural.Len()
+			n = c.count
 		}
 		return bson.D{{Key: "ns", Value: db + "." + cmd[0].Value.(string)}, {Key: "count", Value: int32(n)}}, nil
 	})
@@ -520,6 +531,14 @@ func cmdCount(s *Server, db string, cmd bson.D) (bson.D, error) {
 		return nil, err
 	}
 	return s.read(func() (bson.D, error) {
+		if len(*o.filter) == 0 && o.skip == 0 && o.limit == 0 && o.hint == nil {
+			// Without a filter: the catalog's count, no document read.
+			c, _, err := s.collection(db, cmd, false)
+			if err != nil || c == nil {
+				return bson.D{{Key: "n", Value: int32(0)}}, err
+			}
+			return bson.D{{Key: "n", Value: int32(c.count)}}, nil
+		}
 		found, _, err := s.findIn(db, cmd, o)
 		if err != nil {
 			return nil, err

@@ -11,7 +11,7 @@ import (
 
 // decodeDoc turns BSON bytes into the bson.D form lungo works on (documents as bson.D, arrays as
 // bson.A), by walking the bytes directly: several times faster than the driver's reflective
-// decoder, which matters for every command and for loading the journal.
+// decoder, which matters for every command and every document read from the engine.
 func decodeDoc(raw []byte) (bson.D, error) {
 	doc := bsoncore.Document(raw)
 	if err := doc.Validate(); err != nil {

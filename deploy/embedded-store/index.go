@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/256dpi/lungo/bsonkit"
-	"github.com/tidwall/btree"
+	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/bson"
 )
 
@@ -18,28 +18,23 @@ type indexField struct {
 	desc bool
 }
 
-// entry is one key of one document in an index, encoded (keyenc.go); a document whose indexed
-// field holds an array has one entry per element (a multikey index, as in MongoDB).
-type entry struct {
-	key []byte
-	doc *record
-}
-
 // keySet is a document's keys in one index: the values (for error messages) and their encodings.
 type keySet struct {
 	values [][]interface{}
 	enc    [][]byte
 }
 
-// Index is a B-tree over the key pattern, then the document's insertion sequence.
+// Index is a key pattern's entries in Pebble: P 'i' <name> 0x00 <key> <_id key>, one per key of
+// each document (keyenc.go); a document whose indexed field holds an array has one entry per
+// element (a multikey index, as in MongoDB). The _id_ index has no entries: the documents, keyed
+// by their _id, are it.
 type Index struct {
 	name    string
 	fields  []indexField
 	unique  bool
 	sparse  bool
-	spec    bson.D // as given to createIndexes, for listIndexes and the journal
-	tree    *btree.BTreeG[entry]
-	multi   bool // some document produced more than one entry
+	spec    bson.D // as given to createIndexes, for listIndexes and the catalog
+	multi   bool   // some document produced more than one entry
 	keySpec bson.D
 }
 
@@ -76,7 +71,6 @@ func newIndex(spec bson.D) (*Index, error) {
 	if ix.name == "" {
 		return nil, cmdError(9, "FailedToParse", "index spec has no name")
 	}
-	ix.tree = btree.NewBTreeGOptions(func(a, b entry) bool { return compareEntries(a, b) < 0 }, btree.Options{NoLocks: true})
 	return ix, nil
 }
 
@@ -93,14 +87,6 @@ func fieldValue(doc bsonkit.Doc, path string) (interface{}, bool) {
 	return bsonkit.Missing, false
 }
 
-// compareEntries orders by key, then by insertion sequence.
-func compareEntries(a, b entry) int {
-	if c := bytes.Compare(a.key, b.key); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.doc.seq, b.doc.seq)
-}
-
 func (ix *Index) encode(values []interface{}) []byte {
 	b := make([]byte, 0, 16*len(values))
 	for i, f := range ix.fields {
@@ -110,6 +96,27 @@ func (ix *Index) encode(values []interface{}) []byte {
 }
 
 func (ix *Index) isID() bool { return len(ix.fields) == 1 && ix.fields[0].path == "_id" }
+
+// primary: the _id_ index, whose entries are the documents' keys.
+func (ix *Index) primary() bool { return ix.name == "_id_" }
+
+// split cuts an index entry (after the index's prefix) into its key and its document's _id key.
+func (ix *Index) split(entry []byte) (key, id []byte) {
+	if ix.primary() {
+		return entry, entry
+	}
+	n := 0
+	for _, f := range ix.fields {
+		if n >= len(entry) {
+			break
+		}
+		n += keyLen(entry[n:], f.desc)
+	}
+	if n > len(entry) {
+		n = len(entry)
+	}
+	return entry[:n], entry[n:]
+}
 
 // keysOf lists a document's keys in this index: the cartesian product of its fields' values,
 // each array contributing its elements. A missing field is null, as in MongoDB.
@@ -179,78 +186,86 @@ outer:
 	return out
 }
 
-// conflict returns the document already holding one of the keys in a unique index, other than
-// doc itself, and that key; or nil.
-func (ix *Index) conflict(ks keySet, doc *record) (*record, []interface{}) {
+// conflict returns a key of ks that another document than self already holds in a unique
+// index (one seek per key), or nil.
+func (c *Collection) conflict(ix *Index, ks keySet, self []byte) ([]interface{}, error) {
 	if !ix.unique {
 		return nil, nil
 	}
+	r := c.store().r()
 	for i, k := range ks.enc {
-		var found *record
-		ix.tree.Ascend(entry{key: k, doc: &record{seq: 0}}, func(e entry) bool {
-			if !bytes.Equal(e.key, k) {
-				return false
+		if ix.primary() {
+			if bytes.Equal(k, self) {
+				continue
 			}
-			if e.doc != doc {
-				found = e.doc
-				return false
+			raw, err := get(r, c.docKey(k))
+			if err != nil {
+				return nil, err
 			}
-			return true
-		})
-		if found != nil {
-			return found, ks.values[i]
+			if raw != nil {
+				return ks.values[i], nil
+			}
+			continue
+		}
+		lower := entryKey(c.entriesPrefix(ix), k, nil)
+		upper, _ := successor(lower)
+		it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+		if err != nil {
+			return nil, err
+		}
+		found := false
+		for ok := it.First(); ok && !found; ok = it.Next() {
+			found = !bytes.Equal(it.Key()[len(lower):], self)
+		}
+		if err := errors.Join(it.Error(), it.Close()); err != nil {
+			return nil, err
+		}
+		if found {
+			return ks.values[i], nil
 		}
 	}
 	return nil, nil
 }
 
-// build fills an empty index with the collection's documents at once: sorted, then loaded into
-// the tree in order, much faster than one insertion at a time. It checks unique keys.
+// build writes a new index's entries for the collection's documents, in the command's batch,
+// checking unique keys first (sorted, so a duplicate is two neighbours).
 func (ix *Index) build(c *Collection) error {
-	var entries []entry
-	c.natural.Scan(func(r *record) bool {
+	type pending struct {
+		key, id []byte
+		values  []interface{}
+	}
+	var entries []pending
+	err := c.scanDocs(false, func(r *record) (bool, error) {
 		ks, present := ix.keysOf(r.doc)
 		if ix.skips(present) {
-			return true
+			return true, nil
 		}
 		if len(ks.enc) > 1 {
 			ix.multi = true
 		}
-		for _, k := range ks.enc {
-			entries = append(entries, entry{key: k, doc: r})
+		for i, k := range ks.enc {
+			entries = append(entries, pending{key: k, id: r.id, values: ks.values[i]})
 		}
-		return true
+		return true, nil
 	})
-	slices.SortFunc(entries, compareEntries)
-	for n, e := range entries {
-		if ix.unique && n > 0 && bytes.Equal(entries[n-1].key, e.key) && entries[n-1].doc != e.doc {
-			ix.tree.Clear()
-			ks, _ := ix.keysOf(e.doc.doc)
-			for i, k := range ks.enc {
-				if bytes.Equal(k, e.key) {
-					return ix.dupKeyError(c.ns(), ks.values[i])
-				}
+	if err != nil {
+		return err
+	}
+	if ix.unique {
+		slices.SortFunc(entries, func(a, b pending) int { return bytes.Compare(a.key, b.key) })
+		for n := 1; n < len(entries); n++ {
+			if bytes.Equal(entries[n-1].key, entries[n].key) && !bytes.Equal(entries[n-1].id, entries[n].id) {
+				return ix.dupKeyError(c.ns(), entries[n].values)
 			}
-			return ix.dupKeyError(c.ns(), ks.values[0])
 		}
-		ix.tree.Load(e)
+	}
+	base := c.entriesPrefix(ix)
+	for _, e := range entries {
+		if err := c.store().batch.Set(entryKey(base, e.key, e.id), nil, nil); err != nil {
+			return err
+		}
 	}
 	return nil
-}
-
-func (ix *Index) add(ks keySet, doc *record) {
-	if len(ks.enc) > 1 {
-		ix.multi = true
-	}
-	for _, k := range ks.enc {
-		ix.tree.Set(entry{key: k, doc: doc})
-	}
-}
-
-func (ix *Index) remove(ks keySet, doc *record) {
-	for _, k := range ks.enc {
-		ix.tree.Delete(entry{key: k, doc: doc})
-	}
 }
 
 // skips reports whether a sparse index leaves the document out.

@@ -1,12 +1,13 @@
 // Command embedded-store is the chat server's embedded MongoDB-compatible store: a MongoDB
-// wire-protocol server holding its data in memory with real indexes, made durable by an
-// append-only journal on disk (see journal.go). Query matching, update operators, sorting and
-// projection are lungo's (github.com/256dpi/lungo), which follows MongoDB's semantics; the
-// planner (query.go) picks indexes by MongoDB's rules.
+// wire-protocol server keeping its data in Pebble (CockroachDB's LSM engine) with real indexes
+// (engine.go). Query matching, update operators, sorting and projection are lungo's
+// (github.com/256dpi/lungo), which follows MongoDB's semantics; the planner (query.go) picks
+// indexes by MongoDB's rules.
 //
 // The chat server starts it as a child process when MONGO_URL is not set, so one command runs
 // everything on a bare machine. It listens on -listen, keeps its data under -data, and stops
-// cleanly on SIGTERM or SIGINT, or when its parent goes away (stdin closes).
+// cleanly on SIGTERM or SIGINT, or when its parent goes away (stdin closes). The offline tools
+// (check, repair, backup) are subcommands: tools.go.
 package main
 
 import (
@@ -18,17 +19,20 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 )
 
 func main() {
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+		os.Exit(runTool(os.Args[1], os.Args[2:]))
+	}
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
-	data := flag.String("data", "data/store", "directory for the journal")
+	data := flag.String("data", "data/store", "the store's data directory")
 	level := flag.String("log-level", "warn", "log level: debug, info, warn, error")
 	watchStdin := flag.Bool("watch-stdin", false, "exit when standard input closes (parent died)")
-	fsync := flag.Bool("fsync", false, "fsync the journal after each write (survive power loss, not only a killed process)")
+	cacheMB := flag.Int64("cache-mb", defaultCacheMB, "the engine's block cache, in MiB (the bulk of the store's memory)")
 	flag.Parse()
 
 	var lv slog.Level
@@ -44,24 +48,15 @@ func main() {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fatal(err)
 	}
-
-	store := newStore()
-	journal, err := openJournal(dir, *fsync, log)
+	began := time.Now()
+	if err := migrateJournal(dir, *cacheMB<<20, log); err != nil {
+		fatal(err)
+	}
+	store, err := openVerified(filepath.Join(dir, engineName), *cacheMB<<20, log)
 	if err != nil {
 		fatal(err)
 	}
-	began := time.Now()
-	// Loading makes millions of small objects that all stay: collect garbage rarely meanwhile.
-	gc := debug.SetGCPercent(400)
-	if err := journal.replay(store); err != nil {
-		fatal(err)
-	}
-	debug.SetGCPercent(gc)
-	store.journal = journal
-	if err := journal.compactIfLarge(store); err != nil {
-		fatal(err)
-	}
-	log.Info("embedded store loaded", "data", dir, "records", journal.records, "took", time.Since(began).String())
+	log.Info("embedded store opened", "data", dir, "took", time.Since(began).String())
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -79,9 +74,12 @@ func main() {
 	}
 	go func() {
 		<-stop
-		// Wait for the command being written, then close: every answered write is on disk.
+		// Wait for the command being written (every answered write is committed), then close.
 		store.mu.Lock()
-		_ = journal.flush()
+		if err := store.close(); err != nil {
+			log.Error("closing the engine", "error", err)
+			os.Exit(1)
+		}
 		os.Exit(0)
 	}()
 
@@ -94,6 +92,10 @@ func main() {
 		go srv.serve(conn, log)
 	}
 }
+
+// defaultCacheMB: Pebble's block cache. Decision: 64 MiB kept the store's RSS near 100 MiB at a
+// million message rows with GET /messages p99 under 40 ms (README, "The storage engine").
+const defaultCacheMB = 64
 
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "embedded-store:", err)

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math"
 
 	"github.com/256dpi/lungo/bsonkit"
 	"github.com/256dpi/lungo/mongokit"
+	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 )
@@ -242,7 +245,7 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 	visit := func(r *record) bool {
 		ok, err := mongokit.Match(r.doc, o.filter)
 		if err != nil {
-			matchErr = err
+			matchErr = cmdError(2, "BadValue", err.Error())
 			return false
 		}
 		if ok {
@@ -250,6 +253,7 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 		}
 		return true
 	}
+	var scanErr error
 	hasSort := o.sort != nil && len(*o.sort) > 0
 	natural, naturalDesc := isNaturalSort(o.sort)
 	var branches []branchPlan
@@ -259,32 +263,35 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 	if branches != nil && !natural {
 		// Each branch of the $or from its own index, as MongoDB's OR plan; no index order then.
 		p = &plan{}
-		seen := map[*record]struct{}{}
+		seen := map[string]struct{}{}
 		for _, b := range branches {
-			c.scan(b.plan, b.conds, func(r *record) bool {
-				if _, dup := seen[r]; dup {
+			scanErr = c.scan(b.plan, b.conds, func(r *record) bool {
+				if _, dup := seen[string(r.id)]; dup {
 					return true
 				}
-				seen[r] = struct{}{}
+				seen[string(r.id)] = struct{}{}
 				return visit(r)
 			})
+			if scanErr != nil || matchErr != nil {
+				break
+			}
 		}
 	} else if p == nil || (natural && o.hint == nil) {
-		iter := c.natural.Scan
-		if naturalDesc {
-			iter = c.natural.Reverse
-		}
-		iter(func(r *record) bool {
-			return visit(r) && (hasSort && !natural || len(out) < want)
+		// Natural order is the documents' key order: _id order (MongoDB promises none).
+		scanErr = c.scanDocs(naturalDesc, func(r *record) (bool, error) {
+			return visit(r) && (hasSort && !natural || len(out) < want), nil
 		})
 	} else {
 		stopEarly := p.ordered
-		c.scan(p, conds, func(r *record) bool {
+		scanErr = c.scan(p, conds, func(r *record) bool {
 			return visit(r) && (!stopEarly || len(out) < want)
 		})
 	}
 	if matchErr != nil {
-		return nil, cmdError(2, "BadValue", matchErr.Error())
+		return nil, matchErr
+	}
+	if scanErr != nil {
+		return nil, scanErr
 	}
 	if hasSort && !natural && (p == nil || !p.ordered) {
 		docs := make(bsonkit.List, len(out))
@@ -376,7 +383,7 @@ func firstOr(filter bson.D) bson.A {
 }
 
 // scan walks the plan's index ranges and calls visit for each distinct record until it says stop.
-func (c *Collection) scan(p *plan, conds map[string]*cond, visit func(*record) bool) {
+func (c *Collection) scan(p *plan, conds map[string]*cond, visit func(*record) bool) error {
 	fields := p.ix.fields
 	prefixes := [][]interface{}{{}}
 	for i := 0; i < p.eqN; i++ {
@@ -400,20 +407,31 @@ func (c *Collection) scan(p *plan, conds map[string]*cond, visit func(*record) b
 	if p.rng {
 		rc = conds[fields[p.eqN].path]
 	}
-	var seen map[*record]struct{}
+	var seen map[string]struct{}
 	if p.ix.multi || len(prefixes) > 1 {
-		seen = map[*record]struct{}{}
+		seen = map[string]struct{}{}
+	}
+	// One iterator for every block (re-bounded for each): creating one per block cost more than
+	// the block's reads for a 100-value $in.
+	base := c.entriesPrefix(p.ix)
+	upper, _ := successor(base)
+	it, err := c.store().r().NewIter(&pebble.IterOptions{LowerBound: base, UpperBound: upper})
+	if err != nil {
+		return err
 	}
 	for _, pre := range prefixes {
-		if !c.scanRange(p, pre, rc, seen, visit) {
-			return
+		more, err := c.scanRange(it, p, pre, rc, seen, visit)
+		if err != nil || !more {
+			return errors.Join(err, it.Close())
 		}
 	}
+	return it.Close()
 }
 
 // scanRange walks one block of the index: the entries whose leading keys equal pre, and whose
-// next key is within the range, if any. It returns false when visit asked to stop.
-func (c *Collection) scanRange(p *plan, pre []interface{}, rc *cond, seen map[*record]struct{}, visit func(*record) bool) bool {
+// next key is within the range, if any, with a Pebble iterator bounded to the block. It returns
+// false when visit asked to stop.
+func (c *Collection) scanRange(it *pebble.Iterator, p *plan, pre []interface{}, rc *cond, seen map[string]struct{}, visit func(*record) bool) (bool, error) {
 	fields := p.ix.fields
 	var prefix []byte
 	for i, v := range pre {
@@ -435,48 +453,111 @@ func (c *Collection) scanRange(p *plan, pre []interface{}, rc *cond, seen map[*r
 			high, highInc = appendKey(nil, hi, desc), hiInc
 		}
 	}
+	base := c.entriesPrefix(p.ix)
+	block := append(append([]byte{}, base...), prefix...)
+	if p.ix.primary() && rc == nil && len(pre) == 1 {
+		// One _id: a point read of its document.
+		r, err := c.load(prefix)
+		if r == nil || err != nil {
+			return err == nil, err
+		}
+		if seen != nil {
+			seen[string(r.id)] = struct{}{}
+		}
+		return visit(r), nil
+	}
+	if upper, none := successor(block); none {
+		it.SetBounds(block, nil)
+	} else {
+		it.SetBounds(block, upper)
+	}
 	forward := !p.reverse
-	// Forwards from the block's first key; backwards from the first key after it.
-	start := entry{key: append(append([]byte{}, prefix...), low...), doc: &record{seq: 0}}
-	fromEnd := false
-	if !forward {
-		start.key, fromEnd = successor(append(append([]byte{}, prefix...), high...))
+	// Forwards from the block's first key in range; backwards from the last key before the
+	// first one after the range.
+	var ok bool
+	if forward {
+		ok = it.SeekGE(append(append([]byte{}, block...), low...))
+	} else if end, none := successor(append(append([]byte{}, block...), high...)); high == nil || none {
+		ok = it.Last()
+	} else {
+		ok = it.SeekLT(end)
 	}
 	cont := true
-	step := func(e entry) bool {
-		if !bytes.HasPrefix(e.key, prefix) {
-			return false
-		}
+	var visitErr error
+	for ; ok; ok = step(it, forward) {
+		key, id := p.ix.split(it.Key()[len(base):])
 		if rc != nil {
-			rest := e.key[len(prefix):]
+			rest := key[len(prefix):]
 			seg := rest[:keyLen(rest, desc)]
 			belowLow := low != nil && (bytes.Compare(seg, low) < 0 || (!lowInc && bytes.Equal(seg, low)))
 			aboveHigh := high != nil && (bytes.Compare(seg, high) > 0 || (!highInc && bytes.Equal(seg, high)))
 			if (forward && aboveHigh) || (!forward && belowLow) {
-				return false
+				break
 			}
 			if belowLow || aboveHigh {
-				return true
+				continue
 			}
 		}
 		if seen != nil {
-			if _, dup := seen[e.doc]; dup {
-				return true
+			if _, dup := seen[string(id)]; dup {
+				continue
 			}
-			seen[e.doc] = struct{}{}
+			seen[string(id)] = struct{}{}
 		}
-		cont = visit(e.doc)
-		return cont
+		var r *record
+		if p.ix.primary() {
+			r, visitErr = decodeRecord(append([]byte(nil), id...), append([]byte(nil), it.Value()...))
+		} else {
+			r, visitErr = c.load(append([]byte(nil), id...))
+			if r == nil && visitErr == nil {
+				visitErr = fmt.Errorf("%s: index %s has an entry for a missing document %x", c.ns(), p.ix.name, id)
+			}
+		}
+		if visitErr != nil {
+			break
+		}
+		if cont = visit(r); !cont {
+			break
+		}
 	}
-	switch {
-	case forward:
-		p.ix.tree.Ascend(start, step)
-	case fromEnd:
-		p.ix.tree.Reverse(step)
-	default:
-		p.ix.tree.Descend(start, step)
+	if err := errors.Join(visitErr, it.Error()); err != nil {
+		return false, err
 	}
-	return cont
+	return cont, nil
+}
+
+// scanDocs calls fn with each document in _id order (reverse: backwards) until it says stop.
+func (c *Collection) scanDocs(reverse bool, fn func(*record) (bool, error)) error {
+	lower := c.docsPrefix()
+	upper, _ := successor(lower)
+	it, err := c.store().r().NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return err
+	}
+	ok := it.First()
+	if reverse {
+		ok = it.Last()
+	}
+	var fnErr error
+	for ; ok; ok = step(it, !reverse) {
+		var r *record
+		r, fnErr = decodeRecord(append([]byte(nil), it.Key()[len(lower):]...), append([]byte(nil), it.Value()...))
+		if fnErr != nil {
+			break
+		}
+		var more bool
+		if more, fnErr = fn(r); !more || fnErr != nil {
+			break
+		}
+	}
+	return errors.Join(fnErr, it.Error(), it.Close())
+}
+
+func step(it *pebble.Iterator, forward bool) bool {
+	if forward {
+		return it.Next()
+	}
+	return it.Prev()
 }
 
 // successor is the smallest key after every key that starts with b; none (true) when b is empty
@@ -491,6 +572,3 @@ func successor(b []byte) ([]byte, bool) {
 	}
 	return nil, true
 }
-
-// byIDs looks a document up by its _id directly.
-func (c *Collection) byIDKey(id interface{}) *record { return c.byID[idKey(id)] }

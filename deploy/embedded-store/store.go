@@ -4,88 +4,32 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strconv"
 	"sync"
 
-	"github.com/256dpi/lungo/bsonkit"
+	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 )
 
-// Store is every database, in memory, behind one lock: a write command holds it exclusively from
-// its first read to its journal write, so each command is atomic (a findAndModify $inc from many
-// clients never loses a count); reads share it.
+// Store is every database, on Pebble, behind one lock: a write command holds it exclusively from
+// its first read to its commit, so each command is atomic (a findAndModify $inc from many clients
+// never loses a count); reads share it. The catalog (databases, collections, their indexes and
+// counts) is kept in memory too, read at open.
 type Store struct {
-	mu      sync.RWMutex
-	dbs     map[string]*Database
-	seq     uint64
-	journal *Journal
-	loading bool // replaying the journal: documents only, indexes built after (buildIndexes)
-	names   map[string]string
-}
-
-// intern makes a stored document's field names share one copy per name: every document of a
-// collection repeats the same few names, and each decoded document brings its own copies.
-func (s *Store) intern(doc bsonkit.Doc) {
-	if s.names == nil {
-		s.names = map[string]string{}
-	}
-	for i, e := range *doc {
-		if name, ok := s.names[e.Key]; ok {
-			(*doc)[i].Key = name
-		} else if len(s.names) < 100_000 {
-			s.names[e.Key] = e.Key
-		}
-	}
+	mu    sync.RWMutex
+	dbs   map[string]*Database
+	pdb   *pebble.DB
+	batch *pebble.Batch            // the running write command's (under mu held alone)
+	dirty map[*Collection]struct{} // collections whose catalog entry the command changed
+	sync  bool                     // commit with pebble.Sync (off only while migrating or repairing)
 }
 
 type Database struct {
 	store *Store
 	name  string
 	colls map[string]*Collection
-}
-
-func newStore() *Store { return &Store{dbs: map[string]*Database{}} }
-
-// buildIndexes builds every collection's indexes once the journal has loaded.
-func (s *Store) buildIndexes() error {
-	s.loading = false
-	// Each index is built on its own, so they are built side by side, one per core.
-	var wg sync.WaitGroup
-	errs := make(chan error, 1)
-	slots := make(chan struct{}, runtime.NumCPU())
-	for _, d := range s.dbs {
-		for _, c := range d.colls {
-			for _, ix := range c.indexes {
-				wg.Add(1)
-				slots <- struct{}{}
-				go func() {
-					defer func() { <-slots; wg.Done() }()
-					ix.tree.Clear()
-					if err := ix.build(c); err != nil {
-						select {
-						case errs <- fmt.Errorf("%s: index %s: %w", c.ns(), ix.name, err):
-						default:
-						}
-					}
-				}()
-			}
-		}
-	}
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return nil
-	}
-}
-
-func (s *Store) nextSeq() uint64 {
-	s.seq++
-	return s.seq
 }
 
 func (s *Store) db(name string, create bool) *Database {
@@ -99,18 +43,64 @@ func (s *Store) db(name string, create bool) *Database {
 
 func (s *Store) dbNames() []string {
 	names := make([]string, 0, len(s.dbs))
-	for n := range s.dbs {
-		names = append(names, n)
+	for n, d := range s.dbs {
+		if len(d.colls) > 0 {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names
 }
 
-func (s *Store) dropDatabase(name string) {
-	if _, ok := s.dbs[name]; ok {
-		delete(s.dbs, name)
-		s.journal.dropDatabase(name)
+// begin starts a write command: its changes go into one indexed batch, read back by its own reads.
+func (s *Store) begin() {
+	s.batch = s.pdb.NewIndexedBatch()
+	s.dirty = map[*Collection]struct{}{}
+}
+
+// commit writes the command's batch and the catalog entries it changed as one Pebble batch,
+// synced before the reply: all of the command is on disk, or (after a crash) none of it.
+func (s *Store) commit() error {
+	b := s.batch
+	s.batch = nil
+	defer b.Close()
+	for c := range s.dirty {
+		if c.dropped {
+			continue
+		}
+		raw, err := bson.Marshal(c.catalogEntry())
+		if err != nil {
+			return err
+		}
+		if err := b.Set(catalogKey(c.db.name, c.name), raw, nil); err != nil {
+			return err
+		}
 	}
+	s.dirty = nil
+	if b.Empty() {
+		return nil
+	}
+	opt := pebble.NoSync
+	if s.sync {
+		opt = pebble.Sync
+	}
+	return b.Commit(opt)
+}
+
+func (s *Store) changed(c *Collection) { s.dirty[c] = struct{}{} }
+
+func (s *Store) dropDatabase(name string) error {
+	d := s.dbs[name]
+	if d == nil {
+		return nil
+	}
+	for _, n := range d.collNames() {
+		if err := d.drop(n); err != nil {
+			return err
+		}
+	}
+	delete(s.dbs, name)
+	return nil
 }
 
 func (d *Database) coll(name string, create bool) *Collection {
@@ -118,7 +108,7 @@ func (d *Database) coll(name string, create bool) *Collection {
 	if c == nil && create {
 		c = newCollection(d, name)
 		d.colls[name] = c
-		d.store.journal.create(c)
+		d.store.changed(c)
 	}
 	return c
 }
@@ -132,13 +122,23 @@ func (d *Database) collNames() []string {
 	return names
 }
 
-func (d *Database) drop(name string) bool {
-	if _, ok := d.colls[name]; !ok {
-		return false
+// drop deletes a collection: its documents and index entries (one range tombstone) and its
+// catalog entry, in the command's batch.
+func (d *Database) drop(name string) error {
+	c := d.colls[name]
+	if c == nil {
+		return nil
 	}
+	end, _ := successor(c.prefix)
+	if err := d.store.batch.DeleteRange(c.prefix, end, nil); err != nil {
+		return err
+	}
+	if err := d.store.batch.Delete(catalogKey(d.name, name), nil); err != nil {
+		return err
+	}
+	c.dropped = true
 	delete(d.colls, name)
-	d.store.journal.dropCollection(d.name, name)
-	return true
+	return nil
 }
 
 // idKey is a map key equal for equal _id values (1, 1.0 and int64 1 are one _id, as in MongoDB).

@@ -123,7 +123,9 @@ func cmdDelete(s *Server, db string, cmd bson.D) (bson.D, error) {
 			return err
 		}
 		for _, r := range found {
-			c.delete(r)
+			if err := c.delete(r); err != nil {
+				return err
+			}
 			w.n++
 		}
 		return nil
@@ -255,7 +257,9 @@ func cmdFindAndModify(s *Server, db string, cmd bson.D) (bson.D, error) {
 				last = append(last, bson.E{Key: "updatedExisting", Value: false})
 			}
 		case remove:
-			c.delete(found[0])
+			if err := c.delete(found[0]); err != nil {
+				return nil, err
+			}
 			value = found[0].doc
 			last = bson.D{{Key: "n", Value: int32(1)}}
 		default:

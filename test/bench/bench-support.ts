@@ -186,7 +186,7 @@ const BATCH = 5000;
 export async function generateMessages(
 	api: Api,
 	msgDb: mongoose.mongo.Db,
-	opts: { channel: string; count: number; topicOf: (i: number) => string; flags: string[]; timeoutMs?: number },
+	opts: { channel: string; count: number; topicOf: (i: number) => string; flags: string[]; timeoutMs?: number; otherReaders?: number[] },
 ): Promise<{ channelId: number; ids: number[] }> {
 	const timeout = opts.timeoutMs ?? 10 * 60_000;
 	await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: opts.channel }]) });
@@ -202,7 +202,12 @@ export async function generateMessages(
 		const batch: MessageDoc[] = ids.slice(off, off + BATCH).map((id, i) => ({ ...seed, ...messageContent(id, opts.topicOf(off + i)) }));
 		const t = Date.now();
 		await withTimeout(msgDb.collection("messages").insertMany(batch as never[]), timeout, "generating messages");
-		await withTimeout(msgDb.collection("user_messages").insertMany(batch.map((m) => userMessageRow(owner, m, opts.flags)) as never[]), timeout, "generating messages");
+		// One row per reader of each message: the owner's, and any other readers' (user IDs only).
+		const readers = [owner, ...(opts.otherReaders ?? [])];
+		const rows = batch.flatMap((m) => readers.map((user) => userMessageRow(user, m, opts.flags)));
+		for (let r = 0; r < rows.length; r += 10 * BATCH) {
+			await withTimeout(msgDb.collection("user_messages").insertMany(rows.slice(r, r + 10 * BATCH) as never[]), timeout, "generating messages");
+		}
 		process.stderr.write(`  ${off + batch.length} messages (${Date.now() - t} ms for this batch)\n`);
 	}
 	return { channelId, ids };

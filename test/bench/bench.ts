@@ -105,7 +105,7 @@ async function main() {
 			const prefix = `b${randomBytes(4).toString("hex")}`;
 			const node = await startBenchServer({ ...common, DB_PREFIX: prefix, DATA_DIR: path.join(work, "store-figures"), PORT: String(port4) });
 			try {
-				storeReport = await storeFigures({ server: node, mongoUrl: common.MONGO_URL, prefix, seconds: SECONDS });
+				storeReport = await storeFigures({ server: node, mongoUrl: common.MONGO_URL, prefix, seconds: SECONDS, storeDir: store ? path.join(work, "store") : undefined });
 			} catch (err) {
 				await new Promise((resolve) => setTimeout(resolve, 1000));
 				process.stderr.write(`the server's last words:\n${node.proc.output().slice(-4000)}\n`);

@@ -9,15 +9,24 @@
 //      IDs, and POST /mark_topic_as_read on a topic of 5,000 unread messages: <= 2 s each;
 //   4. GET /messages as in 1 from BENCH_STORE_CONNECTIONS (default 4) connections for
 //      BENCH_SECONDS: requests/s and p99 (no goal; the figure to compare stores by).
+//   5. (embedded store) its RSS and data on disk at the end, the node's RSS before and after the
+//      figures, and the time from a kill -9 of the store to the first GET /messages answered
+//      again (its supervisor restarts it: shared/store.ts).
+// BENCH_STORE_READERS (default 1) is how many read each message of the channel: a row per reader
+// per message (the owner's, and rows of made-up user IDs), e.g. 20 for the store issue's
+// 1,000,000 rows at 50,000 messages.
 // The messages are generated straight into the store (bench-support.ts). Each figure starts no
 // request after its deadline (BENCH_STORE_DEADLINE_SECONDS, default 300) and reports what it
 // measured by then; a request of 1, 2 or 4 fails after 60 s without an answer, one of 3 at the
 // deadline.
+import fs from "node:fs";
+import path from "node:path";
 import autocannon from "autocannon";
 import mongoose from "mongoose";
 import { countInTopic, fiveTopics, formatTable, generateMessages, generateSubscribers, sequential, sleep, withTimeout, type BenchServer, type Sequence } from "./bench-support";
 
 const MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 50_000);
+const READERS = Number(process.env.BENCH_STORE_READERS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_STORE_CONNECTIONS ?? 4);
 const DEADLINE_MS = Number(process.env.BENCH_STORE_DEADLINE_SECONDS ?? 300) * 1000;
 /** A request of 1, 2 and 4 that has no answer after this long fails. */
@@ -30,7 +39,7 @@ const SUBSCRIBERS = 100;
 const MARK = 5000;
 
 /** The settings that shape these figures, for the command line printed with them. */
-export const STORE_SETTINGS = ["BENCH_STORE_MESSAGES", "BENCH_STORE_CONNECTIONS", "BENCH_STORE_DEADLINE_SECONDS"];
+export const STORE_SETTINGS = ["BENCH_STORE_MESSAGES", "BENCH_STORE_READERS", "BENCH_STORE_CONNECTIONS", "BENCH_STORE_DEADLINE_SECONDS", "STORE_CACHE_MB"];
 
 export interface StoreFigure {
 	figure: string;
@@ -95,7 +104,21 @@ async function once(figure: string, request: (timeoutMs: number) => Promise<unkn
 	};
 }
 
-export async function storeFigures(env: { server: BenchServer; mongoUrl: string; prefix: string; seconds: number }): Promise<StoreReport> {
+/** A process's resident memory, from /proc (undefined elsewhere). */
+function rssMiB(pid: number | undefined): number | undefined {
+	if (!pid) return undefined;
+	const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+	return m ? Number(m[1]) / 1024 : undefined;
+}
+
+function diskMB(dir: string): number {
+	let bytes = 0;
+	for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) bytes += fs.statSync(path.join(e.parentPath, e.name)).size;
+	return bytes / 1e6;
+}
+
+/** `storeDir`: the embedded store's DATA_DIR, when the figures run on one (its size, memory and restart are measured too). */
+export async function storeFigures(env: { server: BenchServer; mongoUrl: string; prefix: string; seconds: number; storeDir?: string }): Promise<StoreReport> {
 	const { api, auth, base } = env.server;
 	const client = await new mongoose.mongo.MongoClient(env.mongoUrl, { serverSelectionTimeoutMS: 15_000 }).connect();
 	const report: StoreReport = { figures: [], failures: new Map(), notes: [] };
@@ -106,12 +129,14 @@ export async function storeFigures(env: { server: BenchServer; mongoUrl: string;
 		const owner = (await api("GET", "/users/me")).user_id as number;
 
 		// ---- the data: the channel's history, 2 x 5,000 unread messages, 100 subscribers ----
-		const { channelId: history } = await generateMessages(api, msgDb, { channel: "history", count: MESSAGES, topicOf: fiveTopics, flags: ["read"], timeoutMs: DEADLINE_MS });
+		const nodeRssBefore = rssMiB(env.server.proc.child.pid);
+		const otherReaders = Array.from({ length: READERS - 1 }, (_, i) => 1_000_000 + i);
+		const { channelId: history } = await generateMessages(api, msgDb, { channel: "history", count: MESSAGES, topicOf: fiveTopics, flags: ["read"], timeoutMs: DEADLINE_MS, otherReaders });
 		const inTopic = countInTopic(MESSAGES, TOPIC, fiveTopics) + 1; // and the message sent to create it
 		const unread = await generateMessages(api, msgDb, { channel: "unread", count: 2 * MARK, topicOf: (i) => (i < MARK ? "flags" : "mark"), flags: [], timeoutMs: DEADLINE_MS });
 		const { channelId: crowd } = await generateSubscribers(api, client, env.prefix, "crowd", SUBSCRIBERS);
 		report.notes.push(
-			`#history: ${MESSAGES} messages over 5 topics, ${inTopic} in ${TOPIC} (asked for); #unread: 2 topics of ${MARK} unread; #crowd: ${SUBSCRIBERS} subscribers and the owner`,
+			`#history: ${MESSAGES} messages over 5 topics, ${inTopic} in ${TOPIC} (asked for), ${READERS} rows per message (${MESSAGES * READERS} rows); #unread: 2 topics of ${MARK} unread; #crowd: ${SUBSCRIBERS} subscribers and the owner`,
 		);
 
 		// ---- 1. GET /messages, the 100 newest of a topic, one request at a time ----
@@ -223,6 +248,7 @@ export async function storeFigures(env: { server: BenchServer; mongoUrl: string;
 			goal: "(none; for comparison)",
 			met: wrong + errors ? "failures" : "-",
 		});
+		if (env.storeDir) await storeSizeFigures(env.storeDir, report, get, { before: nodeRssBefore, after: rssMiB(env.server.proc.child.pid) });
 		if (report.failures.size) process.stderr.write(`the server's log (last lines):\n${env.server.proc.output().slice(-3000)}\n`);
 		return report;
 	} finally {
@@ -245,4 +271,36 @@ export function storeTable(report: StoreReport, context: { store: string; comman
 		"",
 		total ? `${total} requests failed:\n${failures.join("\n")}` : "Every request succeeded.",
 	].join("\n");
+}
+
+/** 5: the embedded store's memory and disk, the node's memory, and a restart after kill -9. */
+async function storeSizeFigures(storeDir: string, report: StoreReport, get: () => Promise<void>, nodeRss: { before?: number; after?: number }): Promise<void> {
+	const running = JSON.parse(fs.readFileSync(path.join(storeDir, "store", "running.json"), "utf8")) as { pid: number };
+	const mib = (v: number | undefined) => (v === undefined ? "unknown" : `${Math.round(v)} MiB`);
+	const rss = rssMiB(running.pid);
+	report.figures.push({ figure: "5a. store RSS at the end", requests: "-", failed: 0, value: mib(rss), goal: "<= 300 MiB", met: rss !== undefined && rss <= 300 ? "met" : "not met" });
+	const disk = diskMB(path.join(storeDir, "store"));
+	report.figures.push({ figure: "5b. store data on disk", requests: "-", failed: 0, value: `${Math.round(disk)} MB`, goal: "<= 600 MB", met: disk <= 600 ? "met" : "not met" });
+	report.figures.push({ figure: "5c. node RSS before the data / after the figures", requests: "-", failed: 0, value: `${mib(nodeRss.before)} / ${mib(nodeRss.after)}`, goal: "flat", met: "-" });
+	process.stderr.write("kill -9 of the store, then GET /messages until one answers...\n");
+	const killed = Date.now();
+	process.kill(running.pid, "SIGKILL");
+	let answered: number | undefined;
+	while (Date.now() - killed < DEADLINE_MS) {
+		try {
+			await get();
+			answered = Date.now() - killed;
+			break;
+		} catch {
+			await sleep(20);
+		}
+	}
+	report.figures.push({
+		figure: "5d. kill -9 of the store to the next GET /messages answered (restart after 100 ms, open, reconnect)",
+		requests: "-",
+		failed: answered === undefined ? 1 : 0,
+		value: answered === undefined ? "no answer" : ms(answered),
+		goal: "<= 3 s",
+		met: answered !== undefined && answered <= 3_000 ? "met" : "not met",
+	});
 }

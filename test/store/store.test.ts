@@ -1,6 +1,6 @@
 // The embedded store (deploy/embedded-store) through the MongoDB driver, as the services use it:
-// atomic counters across processes, durability when killed, the journal's recovery, and the
-// query planner giving the same answers as a full scan.
+// atomic counters across processes, durability when killed, the catalog read back at a restart,
+// and the query planner giving the same answers as a full scan.
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -8,7 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { mongo } from "mongoose";
-import { buildLauncher, freePort, portAnswers } from "../../shared/store";
+import { buildLauncher, freePort, portAnswers, startEmbeddedStore } from "../../shared/store";
 import { goForStore } from "../../shared/go-toolchain";
 import { waitFor } from "../support/processes";
 
@@ -105,43 +105,80 @@ describe("durability", () => {
 		await killHard(again);
 	}, 60_000);
 
-	test("a record cut short at the end of the journal is dropped, the rest loads", async () => {
+	test("a restart reads back the catalog: counts, unique and compound indexes, dropped collections stay gone", async () => {
 		const store = await startStore(dir);
 		const client = await MongoClient.connect(store.url);
-		await client.db("d").collection("c").insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: i, v: `doc ${i}` })) as never[]);
+		const coll = client.db("d").collection<{ _id: number; k: string; t: number }>("c");
+		await coll.createIndex({ k: 1 }, { unique: true });
+		await coll.createIndex({ t: 1, _id: -1 });
+		await coll.insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: i, k: `k${i}`, t: i % 3 })));
+		await coll.deleteMany({ _id: { $gte: 90 } });
+		await client.db("d").collection("gone").insertOne({ x: 1 });
+		await client.db("d").collection("gone").drop();
 		await client.close();
 		await killHard(store);
-		// What a crash in the middle of writing a record leaves: a length, then part of a document.
-		fs.appendFileSync(path.join(dir, "journal.bson"), Buffer.from([0x40, 0, 0, 0, 0x02, 0x6f]));
 		const again = await startStore(dir, store.port);
 		const client2 = await MongoClient.connect(again.url);
-		expect(await client2.db("d").collection("c").countDocuments()).toBe(100);
-		await client2.db("d").collection("c").insertOne({ _id: 100, v: "after" } as never);
+		const coll2 = client2.db("d").collection<{ _id: number; k: string; t: number }>("c");
+		expect(await coll2.countDocuments()).toBe(90);
+		expect(await coll2.estimatedDocumentCount()).toBe(90);
+		expect((await coll2.listIndexes().toArray()).map((ix) => ix.name).sort()).toEqual(["_id_", "k_1", "t_1__id_-1"]);
+		await expect(coll2.insertOne({ _id: 1000, k: "k5", t: 0 })).rejects.toMatchObject({ code: 11000 });
+		const newest = await coll2.find({ t: 1 }, { hint: "t_1__id_-1" }).limit(3).toArray();
+		expect(newest.map((d) => d._id)).toEqual([88, 85, 82]);
+		expect(await client2.db("d").listCollections().toArray()).toHaveLength(1);
 		await client2.close();
 		await killHard(again);
-		const third = await startStore(dir, store.port);
-		const client3 = await MongoClient.connect(third.url);
-		expect(await client3.db("d").collection("c").countDocuments()).toBe(101);
-		await client3.close();
-		await killHard(third);
 	}, 60_000);
+});
 
-	test("a journal of many versions is compacted at start, keeping the latest of each", async () => {
-		const store = await startStore(dir);
-		const client = await MongoClient.connect(store.url);
-		const coll = client.db("d").collection<{ _id: number; v: number }>("c");
-		await coll.insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i, v: 0 })));
-		for (let round = 1; round <= 1_500; round++) await coll.updateMany({}, { $set: { v: round } });
-		await client.close();
-		await killHard(store);
-		const before = fs.statSync(path.join(dir, "journal.bson")).size;
-		const again = await startStore(dir, store.port);
-		expect(fs.statSync(path.join(dir, "journal.bson")).size).toBeLessThan(before / 100);
-		const client2 = await MongoClient.connect(again.url);
-		expect(await client2.db("d").collection("c").countDocuments({ v: 1_500 })).toBe(10);
-		await client2.close();
-		await killHard(again);
-	}, 120_000);
+describe("settings", () => {
+	test("STORE_CACHE_MB is passed to the store, and refused at start when it is not a size", async () => {
+		const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-store-cache-"));
+		try {
+			process.env.STORE_CACHE_MB = "lots";
+			await expect(startEmbeddedStore({ dataDir, port: await freePort() })).rejects.toThrow(/STORE_CACHE_MB must be a whole number/);
+			process.env.STORE_CACHE_MB = "16";
+			const store = await startEmbeddedStore({ dataDir, port: await freePort() });
+			const pid = (JSON.parse(fs.readFileSync(path.join(dataDir, "store", "running.json"), "utf8")) as { pid: number }).pid;
+			expect(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toEqual(expect.arrayContaining(["-cache-mb", "16"]));
+			await store.stop();
+		} finally {
+			delete process.env.STORE_CACHE_MB;
+			fs.rmSync(dataDir, { recursive: true, force: true });
+		}
+	}, 60_000);
+});
+
+describe("write commands", () => {
+	// A command's statements read its own earlier writes (one engine batch per command).
+	test("a duplicate inside one insertMany: ordered keeps those before it, unordered all but it", async () => {
+		const client = await MongoClient.connect(process.env.TEST_MONGO_URL!);
+		const db = client.db(`t${randomBytes(4).toString("hex")}_writes`);
+		try {
+			const coll = db.collection<{ _id: number; k: string }>("c");
+			await coll.createIndex({ k: 1 }, { unique: true });
+			const docs = [
+				{ _id: 1, k: "a" },
+				{ _id: 2, k: "b" },
+				{ _id: 3, k: "a" },
+				{ _id: 4, k: "c" },
+			];
+			await expect(coll.insertMany(docs)).rejects.toMatchObject({ code: 11000 });
+			expect((await coll.find().sort({ _id: 1 }).toArray()).map((d) => d._id)).toEqual([1, 2]);
+			await coll.deleteMany({});
+			await expect(coll.insertMany(docs, { ordered: false })).rejects.toMatchObject({ code: 11000 });
+			expect((await coll.find().sort({ _id: 1 }).toArray()).map((d) => d._id)).toEqual([1, 2, 4]);
+			// An updateMany that would make a duplicate stops there; the count stays the catalog's.
+			expect(await coll.estimatedDocumentCount()).toBe(3);
+			await coll.updateMany({ _id: { $in: [2, 4] } }, { $set: { k: "z" } }).catch(() => undefined);
+			expect(await coll.countDocuments({ k: "z" })).toBe(1);
+			expect(await coll.countDocuments({})).toBe(3);
+		} finally {
+			await db.dropDatabase();
+			await client.close();
+		}
+	});
 });
 
 describe("query planner", () => {

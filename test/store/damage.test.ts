@@ -1,0 +1,217 @@
+// Damage to the embedded store's data directory is found and refused, never read around: a
+// flipped byte (in a table, in the manifest), a file cut short, bytes appended, a missing file. Each case on a copy of one data
+// directory: the store refuses to start naming the file (in the node's log, at error level),
+// `store-check` reports it, `store-repair` salvages the rest into a new directory. And
+// `store-backup` while a server writes: the copy restored reads back everything acknowledged.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { mongo } from "mongoose";
+import { buildLauncher, freePort, startEmbeddedStore, StartupError, storeAnswers } from "../../shared/store";
+import { waitFor } from "../support/processes";
+
+const ROOT = path.resolve(__dirname, "../..");
+let work: string;
+let pristine: string;
+
+beforeAll(async () => {
+	work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-store-damage-"));
+	pristine = path.join(work, "pristine");
+	// Two collections written by two runs of the store.
+	await withStore(pristine, async (client) => {
+		const a = client.db("app").collection<{ _id: number; k: string }>("first");
+		await a.createIndex({ k: 1 }, { unique: true });
+		await a.insertMany(Array.from({ length: 1_000 }, (_, i) => ({ _id: i, k: `k${i}` })));
+	});
+	await withStore(pristine, async (client) => {
+		// 6 MB, incompressible: the engine writes it as several tables, in key order, so the newest
+		// table holds only the last of these documents.
+		const b = client.db("app").collection<{ _id: number; body: string }>("second");
+		for (let round = 0; round < 3; round++) {
+			await b.insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: round * 500 + i, body: randomBytes(3_000).toString("base64") })));
+		}
+	});
+}, 120_000);
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+async function withStore<T>(dir: string, fn: (client: mongo.MongoClient) => Promise<T>): Promise<T> {
+	const port = await freePort();
+	const child = spawn(buildLauncher(), ["-listen", `127.0.0.1:${port}`, "-data", dir], { stdio: ["ignore", "ignore", "inherit"] });
+	const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+	try {
+		await waitFor(() => storeAnswers(port), "the embedded store", 30_000);
+		const client = await mongo.MongoClient.connect(`mongodb://127.0.0.1:${port}/`);
+		try {
+			return await fn(client);
+		} finally {
+			await client.close();
+		}
+	} finally {
+		child.kill("SIGTERM");
+		await exited;
+	}
+}
+
+/** Runs `npm run manage -- <args>`'s handler (deploy/manage.ts), its output and exit code. */
+function manage(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+	const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["deploy/manage.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+	let out = "";
+	child.stdout.on("data", (d) => (out += d));
+	child.stderr.on("data", (d) => (out += d));
+	return new Promise((resolve) => child.once("exit", (code) => resolve({ code, out })));
+}
+
+/** A copy of the pristine data directory; `table` is its newest table (the engine numbers its files in the order it writes them). */
+function copy(name: string): { dir: string; table: string } {
+	const dir = path.join(work, name);
+	fs.cpSync(pristine, dir, { recursive: true });
+	const engine = path.join(dir, "pebble");
+	const tables = fs.readdirSync(engine).filter((f) => f.endsWith(".sst")).sort();
+	expect(tables.length).toBeGreaterThanOrEqual(2);
+	return { dir, table: path.join(engine, tables[tables.length - 1]) };
+}
+
+/** Starts the store on `dir` through the node's own start (shared/store.ts): it must refuse; answers the node's error lines. */
+async function refusedStart(dir: string): Promise<string> {
+	const errors: string[] = [];
+	const log = { info: () => undefined, warn: (...a: unknown[]) => errors.push(a.join(" ")), error: (...a: unknown[]) => errors.push(a.join(" ")) };
+	const dataDir = path.join(work, `node-${path.basename(dir)}`);
+	fs.mkdirSync(dataDir);
+	fs.renameSync(dir, path.join(dataDir, "store"));
+	try {
+		await expect(startEmbeddedStore({ dataDir, port: await freePort(), log })).rejects.toBeInstanceOf(StartupError);
+	} finally {
+		fs.renameSync(path.join(dataDir, "store"), dir);
+	}
+	return errors.join("\n");
+}
+
+const cases: Array<[string, (table: string) => void, RegExp]> = [
+	[
+		"a flipped byte",
+		(table) => {
+			const b = fs.readFileSync(table);
+			b[Math.floor(b.length / 3)] ^= 0x40;
+			fs.writeFileSync(table, b);
+		},
+		/checksum|damaged block|corrupt/i,
+	],
+	["a table cut short", (table) => fs.truncateSync(table, fs.statSync(table).size - 100), /cut short or appended/],
+	["random bytes appended", (table) => fs.appendFileSync(table, randomBytes(64)), /cut short or appended/],
+	["a missing table", (table) => fs.rmSync(table), /missing/],
+];
+
+describe.each(cases)("%s", (name, damage, what) => {
+	test("is refused at start naming the file, reported by store-check, and store-repair salvages the rest", async () => {
+		const { dir, table } = copy(name.replace(/\W+/g, "-"));
+		damage(table);
+		const logged = await refusedStart(dir);
+		expect(logged).toContain(path.basename(table));
+		expect(logged).toMatch(/refusing to start/);
+		expect(logged).toMatch(what);
+
+		const check = await manage(["store-check", dir]);
+		expect(check.code).toBe(1);
+		expect(check.out).toContain(path.basename(table));
+
+		const repaired = path.join(work, `${path.basename(dir)}-repaired`);
+		const repair = await manage(["store-repair", dir, "--to", repaired]);
+		// Every document is salvaged or counted lost: what the damaged table held may still be
+		// read from the engine's older files (a log kept for reuse), never silently missing.
+		const lost = Number(/lost: (\d+) of the 1500 documents of app\.second/.exec(repair.out)?.[1] ?? 0);
+		if (fs.existsSync(table)) expect(repair.out).toContain(`lost: ${table}`);
+		expect(repair.code).toBe(fs.existsSync(table) || lost > 0 ? 1 : 0);
+		// The first collection is whole, with its unique index.
+		await withStore(repaired, async (client) => {
+			const first = client.db("app").collection("first");
+			expect(await first.countDocuments()).toBe(1_000);
+			await expect(first.insertOne({ _id: 5_000, k: "k7" } as never)).rejects.toMatchObject({ code: 11000 });
+			expect(await client.db("app").collection("second").countDocuments()).toBe(1_500 - lost);
+		});
+		expect((await manage(["store-check", repaired])).code).toBe(0);
+	}, 120_000);
+});
+
+test("a missing manifest is refused: the engine would otherwise start empty", async () => {
+	const { dir } = copy("missing-manifest");
+	const engine = path.join(dir, "pebble");
+	for (const f of fs.readdirSync(engine).filter((n) => n.startsWith("MANIFEST-"))) fs.rmSync(path.join(engine, f));
+	const logged = await refusedStart(dir);
+	expect(logged).toMatch(/refusing to start.*MANIFEST/);
+	expect((await manage(["store-check", dir])).code).toBe(1);
+	const repaired = path.join(work, "missing-manifest-repaired");
+	await manage(["store-repair", dir, "--to", repaired]);
+	// Without the manifest every table is still read: nothing of the data is lost.
+	await withStore(repaired, async (client) => {
+		expect(await client.db("app").collection("first").countDocuments()).toBe(1_000);
+		expect(await client.db("app").collection("second").countDocuments()).toBe(1_500);
+	});
+}, 120_000);
+
+test("a flipped byte in the manifest is refused: the engine would otherwise read it as cut short", async () => {
+	const { dir } = copy("manifest-flipped");
+	const engine = path.join(dir, "pebble");
+	const manifest = fs.readdirSync(engine).filter((n) => n.startsWith("MANIFEST-")).sort().at(-1)!; // the current one
+	const b = fs.readFileSync(path.join(engine, manifest));
+	b[b.length - 20] ^= 0x40; // in its last record
+	fs.writeFileSync(path.join(engine, manifest), b);
+	const logged = await refusedStart(dir);
+	expect(logged).toMatch(new RegExp(`refusing to start: .*${manifest}: damaged record`));
+	const check = await manage(["store-check", dir]);
+	expect(check.code).toBe(1);
+	expect(check.out).toContain(manifest);
+	const repaired = path.join(work, "manifest-flipped-repaired");
+	await manage(["store-repair", dir, "--to", repaired]);
+	await withStore(repaired, async (client) => {
+		expect(await client.db("app").collection("first").countDocuments()).toBe(1_000);
+		expect(await client.db("app").collection("second").countDocuments()).toBe(1_500);
+	});
+}, 120_000);
+
+test("the pristine copy checks OK", async () => {
+	const check = await manage(["store-check", pristine]);
+	expect(check.out).toMatch(/OK \(2 collections, 2500 documents, 1000 index entries/);
+	expect(check.code).toBe(0);
+}, 60_000);
+
+test("store-backup while a server writes: the copy restored holds every write acknowledged before it", async () => {
+	const dataDir = path.join(work, "live");
+	const store = await startEmbeddedStore({ dataDir, port: await freePort() });
+	const client = await mongo.MongoClient.connect(store.url);
+	const coll = client.db("app").collection<{ _id: number; n: number }>("c");
+	let next = 0;
+	let stop = false;
+	// Writers go on during the backup; each write is a document and a counter moved together.
+	const writers = Array.from({ length: 4 }, async () => {
+		while (!stop) {
+			const id = next++;
+			await coll.insertOne({ _id: id, n: id });
+			await client.db("app").collection("count").updateOne({ _id: "n" as never }, { $inc: { n: 1 } }, { upsert: true });
+		}
+	});
+	try {
+		await waitFor(async () => next > 200, "200 writes", 30_000);
+		const before = await coll.countDocuments();
+		const dest = path.join(work, "backup");
+		const backup = await manage(["store-backup", dest], { DATA_DIR: dataDir });
+		expect(backup.code).toBe(0);
+		expect(backup.out).toMatch(/running store/);
+		stop = true;
+		await Promise.all(writers);
+		expect((await manage(["store-check", dest])).code).toBe(0);
+		await withStore(dest, async (restored) => {
+			const n = await restored.db("app").collection("c").countDocuments();
+			expect(n).toBeGreaterThanOrEqual(before);
+			// Every document from 0 to the last one in the copy: no acknowledged write left out before it.
+			const ids = (await restored.db("app").collection<{ _id: number }>("c").find({}).sort({ _id: 1 }).toArray()).map((d) => d._id);
+			expect(ids.length).toBe(n);
+			expect(ids[ids.length - 1]).toBeLessThan(next);
+		});
+	} finally {
+		stop = true;
+		await client.close();
+		await store.stop();
+	}
+}, 120_000);
