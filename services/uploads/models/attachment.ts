@@ -12,6 +12,7 @@
 //   the files a message links              -> { messages.id }
 //   the files a channel's messages link     -> { messages.channel_id }
 //   unclaimed files due for removal         -> { sweep_after }
+//   the organization's files, in pages (export-zulip) -> { realm_id, _id }
 import { Connection, Schema, type Types } from "mongoose";
 
 export interface AttachmentDoc {
@@ -67,6 +68,7 @@ const schema = new Schema<AttachmentDoc>(
 	{ versionKey: false },
 );
 schema.index({ path_id: 1 }, { unique: true });
+schema.index({ realm_id: 1, _id: 1 });
 schema.index({ owner_id: 1, _id: -1 });
 schema.index({ "messages.id": 1 });
 schema.index({ "messages.channel_id": 1 });
