@@ -16,6 +16,7 @@ import { searchFields } from "../../services/messages/search";
 import { USER_MESSAGE_FLAG_BITS } from "../../services/uploads/export/message-files";
 import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
 import { TableFile, type Rec } from "./records";
+import { messageFileMoved } from "../../shared/transfer-garbage";
 
 const KEPT_FLAGS = new Set(["read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "has_alert_word", "historical"]);
 // is_private and active_mobile_push_notification are Zulip's bookkeeping (the message's type, a
@@ -159,6 +160,7 @@ export async function importMessages(ctx: ImportContext, claimed: Set<number>, t
 		// One file is written while the next is read and prepared (memory: two files at most); the
 		// order of writes within an import does not matter, since a failed import is dropped whole.
 		await pending;
+		messageFileMoved();
 		pending = (async () => {
 			await insertAll(target.m.Recipient, newRecipients);
 			await Promise.all([insertAll(target.m.UserMessage, rows, undefined, WRITERS), insertAll(target.m.Message, [...messages.values()], ctx.progress, WRITERS)]);

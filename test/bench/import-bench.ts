@@ -13,6 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { formatTable } from "./bench-support";
+import { manageNodeOptions } from "../support/processes";
 
 export const IMPORT_SETTINGS = ["BENCH_IMPORT_MESSAGES"];
 
@@ -67,7 +68,7 @@ type Measured = Omit<ImportFigure, "direction" | "export">;
 /** Runs one of the bench's scripts in a process of its own; answers the JSON line it prints last. */
 function runScript(script: string, args: string[]): Promise<Measured> {
 	return new Promise((resolve, reject) => {
-		execFile(path.join(ROOT, "node_modules/.bin/tsx"), [script, ...args], { cwd: ROOT, env: { ...process.env, CI: "1" }, maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+		execFile(path.join(ROOT, "node_modules/.bin/tsx"), [script, ...args], { cwd: ROOT, env: { ...process.env, CI: "1", NODE_OPTIONS: manageNodeOptions() }, maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
 			if (err) return reject(new Error(`${script} failed: ${stderr}`));
 			resolve(JSON.parse(stdout.trim().split("\n").pop()!) as Measured);
 		});

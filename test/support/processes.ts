@@ -106,6 +106,12 @@ export function startArgs(): string[] {
 	return start.replace(/^exec node /, "").split(" ");
 }
 
+/** The node options `npm run manage` runs its commands with (package.json's `manage`), for tools that run them otherwise (the bench). */
+export function manageNodeOptions(): string {
+	const manage = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { manage: string } }).scripts.manage;
+	return (/^NODE_OPTIONS="([^"]*)"/.exec(manage)?.[1] ?? "").replace("$NODE_OPTIONS", "").trim();
+}
+
 /** A server node as the image runs one: `node <startArgs()>`, the Node of the project. */
 /** `args`: node's arguments, npm start's unless a bench compares others. */
 export function startServerNode(env: Record<string, string>, args = startArgs()): Proc {

@@ -39,6 +39,7 @@ import { ExportType } from "../models/realm-export";
 import { botTables, crossRealmRows, userRows } from "./user-tables";
 import { ANALYTICS, IMPORT_SOURCE, MIGRATION_STATUS, withImportTables } from "./zulip-import-tables";
 import { clock } from "../../../shared/clock";
+import { messageFileMoved } from "../../../shared/transfer-garbage";
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
 
@@ -111,6 +112,7 @@ export async function writeExport(
 		const file = messageFile(messages, realm.id, recipients, clients, userMessages, rowIds);
 		count(file);
 		await tarball.add(`${dir}/${messageFileName(++files)}`, json(file));
+		messageFileMoved();
 		await progress({ phase: "messages", count: messages.length });
 		if (messages.length < MESSAGES_PER_FILE) break;
 		after = messages[messages.length - 1].id;
