@@ -1,11 +1,15 @@
 // GET /server_settings: what a client needs to know before it logs in (Zulip's fields; password
-// and email authentication only).
+// and email authentication only), and the largest file an upload may be.
+//
+// Decision: `max_file_upload_size_mib` is here as well as in POST /register (where Zulip has it),
+// so that a client can check a file before it logs in; Zulip's clients ignore a field they do not
+// know, so the extra one changes nothing for them.
 import { renderMarkdown } from "../../shared/markdown/render";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../../shared/version";
 import type { RealmDoc } from "./models/realm";
 import { realmImage } from "./realm-images";
 
-export function serverSettings(realm: RealmDoc) {
+export function serverSettings(realm: RealmDoc, maxFileUploadSizeMib: number) {
 		return {
 		authentication_methods: {
 			password: true,
@@ -35,5 +39,6 @@ export function serverSettings(realm: RealmDoc) {
 		realm_icon: realmImage(realm, "icon").url,
 		realm_description: renderMarkdown(realm.description),
 		realm_web_public_access_enabled: false,
+		max_file_upload_size_mib: maxFileUploadSizeMib,
 	};
 }

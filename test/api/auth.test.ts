@@ -90,6 +90,7 @@ describe("unauthenticated endpoints", () => {
 			realm_name: expect.any(String),
 			authentication_methods: expect.objectContaining({ password: true, email: true }),
 			external_authentication_methods: [],
+			max_file_upload_size_mib: 25,
 		});
 		expect(res.body.zulip_feature_level).toBeGreaterThanOrEqual(370);
 	});

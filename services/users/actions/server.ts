@@ -4,12 +4,12 @@ import { params } from "../../../shared/params";
 import { serverSettings } from "../server-settings";
 import type { ServiceDeps } from "./deps";
 
-export function serverActions({ db }: ServiceDeps) {
+export function serverActions({ db, config }: ServiceDeps) {
 	return {
 		serverSettings: {
 			params: params({}),
 			handler() {
-				return serverSettings(db.realm);
+				return serverSettings(db.realm, config.maxFileUploadSizeMib);
 			},
 		},
 
