@@ -12,7 +12,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { freePort } from "../../shared/store";
 import { client, expectSuccess, type Client } from "../support/http";
-import { manage, type Run } from "../support/manage";
+import { manage, scratchManageEnv, type Run } from "../support/manage";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
 
 jest.setTimeout(240_000);
@@ -242,14 +242,14 @@ describe("import-zulip of a malformed export", () => {
 	let work: string;
 	let env: Record<string, string>;
 
+	let scratch: Awaited<ReturnType<typeof scratchManageEnv>> | undefined;
+
 	beforeAll(async () => {
-		work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-import-bad-"));
-		env = { MONGO_URL: "", TRANSPORTER: "", SERVICES: "", DATA_DIR: path.join(work, "data"), STORE_PORT: String(await freePort()), DB_PREFIX: `b${randomBytes(4).toString("hex")}`, CI: "1" };
+		scratch = await scratchManageEnv("import-bad");
+		({ work, env } = scratch);
 	});
 
-	afterAll(() => {
-		if (work) fs.rmSync(work, { recursive: true, force: true });
-	});
+	afterAll(() => scratch?.remove());
 
 	test("bad arguments answer the usage line", async () => {
 		const run = await manage(env, ["import-zulip"]);

@@ -2,11 +2,8 @@
 // subcommands; bad arguments answer one line naming the problem and the command's usage, exit 2;
 // a command that fails answers one line, exit 1, and leaves nothing behind; never a stack trace.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
-import { freePort } from "../../shared/store";
-import { manage, type Run } from "../support/manage";
+import { manage, scratchManageEnv, type Run } from "../support/manage";
 
 jest.setTimeout(120_000);
 
@@ -33,15 +30,15 @@ function expectUsage(run: Run, command: string, problem: RegExp): void {
 let work: string;
 let env: Record<string, string>;
 
+let scratch: Awaited<ReturnType<typeof scratchManageEnv>> | undefined;
+
 beforeAll(async () => {
-	work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-manage-cli-"));
 	// The embedded store of a data directory of its own, whose prefix holds nothing.
-	env = { MONGO_URL: "", TRANSPORTER: "", SERVICES: "", DATA_DIR: path.join(work, "data"), STORE_PORT: String(await freePort()), DB_PREFIX: `m${randomBytes(4).toString("hex")}`, CI: "1" };
+	scratch = await scratchManageEnv("manage-cli");
+	({ work, env } = scratch);
 });
 
-afterAll(() => {
-	if (work) fs.rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => scratch?.remove());
 
 test("--help and help list every subcommand on stdout, exit 0; no command at all lists them on stderr, exit 2", async () => {
 	for (const args of [["--help"], ["help"]]) {

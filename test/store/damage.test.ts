@@ -11,8 +11,8 @@ import { randomBytes } from "node:crypto";
 import { mongo } from "mongoose";
 import { buildLauncher, freePort, startEmbeddedStore, StartupError, storeAnswers } from "../../shared/store";
 import { waitFor } from "../support/processes";
+import { manage } from "../support/manage";
 
-const ROOT = path.resolve(__dirname, "../..");
 let work: string;
 let pristine: string;
 
@@ -54,13 +54,10 @@ async function withStore<T>(dir: string, fn: (client: mongo.MongoClient) => Prom
 	}
 }
 
-/** Runs `npm run manage -- <args>`'s handler (deploy/manage.ts), its output and exit code. */
-function manage(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-	const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["deploy/manage.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-	let out = "";
-	child.stdout.on("data", (d) => (out += d));
-	child.stderr.on("data", (d) => (out += d));
-	return new Promise((resolve) => child.once("exit", (code) => resolve({ code, out })));
+/** `npm run manage -- <args>` (test/support/manage.ts), its exit code and all it printed. */
+async function manageOut(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+	const run = await manage(env, args);
+	return { code: run.code, out: run.stdout + run.stderr };
 }
 
 /** A copy of the pristine data directory; `table` is its newest table (the engine numbers its files in the order it writes them). */
@@ -112,12 +109,12 @@ describe.each(cases)("%s", (name, damage, what) => {
 		expect(logged).toMatch(/refusing to start/);
 		expect(logged).toMatch(what);
 
-		const check = await manage(["store-check", dir]);
+		const check = await manageOut(["store-check", dir]);
 		expect(check.code).toBe(1);
 		expect(check.out).toContain(path.basename(table));
 
 		const repaired = path.join(work, `${path.basename(dir)}-repaired`);
-		const repair = await manage(["store-repair", dir, "--to", repaired]);
+		const repair = await manageOut(["store-repair", dir, "--to", repaired]);
 		// Every document is salvaged or counted lost: what the damaged table held may still be
 		// read from the engine's older files (a log kept for reuse), never silently missing.
 		const lost = Number(/lost: (\d+) of the 1500 documents of app\.second/.exec(repair.out)?.[1] ?? 0);
@@ -130,7 +127,7 @@ describe.each(cases)("%s", (name, damage, what) => {
 			await expect(first.insertOne({ _id: 5_000, k: "k7" } as never)).rejects.toMatchObject({ code: 11000 });
 			expect(await client.db("app").collection("second").countDocuments()).toBe(1_500 - lost);
 		});
-		expect((await manage(["store-check", repaired])).code).toBe(0);
+		expect((await manageOut(["store-check", repaired])).code).toBe(0);
 	}, 120_000);
 });
 
@@ -140,9 +137,9 @@ test("a missing manifest is refused: the engine would otherwise start empty", as
 	for (const f of fs.readdirSync(engine).filter((n) => n.startsWith("MANIFEST-"))) fs.rmSync(path.join(engine, f));
 	const logged = await refusedStart(dir);
 	expect(logged).toMatch(/refusing to start.*MANIFEST/);
-	expect((await manage(["store-check", dir])).code).toBe(1);
+	expect((await manageOut(["store-check", dir])).code).toBe(1);
 	const repaired = path.join(work, "missing-manifest-repaired");
-	await manage(["store-repair", dir, "--to", repaired]);
+	await manageOut(["store-repair", dir, "--to", repaired]);
 	// Without the manifest every table is still read: nothing of the data is lost.
 	await withStore(repaired, async (client) => {
 		expect(await client.db("app").collection("first").countDocuments()).toBe(1_000);
@@ -159,11 +156,11 @@ test("a flipped byte in the manifest is refused: the engine would otherwise read
 	fs.writeFileSync(path.join(engine, manifest), b);
 	const logged = await refusedStart(dir);
 	expect(logged).toMatch(new RegExp(`refusing to start: .*${manifest}: damaged record`));
-	const check = await manage(["store-check", dir]);
+	const check = await manageOut(["store-check", dir]);
 	expect(check.code).toBe(1);
 	expect(check.out).toContain(manifest);
 	const repaired = path.join(work, "manifest-flipped-repaired");
-	await manage(["store-repair", dir, "--to", repaired]);
+	await manageOut(["store-repair", dir, "--to", repaired]);
 	await withStore(repaired, async (client) => {
 		expect(await client.db("app").collection("first").countDocuments()).toBe(1_000);
 		expect(await client.db("app").collection("second").countDocuments()).toBe(1_500);
@@ -171,7 +168,7 @@ test("a flipped byte in the manifest is refused: the engine would otherwise read
 }, 120_000);
 
 test("the pristine copy checks OK", async () => {
-	const check = await manage(["store-check", pristine]);
+	const check = await manageOut(["store-check", pristine]);
 	expect(check.out).toMatch(/OK \(2 collections, 2500 documents, 1000 index entries/);
 	expect(check.code).toBe(0);
 }, 60_000);
@@ -195,12 +192,12 @@ test("store-backup while a server writes: the copy restored holds every write ac
 		await waitFor(async () => next > 200, "200 writes", 30_000);
 		const before = await coll.countDocuments();
 		const dest = path.join(work, "backup");
-		const backup = await manage(["store-backup", dest], { DATA_DIR: dataDir });
+		const backup = await manageOut(["store-backup", dest], { DATA_DIR: dataDir });
 		expect(backup.code).toBe(0);
 		expect(backup.out).toMatch(/running store/);
 		stop = true;
 		await Promise.all(writers);
-		expect((await manage(["store-check", dest])).code).toBe(0);
+		expect((await manageOut(["store-check", dest])).code).toBe(0);
 		await withStore(dest, async (restored) => {
 			const n = await restored.db("app").collection("c").countDocuments();
 			expect(n).toBeGreaterThanOrEqual(before);
