@@ -37,6 +37,14 @@ func openStore(dir string, cacheBytes int64, log *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Start on a new log: the engine opens a new directory's first log, or the log it replayed
+	// after a crash, before it raises the directory's format to the one that writes synced
+	// offsets (logtail.go reads them). Whatever was replayed is written into tables, checked at
+	// every start (verify.go).
+	if err := pdb.Flush(); err != nil {
+		_ = pdb.Close()
+		return nil, err
+	}
 	s := &Store{dbs: map[string]*Database{}, pdb: pdb, sync: true}
 	if err := s.loadCatalog(); err != nil {
 		_ = pdb.Close()

@@ -82,7 +82,18 @@ func engineOptions(cacheBytes int64, log *slog.Logger) *pebble.Options {
 		Cache:        pebble.NewCache(cacheBytes),
 		MemTableSize: 16 << 20,
 		Logger:       engineLogger{log},
+		// Pinned, not FormatNewest, so a newer Pebble never upgrades a data directory by itself.
+		// This one writes the log's synced offsets (logtail.go tells damage from a write cut
+		// short by them) and checksums each table's footer.
+		FormatMajorVersion: pebble.FormatTableFormatV6,
 	}
+	// A damaged block found while running (a read or a compaction): stop, naming the file, in
+	// one line rather than Pebble's stack trace; the supervisor's restart then refuses to start
+	// on it (verify.go) until it is repaired.
+	opts.EventListener = &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
+		log.Error(fmt.Sprintf("engine: stopping: %s is damaged (%v); check it with store-check, salvage it with store-repair", info.Path, info.Details))
+		os.Exit(1)
+	}}
 	opts.EnsureDefaults()
 	return opts
 }

@@ -161,28 +161,59 @@ func (v *versions) readLog(path string) error {
 	if err != nil {
 		return nil // not one of the engine's logs
 	}
-	f, err := os.Open(path)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	rr := newLogReader(f, num, wal.NewReader)
+	var damaged []string
+	for from := 0; from < len(raw); {
+		stop, err := v.readLogFrom(raw[from:], num)
+		if err == nil {
+			break
+		}
+		if !unreadableRecord(err) {
+			return err
+		}
+		at := int64(from) + stop
+		synced, ok := syncedPast(raw, at, uint32(num))
+		if !ok {
+			// How a log ends after a crash in the middle of a write (never acknowledged), or a log
+			// kept for reuse: Pebble itself reads it so (logtail.go).
+			break
+		}
+		// Acknowledged records are past the damage: read on from the next block, where chunks
+		// start afresh (the records between are lost).
+		from = (int(at)/logBlockSize + 1) * logBlockSize
+		damaged = append(damaged, fmt.Sprintf("damaged record at offset %d though the log was synced to %d, read on from offset %d", at, synced, from))
+	}
+	if len(damaged) > 0 {
+		return errors.New(strings.Join(damaged, "; "))
+	}
+	return nil
+}
+
+// unreadableRecord: a log record that fails its checksum or ends early (the reader may wrap
+// the error with where a flipped bit was).
+func unreadableRecord(err error) bool {
+	return errors.Is(err, wal.ErrInvalidChunk) || errors.Is(err, wal.ErrZeroedChunk) || errors.Is(err, wal.ErrUnexpectedEOF)
+}
+
+// readLogFrom reads the log's records in raw (which starts on a block boundary) until the
+// first it cannot read, answering that one's offset in raw and why (nil at a clean end).
+func (v *versions) readLogFrom(raw []byte, num uint64) (int64, error) {
+	rr := newLogReader(bytes.NewReader(raw), num, wal.NewReader)
 	for {
+		at := rr.Offset()
 		rec, err := rr.Next()
 		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if wal.IsInvalidRecord(err) {
-			// How a log ends after a crash in the middle of a write (never acknowledged), or a log
-			// kept for reuse: Pebble itself reads it so.
-			return nil
+			return 0, nil
 		}
 		if err != nil {
-			return err
+			return at, err
 		}
 		repr, err := io.ReadAll(rec)
 		if err != nil {
-			return err
+			return at, err
 		}
 		if len(repr) < 12 {
 			continue
@@ -192,7 +223,7 @@ func (v *versions) readLog(path string) error {
 		for i := uint64(0); ; i++ {
 			kind, key, value, ok, err := br.Next()
 			if err != nil {
-				return err
+				return at, err
 			}
 			if !ok {
 				break

@@ -25,46 +25,72 @@ import (
 // (Pebble alone finds a flipped byte only when that block is read, maybe months later). The
 // error names the file and what is wrong; the node logs it at error level.
 
-// openVerified opens the engine directory after checking it is whole.
+// openVerified opens the engine directory after checking it is whole. The check runs on a
+// read-only open, which starts no compaction: a writable open compacts at once, and a
+// compaction reading a damaged block would stop the process before the check could name it.
 func openVerified(dir string, cacheBytes int64, log *slog.Logger) (*Store, error) {
-	if err := checkPresent(dir); err != nil {
+	exists, err := checkPresent(dir)
+	if err != nil {
 		return nil, err
+	}
+	if exists {
+		warning, err := checkLogTail(dir)
+		if err != nil {
+			return nil, fmt.Errorf("refusing to start: %w", err)
+		}
+		if warning != "" {
+			log.Warn(warning)
+		}
+		if err := verifyReadOnly(dir, log); err != nil {
+			return nil, fmt.Errorf("refusing to start: %w", err)
+		}
 	}
 	s, err := openStore(dir, cacheBytes, log)
 	if err != nil {
 		return nil, fmt.Errorf("refusing to start: %w", explainOpenError(dir, err))
 	}
-	if err := verifyTables(s.pdb, dir); err != nil {
-		_ = s.pdb.Close()
-		return nil, fmt.Errorf("refusing to start: %w", err)
-	}
 	return s, nil
+}
+
+// verifyReadOnly opens the engine read-only (replaying its log into memory, writing nothing)
+// and checks every table its manifest lists.
+func verifyReadOnly(dir string, log *slog.Logger) error {
+	opts := engineOptions(8<<20, log)
+	defer opts.Cache.Unref()
+	opts.ReadOnly = true
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return explainOpenError(dir, err)
+	}
+	defer db.Close()
+	return verifyTables(db, dir)
 }
 
 // checkPresent refuses a directory holding engine files but no manifest to open them by:
 // Pebble would otherwise start a new, empty database there.
-func checkPresent(dir string) error {
+// It answers whether the directory holds an engine at all (a new one is made otherwise).
+func checkPresent(dir string) (bool, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	desc, err := pebble.Peek(dir, vfs.Default)
 	if err != nil {
-		return fmt.Errorf("refusing to start: %s: %w", dir, err)
+		return false, fmt.Errorf("refusing to start: %s: %w", dir, err)
 	}
 	if !desc.Exists {
-		return fmt.Errorf("refusing to start: %s holds engine files but its manifest or the marker naming it (marker.manifest.*) is missing", dir)
+		return false, fmt.Errorf("refusing to start: %s holds engine files but its manifest or the marker naming it (marker.manifest.*) is missing", dir)
 	}
 	if _, err := os.Stat(desc.ManifestFilename); err != nil {
-		return fmt.Errorf("refusing to start: %s: the manifest is missing", desc.ManifestFilename)
+		return false, fmt.Errorf("refusing to start: %s: the manifest is missing", desc.ManifestFilename)
 	}
 	if err := checkManifest(desc.ManifestFilename); err != nil {
-		return fmt.Errorf("refusing to start: %s: %w", desc.ManifestFilename, err)
+		return false, fmt.Errorf("refusing to start: %s: %w", desc.ManifestFilename, err)
 	}
-	return nil
+	return true, nil
 }
 
 // checkManifest reads every record of the manifest (the list of tables). Pebble stops reading
