@@ -29,11 +29,9 @@ func (c *Collection) catalogEntry() bson.D {
 	return bson.D{{Key: "indexes", Value: specs}, {Key: "multikey", Value: multi}, {Key: "count", Value: c.count}}
 }
 
-// openStore opens (or creates) the Pebble database in dir and reads its catalog.
+// openStore opens (or creates) the Pebble database in dir for writing and reads its catalog.
 func openStore(dir string, cacheBytes int64, log *slog.Logger) (*Store, error) {
-	opts := engineOptions(cacheBytes, log)
-	defer opts.Cache.Unref()
-	pdb, err := pebble.Open(dir, opts)
+	pdb, err := openEngine(dir, cacheBytes, log, false)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +43,20 @@ func openStore(dir string, cacheBytes int64, log *slog.Logger) (*Store, error) {
 		_ = pdb.Close()
 		return nil, err
 	}
+	return storeOn(pdb)
+}
+
+// openEngine opens the engine in dir. Read-only, it replays the log in memory, compacts
+// nothing and writes nothing.
+func openEngine(dir string, cacheBytes int64, log *slog.Logger, readOnly bool) (*pebble.DB, error) {
+	opts := engineOptions(cacheBytes, log)
+	defer opts.Cache.Unref()
+	opts.ReadOnly = readOnly
+	return pebble.Open(dir, opts)
+}
+
+// storeOn reads the catalog of an open engine (closing it if that fails).
+func storeOn(pdb *pebble.DB) (*Store, error) {
 	s := &Store{dbs: map[string]*Database{}, pdb: pdb, sync: true}
 	if err := s.loadCatalog(); err != nil {
 		_ = pdb.Close()

@@ -22,7 +22,7 @@ func checkStore(engine string, out io.Writer, log *slog.Logger) bool {
 			fmt.Fprintf(out, "damaged: "+format+"\n", args...)
 		}
 	}
-	s, err := openVerified(engine, 8<<20, log)
+	s, err := openVerified(engine, 8<<20, log, false)
 	if err != nil {
 		report("%v", err)
 		fmt.Fprintf(out, "%s: damaged; `store-repair` salvages what is readable into a new directory\n", engine)

@@ -52,7 +52,7 @@ func main() {
 	if err := migrateJournal(dir, *cacheMB<<20, log); err != nil {
 		fatal(err)
 	}
-	store, err := openVerified(filepath.Join(dir, engineName), *cacheMB<<20, log)
+	store, err := openVerified(filepath.Join(dir, engineName), *cacheMB<<20, log, true)
 	if err != nil {
 		fatal(err)
 	}

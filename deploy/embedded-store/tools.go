@@ -67,7 +67,7 @@ func exitCode(ok bool) int {
 
 // backupOffline copies a store no server runs on, through a checkpoint of it opened here.
 func backupOffline(engine, dest string, out io.Writer, log *slog.Logger) bool {
-	s, err := openVerified(engine, 8<<20, log)
+	s, err := openVerified(engine, 8<<20, log, true)
 	if err != nil {
 		fmt.Fprintln(out, err)
 		return false

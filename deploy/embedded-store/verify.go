@@ -25,13 +25,17 @@ import (
 // (Pebble alone finds a flipped byte only when that block is read, maybe months later). The
 // error names the file and what is wrong; the node logs it at error level.
 
-// openVerified opens the engine directory after checking it is whole. The check runs on a
-// read-only open, which starts no compaction: a writable open compacts at once, and a
-// compaction reading a damaged block would stop the process before the check could name it.
-func openVerified(dir string, cacheBytes int64, log *slog.Logger) (*Store, error) {
+// openVerified opens the engine directory after checking it is whole; not writable, it stays
+// read-only (store-check changes nothing). The check runs on a read-only open, which starts no
+// compaction: a writable open compacts at once, and a compaction reading a damaged block would
+// stop the process before the check could name it.
+func openVerified(dir string, cacheBytes int64, log *slog.Logger, writable bool) (*Store, error) {
 	exists, err := checkPresent(dir)
 	if err != nil {
 		return nil, err
+	}
+	if !exists && !writable {
+		return nil, fmt.Errorf("%s holds no store", dir)
 	}
 	if exists {
 		warning, err := checkLogTail(dir)
@@ -41,29 +45,24 @@ func openVerified(dir string, cacheBytes int64, log *slog.Logger) (*Store, error
 		if warning != "" {
 			log.Warn(warning)
 		}
-		if err := verifyReadOnly(dir, log); err != nil {
+		ro, err := openEngine(dir, cacheBytes, log, true)
+		if err != nil {
+			return nil, fmt.Errorf("refusing to start: %w", explainOpenError(dir, err))
+		}
+		if err := verifyTables(ro, dir); err != nil {
+			_ = ro.Close()
 			return nil, fmt.Errorf("refusing to start: %w", err)
 		}
+		if !writable {
+			return storeOn(ro)
+		}
+		_ = ro.Close()
 	}
 	s, err := openStore(dir, cacheBytes, log)
 	if err != nil {
 		return nil, fmt.Errorf("refusing to start: %w", explainOpenError(dir, err))
 	}
 	return s, nil
-}
-
-// verifyReadOnly opens the engine read-only (replaying its log into memory, writing nothing)
-// and checks every table its manifest lists.
-func verifyReadOnly(dir string, log *slog.Logger) error {
-	opts := engineOptions(8<<20, log)
-	defer opts.Cache.Unref()
-	opts.ReadOnly = true
-	db, err := pebble.Open(dir, opts)
-	if err != nil {
-		return explainOpenError(dir, err)
-	}
-	defer db.Close()
-	return verifyTables(db, dir)
 }
 
 // checkPresent refuses a directory holding engine files but no manifest to open them by:

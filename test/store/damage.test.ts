@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mongo } from "mongoose";
 import { buildLauncher, freePort, startEmbeddedStore, StartupError, storeAnswers } from "../../shared/store";
 import { waitFor } from "../support/processes";
@@ -269,10 +269,16 @@ test("a flipped byte in the manifest is refused: the engine would otherwise read
 	});
 }, 120_000);
 
-test("the pristine copy checks OK", async () => {
+test("the pristine copy checks OK, and store-check changes nothing in it", async () => {
+	const files = () => {
+		const engine = path.join(pristine, "pebble");
+		return fs.readdirSync(engine).map((f) => `${f} ${createHash("sha256").update(fs.readFileSync(path.join(engine, f))).digest("hex")}`);
+	};
+	const before = files();
 	const check = await manageOut(["store-check", pristine]);
 	expect(check.out).toMatch(/OK \(2 collections, 2500 documents, 1000 index entries/);
 	expect(check.code).toBe(0);
+	expect(files()).toEqual(before);
 }, 60_000);
 
 test("store-backup while a server writes: the copy restored holds every write acknowledged before it", async () => {
