@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	logrecord "github.com/cockroachdb/pebble/v2/record"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/wal"
 )
@@ -47,27 +49,12 @@ func checkLogTail(dir string) (warning string, err error) {
 	}
 	newest := logs[len(logs)-1]
 	_, path := newest.SegmentLocation(newest.NumSegments() - 1)
-	r := newest.OpenForRead()
-	defer r.Close()
-	var stop int64
-	for {
-		rec, off, err := r.NextRecord()
-		if err == nil {
-			_, err = io.Copy(io.Discard, rec)
-		}
-		if errors.Is(err, io.EOF) {
-			return "", nil
-		}
-		if err != nil {
-			stop = off.Physical
-			break
-		}
-	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	if stop >= int64(len(raw)) || allZero(raw[stop:]) {
+	stop, err := readLogRecords(raw, uint64(newest.Num), func([]byte) error { return nil })
+	if err == nil || stop >= int64(len(raw)) || allZero(raw[stop:]) {
 		return "", nil
 	}
 	num := uint32(newest.Num)
@@ -79,6 +66,35 @@ func checkLogTail(dir string) (warning string, err error) {
 		return fmt.Sprintf("%s: the engine's log ends in a record cut short or damaged at offset %d (%d bytes follow): a write the stop cut short, never acknowledged, or damage to the last write; everything before it is kept", path, stop, len(tail)), nil
 	}
 	return "", nil // another log's old records, in a recycled file
+}
+
+// readLogRecords reads a log's records in raw (which starts on a block boundary), passing each
+// to each, until the first it cannot read or each refuses: it answers that record's offset in
+// raw and why (nil at a clean end).
+func readLogRecords(raw []byte, num uint64, each func(repr []byte) error) (int64, error) {
+	rr := newLogReader(bytes.NewReader(raw), num, logrecord.NewReader)
+	for {
+		at := rr.Offset()
+		rec, err := rr.Next()
+		if errors.Is(err, io.EOF) {
+			return 0, nil
+		}
+		var repr []byte
+		if err == nil {
+			repr, err = io.ReadAll(rec)
+		}
+		if err == nil {
+			err = each(repr)
+		}
+		if err != nil {
+			return at, err
+		}
+	}
+}
+
+// newLogReader makes a log reader; generic only to name the engine's file number type.
+func newLogReader[N ~uint64](f io.Reader, num uint64, mk func(io.Reader, N) *logrecord.Reader) *logrecord.Reader {
+	return mk(f, N(num))
 }
 
 // syncedPast finds, after offset stop, a whole chunk of log num whose synced offset is past stop.

@@ -201,32 +201,16 @@ func unreadableRecord(err error) bool {
 // readLogFrom reads the log's records in raw (which starts on a block boundary) until the
 // first it cannot read, answering that one's offset in raw and why (nil at a clean end).
 func (v *versions) readLogFrom(raw []byte, num uint64) (int64, error) {
-	rr := newLogReader(bytes.NewReader(raw), num, wal.NewReader)
-	for {
-		at := rr.Offset()
-		rec, err := rr.Next()
-		if errors.Is(err, io.EOF) {
-			return 0, nil
-		}
-		if err != nil {
-			return at, err
-		}
-		repr, err := io.ReadAll(rec)
-		if err != nil {
-			return at, err
-		}
+	return readLogRecords(raw, num, func(repr []byte) error {
 		if len(repr) < 12 {
-			continue
+			return nil
 		}
 		seq := uint64(batchrepr.ReadSeqNum(repr))
 		br := batchrepr.Read(repr)
 		for i := uint64(0); ; i++ {
 			kind, key, value, ok, err := br.Next()
-			if err != nil {
-				return at, err
-			}
-			if !ok {
-				break
+			if err != nil || !ok {
+				return err
 			}
 			switch kind {
 			case pebble.InternalKeyKindSet:
@@ -237,12 +221,7 @@ func (v *versions) readLogFrom(raw []byte, num uint64) (int64, error) {
 				v.dels = append(v.dels, rangeDel{start: append([]byte(nil), key...), end: append([]byte(nil), value...), seq: seq + i})
 			}
 		}
-	}
-}
-
-// newLogReader makes a log reader; generic only to name the engine's file number type.
-func newLogReader[N ~uint64](f io.Reader, num uint64, mk func(io.Reader, N) *wal.Reader) *wal.Reader {
-	return mk(f, N(num))
+	})
 }
 
 // live is a key's newest version unless a newer range deletion covers it.
