@@ -70,9 +70,20 @@ export function personalEvent(type: string, payload: Record<string, unknown>): E
 	return { type, ...without(payload, "user_id") };
 }
 
+/** messages.flagsChanged; `message_details` when messages were marked unread (services/messages/unread-details.ts). */
+export interface FlagsChanged {
+	user_id: number;
+	op: string;
+	flag: string;
+	message_ids: number[];
+	all: boolean;
+	message_details?: Record<string, unknown>;
+}
+
 /** `update_message_flags`, as Zulip sends it (with the deprecated `operation` beside `op`). */
-export function flagsEvent(payload: { op: string; flag: string; message_ids: number[]; all: boolean }): Event {
-	return { type: "update_message_flags", op: payload.op, operation: payload.op, flag: payload.flag, messages: payload.message_ids, all: payload.all };
+export function flagsEvent(payload: FlagsChanged): Event {
+	const details = payload.message_details ? { message_details: payload.message_details } : {};
+	return { type: "update_message_flags", op: payload.op, operation: payload.op, flag: payload.flag, messages: payload.message_ids, all: payload.all, ...details };
 }
 
 /** `reaction`, to everyone who has the message. */

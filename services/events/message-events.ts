@@ -2,7 +2,7 @@
 // `message` (to the recipients, and to other users' all_public_streams queues for a public
 // channel), `update_message_flags`, `reaction`, `drafts` and `saved_snippets`.
 import type { Context } from "moleculer";
-import { flagsEvent, messageEvent, personalEvent, reactionEvent, type Deliver, type MessageSent } from "./deliver";
+import { flagsEvent, messageEvent, type FlagsChanged, personalEvent, reactionEvent, type Deliver, type MessageSent } from "./deliver";
 import type { QueueRegistry } from "./queues";
 
 export function messageEventHandlers(registry: () => QueueRegistry, deliver: Deliver) {
@@ -21,7 +21,7 @@ export function messageEventHandlers(registry: () => QueueRegistry, deliver: Del
 				if (event) q.push(event);
 			}
 		},
-		"messages.flagsChanged"(ctx: Context<{ user_id: number; op: string; flag: string; message_ids: number[]; all: boolean }>) {
+		"messages.flagsChanged"(ctx: Context<FlagsChanged>) {
 			deliver(registry().of([ctx.params.user_id]), "update_message_flags", () => flagsEvent(ctx.params));
 		},
 		"messages.reactionChanged"(ctx: Context<Record<string, unknown> & { user_ids?: number[] }>) {

@@ -2,7 +2,7 @@
 // mark-as-read endpoints, with every error leaving the flags as they were.
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, dropNotices, expectError, expectSuccess, type Client } from "../support/http";
-import { recordEvents } from "../support/events";
+import { eventQueues, recordEvents } from "../support/events";
 import { copyMessage } from "../support/fixtures";
 
 let app: TestApp;
@@ -92,6 +92,47 @@ describe("POST /messages/flags", () => {
 		expect((await flag(as(bob), [d], "remove", "read")).body).toMatchObject({ messages: [], ignored_because_not_subscribed_channels: [] });
 		expect((await flag(as(bob), [d], "add", "read")).body).not.toHaveProperty("ignored_because_not_subscribed_channels");
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "random" }], principals: [bob.user_id] }));
+	});
+
+	test("marking unread tells the user's clients each message's conversation (message_details), as the mobile app requires", async () => {
+		const queues = await eventQueues(as, [bob], { register: { fetch_event_types: JSON.stringify(["update_message_flags"]) }, keep: (e) => e.type === "update_message_flags" });
+		const emptyName = (await as(bob).post("/register", { fetch_event_types: JSON.stringify(["realm"]) })).body.realm_empty_topic_display_name;
+		expectSuccess(await as(bob).post("/user_topics", { stream_id: general, topic: "quiet", visibility_policy: 1 }));
+		const mention = await send(as(alice), general, "Lunch", "@**Bob** lunch?");
+		const mutedWildcard = await send(as(alice), general, "quiet", "@**all** hush");
+		const wildcard = await send(as(alice), random, "loud", "@**all** hear");
+		const noTopic = await send(as(alice), general, "", "no topic");
+		const dm = await send(as(alice), [bob.user_id]);
+		const self = await send(as(bob), [bob.user_id]);
+		const group = await send(as(dave), [bob.user_id, alice.user_id]);
+		const ids = [mention, mutedWildcard, wildcard, noTopic, dm, self, group];
+		expectSuccess(await flag(as(bob), ids, "add", "read"));
+		await queues(bob);
+
+		expectSuccess(await flag(as(bob), ids, "remove", "read"));
+		const [event] = await queues(bob);
+		expect(event).toEqual({
+			type: "update_message_flags",
+			op: "remove",
+			operation: "remove",
+			flag: "read",
+			messages: ids,
+			all: false,
+			message_details: {
+				[mention]: { type: "stream", stream_id: general, topic: "Lunch", unmuted_stream_msg: true, mentioned: true },
+				[mutedWildcard]: { type: "stream", stream_id: general, topic: "quiet", unmuted_stream_msg: false },
+				[wildcard]: { type: "stream", stream_id: random, topic: "loud", unmuted_stream_msg: true, mentioned: true },
+				[noTopic]: { type: "stream", stream_id: general, topic: emptyName, unmuted_stream_msg: true },
+				[dm]: { type: "private", user_ids: [alice.user_id] },
+				[self]: { type: "private", user_ids: [] },
+				[group]: { type: "private", user_ids: [alice.user_id, dave.user_id].sort((x, y) => x - y) },
+			},
+		});
+		// Other flags, and marking read, carry no details.
+		expectSuccess(await flag(as(bob), [dm], "add", "starred"));
+		expectSuccess(await flag(as(bob), [dm], "add", "read"));
+		expect((await queues(bob)).map((e) => "message_details" in e)).toEqual([false, false]);
+		expectSuccess(await as(bob).post("/user_topics", { stream_id: general, topic: "quiet", visibility_policy: 0 }));
 	});
 
 	test("starring a public channel message never received creates the user's row, marked historical", async () => {

@@ -8,6 +8,7 @@ import { checkAccess } from "../access";
 import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch-rules";
 import { checkFlag, markRead, updateFlags, type FlagOp } from "../flag-rules";
 import { parseNarrow } from "../narrow";
+import { unreadDetails } from "../unread-details";
 import type { Ctx, ServiceDeps } from "./deps";
 
 /** mark_all_as_read stops after this long and answers `complete: false`; the client repeats. */
@@ -44,7 +45,11 @@ export function flagActions({ db, resolvers }: ServiceDeps) {
 		}
 		const access = await checkAccess(db, actor.user_id, ids, r.readable);
 		const changed = await updateFlags(db, actor.user_id, op, flag, [...access.received], access.unreceived);
-		if (changed.length) await ctx.broadcast("messages.flagsChanged", { user_id: actor.user_id, op, flag, message_ids: changed, all: false });
+		if (changed.length) {
+			// Marked unread: the clients need each message's conversation to count it again.
+			const details = flag === "read" && op === "remove" ? { message_details: await unreadDetails(db, actor.user_id, changed, r) } : {};
+			await ctx.broadcast("messages.flagsChanged", { user_id: actor.user_id, op, flag, message_ids: changed, all: false, ...details });
+		}
 		return { changed, ignoredChannels };
 	}
 
