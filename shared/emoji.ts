@@ -32,3 +32,8 @@ export function emojiNames(code: string): string[] | undefined {
 export function emojiText(code: string): string {
 	return String.fromCodePoint(...code.split("-").map((h) => parseInt(h, 16)));
 }
+
+/** Every emoji code in the table, in its order. */
+export function allEmojiCodes(): string[] {
+	return [...namesByCode.keys()];
+}

@@ -22,6 +22,8 @@ import { createHttpServer, dropRestOfBody } from "./http-server";
 import { abortUpload, openDownload, receiveOptionalUpload, receiveUpload, sendOpened, UPLOADS_PATH } from "./file-routes";
 import { AVATAR_PATH, openPublicImage, PUBLIC_IMAGES_PATH, redirectToAvatar } from "./image-routes";
 import { signupPage } from "./signup-page";
+import { sendEmojiData } from "./static-files";
+import { EMOJI_DATA_DIR } from "../../shared/emoji-data";
 import { resetPasswordPage, resetRequestPage } from "./password-reset-page";
 import { PageGuard } from "./page-guard";
 import { clientAddressOf } from "./client-address";
@@ -345,6 +347,17 @@ export function apiService(config: Config): ServiceSchema {
 					mappingPolicy: "restrict",
 					bodyParsers: false,
 					aliases: { "GET /*path": avatar },
+				},
+				{
+					// The emoji data file server_emoji_data_url names (static-files.ts).
+					path: EMOJI_DATA_DIR,
+					mappingPolicy: "restrict",
+					bodyParsers: false,
+					aliases: {
+						"GET /:file"(this: any, req: Req & { $params?: Record<string, string> }, res: ServerResponse) {
+							if (!sendEmojiData(req.$params?.file, req, res)) sendError(this, res, notFound("File not found"));
+						},
+					},
 				},
 				{
 					// Not part of the API: the page a confirmation email links to.

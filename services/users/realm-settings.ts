@@ -5,6 +5,7 @@ import type { GroupGraph } from "../../shared/group-settings";
 import { LIMITS } from "../../shared/version";
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "./presence-rules";
 import { serverThumbnailFormats } from "../../shared/thumbnail-formats";
+import { emojiDataUrl } from "../../shared/emoji-data";
 import { realmImageState } from "./realm-images";
 
 /** The server settings (from the environment) that the register state reports. */
@@ -118,7 +119,6 @@ export function serverState(server: ServerSettings): Record<string, unknown> {
 		server_needs_upgrade: false,
 		server_web_public_streams_enabled: server.webPublicStreams,
 		server_jitsi_server_url: server.jitsiServerUrl,
-		server_emoji_data_url: "",
 		server_generation: SERVER_GENERATION,
 		event_queue_longpoll_timeout_seconds: 90,
 		development_environment: false,
@@ -153,6 +153,7 @@ export function realmState(realm: RealmDoc, server: ServerSettings): Record<stri
 		realm_description: realm.description,
 		realm_uri: realm.url,
 		realm_url: realm.url,
+		server_emoji_data_url: emojiDataUrl(realm.url),
 		realm_date_created: realm.date_created,
 		realm_bot_domain: botDomain(realm),
 		realm_is_zephyr_mirror_realm: false,

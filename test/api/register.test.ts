@@ -289,3 +289,37 @@ test("bad parameters are named", async () => {
 test("requires authentication", async () => {
 	expectError(await client(app.baseUrl, null).post("/register"), 401, "UNAUTHORIZED");
 });
+
+test("server_emoji_data_url names a cacheable file of every Unicode emoji's code and names, as the mobile app's picker reads it", async () => {
+	const res = await owner.post("/register", { fetch_event_types: JSON.stringify(["realm"]) });
+	expectSuccess(res);
+	const announced = new URL(res.body.server_emoji_data_url);
+	expect(announced.origin).toBe("http://chat.test");
+	expect(announced.pathname).toMatch(/^\/static\/generated\/emoji\/emoji_api\.[0-9a-f]{12}\.json$/);
+
+	// Served without credentials, at the announced path of this server.
+	const url = new URL(announced.pathname, app.baseUrl).toString();
+	const file = await fetch(url);
+	expect(file.status).toBe(200);
+	expect(file.headers.get("content-type")).toBe("application/json");
+	expect(file.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+	const data = (await file.json()) as { code_to_names: Record<string, string[]> };
+	// ServerEmojiData.fromJson: one property, a map of code to a list of names, canonical first.
+	expect(Object.keys(data)).toEqual(["code_to_names"]);
+	expect(data.code_to_names["1f44d"]).toEqual(["+1", "thumbs_up", "like"]);
+	expect(data.code_to_names["2764"][0]).toBe("heart");
+	expect(Object.keys(data.code_to_names).length).toBeGreaterThan(1500);
+	for (const [code, names] of Object.entries(data.code_to_names)) {
+		expect(code).toMatch(/^[0-9a-f]+(-[0-9a-f]+)*$/);
+		expect(names.length).toBeGreaterThan(0);
+	}
+	// Every name in it is accepted as a reaction under its code.
+	const id = await sendMessage(owner, { type: "direct", to: JSON.stringify([app.owner.user_id]), content: "react" });
+	const [code, names] = Object.entries(data.code_to_names)[100];
+	expectSuccess(await owner.post(`/messages/${id}/reactions`, { emoji_name: names.at(-1), emoji_code: code }));
+
+	// A conditional request with the ETag is answered 304; a name that is not the file, 404.
+	const again = await fetch(url, { headers: { "If-None-Match": file.headers.get("etag")! } });
+	expect(again.status).toBe(304);
+	expect((await fetch(new URL("/static/generated/emoji/emoji_api.json", app.baseUrl))).status).toBe(404);
+});
