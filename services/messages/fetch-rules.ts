@@ -262,20 +262,14 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 	} else {
 		const numBefore = q.num_before!;
 		const numAfter = q.num_after!;
-		let anchor: number;
-		const raw = q.use_first_unread_anchor ? "first_unread" : q.anchor;
-		if (raw === "newest") anchor = NEWEST;
-		else if (raw === "oldest") anchor = 0;
-		else if (raw === "first_unread") {
+		let anchor = parseAnchor(q);
+		if (anchor === "first_unread") {
 			// Unread messages are always the caller's own, so their rows are searched even in channel
 			// history. Muted topics are skipped, and muted channels unless the narrow names one.
 			const muted = mutedConditions(await r.topicPolicies(), !p.channelNamed);
 			const [unread] = await personal(both(p.rows, { flags: { $ne: "read" }, ...(muted.length ? { $nor: muted } : {}) }))({ $gte: 0 }, 1, 1);
 			anchor = unread ?? NEWEST;
-		} else if (typeof raw === "number" || (typeof raw === "string" && /^-?\d+$/.test(raw))) {
-			// As Zulip: below zero reads as the oldest, beyond the largest ID as the newest.
-			anchor = Math.min(Math.max(Number(raw), 0), NEWEST);
-		} else throw badRequest(`Invalid anchor`);
+		}
 
 		const includeAnchor = q.include_anchor ?? true;
 		const [before, at, after] = await Promise.all([
@@ -423,6 +417,20 @@ function windowsFor(db: MessagesDb, p: Plan): { ids: Window; personal: (rows: Fi
 	return { ids, personal };
 }
 
+/** The anchor as a message ID, or first_unread (to be looked up); Zulip's parse_anchor_value. */
+function parseAnchor(q: FetchParams): number | "first_unread" {
+	const raw = q.use_first_unread_anchor ? "first_unread" : q.anchor;
+	if (raw === "newest") return NEWEST;
+	if (raw === "oldest") return 0;
+	if (raw === "first_unread") return raw;
+	// As Zulip: below zero reads as the oldest, beyond the largest ID as the newest.
+	if (typeof raw === "number" || (typeof raw === "string" && /^-?\d+$/.test(raw))) return Math.min(Math.max(Number(raw), 0), NEWEST);
+	throw badRequest(`Invalid anchor`);
+}
+
+/** A narrow nothing can match: the anchor as asked (first_unread, with nothing unread, is the newest). */
 function emptyResult(q: FetchParams): FetchResult {
-	return { ids: [], flags: new Map(), anchor: q.message_ids ? undefined : 0, found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
+	if (q.message_ids) return { ids: [], flags: new Map(), found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
+	const anchor = parseAnchor(q);
+	return { ids: [], flags: new Map(), anchor: anchor === "first_unread" ? NEWEST : anchor, found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
 }

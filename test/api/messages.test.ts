@@ -79,7 +79,7 @@ describe("sending to a channel", () => {
 	test("the empty topic: '(no topic)' and the display name mean it; clients see the display name unless they handle it", async () => {
 		const a = await send(as(alice), { type: "channel", to: general, topic: "(no topic)", content: "a" });
 		const b = await send(as(alice), { type: "channel", to: general, topic: "general chat", content: "b" });
-		const c = await send(as(alice), { type: "channel", to: general, content: "c" });
+		const c = await send(as(alice), { type: "channel", to: general, topic: "", content: "c" });
 		const plain = await fetchAll(as(alice), [["channel", "general"], ["topic", ""]]);
 		expect(plain.messages.map((m: { id: number }) => m.id)).toEqual(expect.arrayContaining([a, b, c]));
 		expect(plain.messages.every((m: { subject: string }) => m.subject === "general chat")).toBe(true);
@@ -87,11 +87,22 @@ describe("sending to a channel", () => {
 		expect(aware.messages.every((m: { subject: string }) => m.subject === "")).toBe(true);
 	});
 
+	test("a channel message without a topic is refused, as Zulip at this feature level: Missing topic, nothing stored", async () => {
+		const before = (await fetchAll(as(alice), [["channel", "general"]])).messages.length;
+		expectError(await as(alice).post("/messages", { type: "channel", to: general, content: "where?" }), 400, "BAD_REQUEST", "Missing topic");
+		expectError(await as(alice).post("/messages", { type: "stream", to: "general", content: "" }), 400, "BAD_REQUEST", "Missing topic");
+		// The legacy name of the parameter still counts.
+		await send(as(alice), { type: "stream", to: "general", subject: "legacy", content: "ok" });
+		expect((await fetchAll(as(alice), [["channel", "general"]])).messages.length).toBe(before + 1);
+		// A direct message needs none.
+		await send(as(alice), { type: "direct", to: JSON.stringify([app.owner.user_id]), content: "no topic needed" });
+	});
+
 	test("topics policy of the channel is enforced", async () => {
 		expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "strict" }], principals: [1, alice.user_id] }));
 		const strict = (await owner.get("/get_stream_id", { stream: "strict" })).body.stream_id;
 		expectSuccess(await owner.patch(`/streams/${strict}`, { topics_policy: "disable_empty_topic" }));
-		expectError(await as(alice).post("/messages", { type: "channel", to: strict, content: "x" }), 400, "BAD_REQUEST", /not allowed in this channel/);
+		expectError(await as(alice).post("/messages", { type: "channel", to: strict, topic: "", content: "x" }), 400, "BAD_REQUEST", /not allowed in this channel/);
 		await send(as(alice), { type: "channel", to: strict, topic: "named", content: "fine" });
 		expectError(await owner.patch(`/streams/${strict}`, { topics_policy: "empty_topic_only" }), 400, "BAD_REQUEST");
 	});
@@ -366,6 +377,20 @@ describe("history rules per role and channel kind", () => {
 			const res = await owner.get("/messages", { anchor, num_before: 5, num_after: 5, narrow: [["channel", "rules-empty"]] });
 			expectSuccess(res);
 			expect(res.body).toMatchObject({ messages: [], found_oldest: true, found_newest: true, found_anchor: false, history_limited: false });
+		}
+	});
+
+	test("no match: the anchor is answered as asked, newest (and first_unread with nothing unread) as Zulip's sentinel", async () => {
+		const NEWEST = 10_000_000_000_000_000;
+		const lonely = await app.createUser({ full_name: "Lonely" });
+		// A channel without messages, and a direct conversation that has never had one.
+		for (const narrow of [[["channel", "rules-empty"]], [["dm", lonely.email]]]) {
+			for (const [anchor, answered] of [["newest", NEWEST], ["first_unread", NEWEST], ["oldest", 0], ["12345", 12345]] as const) {
+				const res = await owner.get("/messages", { anchor, num_before: 5, num_after: 5, narrow: JSON.stringify(narrow) });
+				expectSuccess(res);
+				expect({ narrow, anchor: res.body.anchor, messages: res.body.messages }).toEqual({ narrow, anchor: answered, messages: [] });
+			}
+			expectError(await owner.get("/messages", { anchor: "nonsense", num_before: 5, num_after: 5, narrow: JSON.stringify(narrow) }), 400, "BAD_REQUEST", "Invalid anchor");
 		}
 	});
 });

@@ -81,6 +81,9 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 	 * target (the channel, which the sender must be allowed to post in, or the users), topic.
 	 */
 	async function prepare(ctx: Ctx<any>, actor: Identity, q: { type: string; to: unknown; topic?: string; content: string }) {
+		// As Zulip's Addressee.legacy_build, before anything else: a channel message names its topic
+		// ("" or "(no topic)" for the empty topic, where the channel allows it).
+		if (isChannelType(q.type) && q.topic === undefined) throw badRequest("Missing topic");
 		const content = checkContent(q.content);
 		const graph = await graphs().get();
 		let target: { channel: ChannelTarget; topic: string } | { participants: Principal[] };
