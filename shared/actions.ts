@@ -58,7 +58,8 @@ export interface ApiUser {
 	is_billing_admin: boolean;
 	role: number;
 	is_bot: boolean;
-	bot_type: number | null;
+	/** Bots only, as bot_owner_id (Zulip's format_user_row). */
+	bot_type?: number | null;
 	bot_owner_id?: number | null;
 	timezone: string;
 	avatar_url: string | null;

@@ -58,7 +58,6 @@ export function subscriptionView(graph: GroupGraph, c: ChannelDoc, s: Subscripti
 		push_notifications: s.push_notifications ?? null,
 		email_notifications: s.email_notifications ?? null,
 		wildcard_mentions_notify: s.wildcard_mentions_notify ?? null,
-		email_address: "",
 	};
 	if (subscribers) out.subscribers = subscribers;
 	return out;

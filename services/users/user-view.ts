@@ -79,13 +79,13 @@ export function toApiUser(target: UserDoc, viewer: Pick<Identity, "user_id" | "r
 		is_billing_admin: target.is_billing_admin,
 		role: target.role,
 		is_bot: target.is_bot,
-		bot_type: target.bot_type,
 		timezone: target.timezone,
 		// With client_gravatar the client computes gravatars itself, but only from an address it can see.
 		avatar_url: gravatar && opts.clientGravatar && seesEmail ? null : avatarUrl(target),
 		avatar_version: target.avatar_version,
 	};
-	if (target.is_bot) out.bot_owner_id = target.bot_owner_id;
+	// As Zulip's format_user_row: bot_type and bot_owner_id only for bots, profile data only for people.
+	if (target.is_bot) Object.assign(out, { bot_type: target.bot_type, bot_owner_id: target.bot_owner_id });
 	else if (opts.includeCustomProfileFields) out.profile_data = profileDataView(target.profile_data, opts.fields ?? new Map());
 	return out;
 }

@@ -53,6 +53,17 @@ describe("GET /users/me", () => {
 			profile_data: {},
 			max_message_id: expect.any(Number),
 		});
+		// As Zulip's format_user_row: bot fields only on bots.
+		expect(res.body).not.toHaveProperty("bot_type");
+		expect(res.body).not.toHaveProperty("bot_owner_id");
+	});
+
+	test("a bot's own object carries bot_type and bot_owner_id, and no profile data", async () => {
+		const bot = await app.createUser({ is_bot: true, bot_owner_id: member.user_id });
+		const res = await as(bot).get("/users/me");
+		expectSuccess(res);
+		expect(res.body).toMatchObject({ user_id: bot.user_id, is_bot: true, bot_type: 1, bot_owner_id: member.user_id });
+		expect(res.body).not.toHaveProperty("profile_data");
 	});
 });
 
