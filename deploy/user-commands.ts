@@ -12,6 +12,7 @@ import { startNode, type RunningNode } from "../services";
 import { Role } from "../shared/roles";
 import { zuliprc } from "../services/users/accounts";
 import { recordBroadcasts, RELAY_WAIT_MS, type RelayedEvent, type RelayOutcome } from "../services/users/change-relay";
+import { SPECIAL_PERMISSIONS } from "../services/users/actions/management";
 import { EXIT, type Command } from "./command-line";
 
 const ROLE_NAMES: Record<string, number> = {
@@ -73,7 +74,7 @@ const str = (v: string | boolean | undefined) => v as string;
 
 const grantOrRevoke = (name: "grant" | "revoke"): Command => ({
 	name,
-	args: "--email E --permission can_change_user_emails",
+	args: `--email E --permission ${SPECIAL_PERMISSIONS.join("|")}`,
 	summary: `${name === "grant" ? "grants" : "revokes"} a special permission`,
 	options: { email: { type: "string" }, permission: { type: "string" } },
 	required: ["email", "permission"],

@@ -69,6 +69,7 @@ export async function importUsers(ctx: ImportContext): Promise<Credential[]> {
 			settings,
 			profile_data: {},
 			can_change_user_emails: r.optBool("can_change_user_emails") ?? false,
+			can_create_users: r.optBool("can_create_users") ?? false,
 			...(r.raw.default_sending_stream != null ? { default_sending_stream_id: r.int("default_sending_stream") } : {}),
 			...(r.raw.default_events_register_stream != null ? { default_events_register_stream_id: r.int("default_events_register_stream") } : {}),
 			...(r.raw.default_all_public_streams != null ? { default_all_public_streams: r.bool("default_all_public_streams") } : {}),

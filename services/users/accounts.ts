@@ -112,6 +112,7 @@ export async function createUser(User: Model<UserDoc>, nextId: (entity: string) 
 		settings: {},
 		profile_data: {},
 		can_change_user_emails: false,
+		can_create_users: false,
 		...(input.is_bot ? input.bot_fields : {}),
 	};
 	try {

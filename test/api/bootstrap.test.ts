@@ -72,6 +72,12 @@ describe("npm run manage", () => {
 		await manage(["revoke", "--email", app.owner.email, "--permission", "can_change_user_emails"]);
 		expectError(await owner.patch(`/users/${target.user_id}`, { new_email: "revoked@chat.test" }), 400, "BAD_REQUEST", "Insufficient permission");
 		await expect(manage(["grant", "--email", app.owner.email, "--permission", "fly"])).rejects.toMatchObject({ code: 1 });
+
+		// POST /users, as in Zulip, only for an administrator the operator granted can_create_users.
+		const newcomer = { email: "api-made@chat.test", password: "password123", full_name: "Api Made" };
+		expectError(await owner.post("/users", newcomer), 400, "BAD_REQUEST", "User not authorized to create users");
+		expect((await manage(["grant", "--email", app.owner.email, "--permission", "can_create_users"])).stdout).toContain("Granted can_create_users");
+		expectSuccess(await owner.post("/users", newcomer));
 	});
 
 	test("refuses a duplicate address, an unknown role and missing arguments", async () => {

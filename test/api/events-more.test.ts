@@ -19,6 +19,7 @@ beforeAll(async () => {
 	alice = await app.createUser({ full_name: "Alice" });
 	bob = await app.createUser({ full_name: "Bob" });
 	guest = await app.createUser({ role: 600, full_name: "Guest" });
+	await app.grant(admin, "can_create_users");
 	for (const u of [admin, alice, bob, guest]) clients.set(u.user_id, client(app.baseUrl, u));
 });
 afterAll(() => app.stop());

@@ -11,6 +11,7 @@ const basicAuth = (a: { email: string; api_key: string }) => `Basic ${Buffer.fro
 beforeAll(async () => {
 	app = await startTestApp({ bodyLimit: 2048 });
 	owner = client(app.baseUrl, app.owner);
+	await app.grant(app.owner, "can_create_users");
 });
 afterAll(() => app.stop());
 

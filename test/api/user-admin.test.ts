@@ -45,6 +45,7 @@ describe("role changes: every transition by every role", () => {
 	test("a new role takes effect at once for the user's own requests", async () => {
 		const u = await app.createUser({ role: 400 });
 		const uc = as(u);
+		await app.grant(u, "can_create_users");
 		expectError(await uc.post("/users", { email: "x1@chat.test", password: "password1", full_name: "X1" }), 400, "UNAUTHORIZED_PRINCIPAL");
 		expectSuccess(await owner.patch(`/users/${u.user_id}`, { role: 200 }));
 		expectSuccess(await uc.post("/users", { email: "x1@chat.test", password: "password1", full_name: "X1" }));

@@ -24,6 +24,7 @@ beforeAll(async () => {
 	member = await app.createUser({ role: 400 });
 	guest = await app.createUser({ role: 600 });
 	hiddenFromMembers = await app.createUser({ role: 400, email_address_visibility: 3 });
+	for (const a of [app.owner, admin]) await app.grant(a, "can_create_users");
 });
 afterAll(() => app.stop());
 
@@ -189,6 +190,29 @@ describe("POST /users", () => {
 		expect(got.body.user).toMatchObject({ email: "created@chat.test", full_name: "New created", role: 400, is_active: true });
 		const key = await client(app.baseUrl, null).post("/fetch_api_key", { username: "created@chat.test", password: "password123" });
 		expectSuccess(key);
+	});
+
+	test("the new user is subscribed to the organization's default channels, as Zulip's do_create_user", async () => {
+		for (const name of ["lobby", "announcements-default", "not-default"]) expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name }]) }));
+		const idOf = async (stream: string) => (await owner.get("/get_stream_id", { stream })).body.stream_id as number;
+		for (const name of ["lobby", "announcements-default"]) expectSuccess(await owner.post("/default_streams", { stream_id: await idOf(name) }));
+		const res = await as(admin).post("/users", fresh("defaults"));
+		expectSuccess(res);
+		const newcomer = (await owner.get(`/users/${res.body.user_id}/subscriptions/${await idOf("lobby")}`)).body;
+		expect(newcomer.is_subscribed).toBe(true);
+		expect((await owner.get(`/users/${res.body.user_id}/subscriptions/${await idOf("announcements-default")}`)).body.is_subscribed).toBe(true);
+		expect((await owner.get(`/users/${res.body.user_id}/subscriptions/${await idOf("not-default")}`)).body.is_subscribed).toBe(false);
+	});
+
+	test("an administrator without the can_create_users permission an operator grants is refused, and nothing is created", async () => {
+		const plainAdmin = await app.createUser({ role: 200 });
+		const before = await memberCount();
+		expectError(await as(plainAdmin).post("/users", fresh("ungranted")), 400, "BAD_REQUEST", "User not authorized to create users");
+		expect(await memberCount()).toBe(before);
+		// The permission alone is not enough: it is an administrator's.
+		await app.grant(member, "can_create_users");
+		expectError(await as(member).post("/users", fresh("ungranted")), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+		expect(await memberCount()).toBe(before);
 	});
 
 	test.each([

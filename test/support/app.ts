@@ -31,6 +31,8 @@ export interface TestApp {
 	/** One user of each role but owner, plus a second member: the usual cast of a permission test. */
 	createCast(): Promise<Cast>;
 	/** Creates a user directly through the users service (test setup, not under test). */
+	/** Grants a special permission, as the operator's `npm run manage -- grant` does. */
+	grant(a: Account, permission: "can_create_users" | "can_change_user_emails"): Promise<void>;
 	createUser(o: { role?: number; email?: string; full_name?: string; password?: string; is_bot?: boolean; email_address_visibility?: number; bot_owner_id?: number }): Promise<Account>;
 }
 
@@ -78,6 +80,9 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
 				await app.createUser({ role: 600 }),
 			];
 			return { admin, moderator, member, member2, guest };
+		},
+		async grant(a, permission) {
+			await node.broker.call("users.setPermission", { email: a.email, permission, value: true });
 		},
 		async createUser(o) {
 			const n = ++counter;

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { freePort } from "../../shared/store";
 import { client, type Client } from "./http";
 import { startNats, startServerNode, waitFor, type Proc } from "./processes";
+import { grantInDatabase } from "./fixtures";
 
 export type NatsServer = Awaited<ReturnType<typeof startNats>>;
 
@@ -130,6 +131,8 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
 		for (let i = 0; i < (o.gateways ?? 1); i++) await launch("api");
 		await Promise.all(nodes.slice(1).map(nodeReady));
 		const key = ownerKey(dataDir);
+		// The owner creates the tests' users through POST /users, which needs the operator's grant.
+		await grantInDatabase(env.MONGO_URL, env.DB_PREFIX, key.email, "can_create_users");
 		const ready = o.ready ?? (async (c: Client) => (await c.get("/users/me")).status === 200);
 		for (const base of gateways) await waitFor(async () => (await ready(client(base, key)).catch(() => false)) === true, `the gateway ${base} to reach the services`, 120_000);
 		return {

@@ -27,3 +27,18 @@ export async function copyMessage(app: TestApp, messageId: number, count: number
 		await conn.close();
 	}
 }
+
+/**
+ * Grants a user a special permission (as the operator's `npm run manage -- grant` does) straight
+ * in the users database of `dbPrefix` on `mongoUrl`: for cluster tests, whose services run in
+ * other processes. The permission is read from the database on each use.
+ */
+export async function grantInDatabase(mongoUrl: string, dbPrefix: string, email: string, permission: "can_create_users" | "can_change_user_emails"): Promise<void> {
+	const conn = await mongoose.createConnection(mongoUrl, { dbName: `${dbPrefix}_users` }).asPromise();
+	try {
+		const done = await conn.db!.collection("users").updateOne({ email_key: email.toLowerCase() }, { $set: { [permission]: true } });
+		if (!done.matchedCount) throw new Error(`no user ${email} to grant ${permission}`);
+	} finally {
+		await conn.close();
+	}
+}

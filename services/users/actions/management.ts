@@ -9,6 +9,10 @@ import { applyUpdate } from "../user-admin";
 import { relayThroughServer, type RelayedEvent } from "../change-relay";
 import type { Ctx, ServiceDeps } from "./deps";
 
+/** The permissions an operator grants from the command line (Zulip's change_user_role). */
+export const SPECIAL_PERMISSIONS = ["can_change_user_emails", "can_create_users"] as const;
+type SpecialPermission = (typeof SPECIAL_PERMISSIONS)[number];
+
 export function managementActions({ db, noSuchUser, changed }: ServiceDeps) {
 	return {
 		/** For the management CLI and tests: any role, bots, email visibility; no permission check. */
@@ -44,8 +48,8 @@ export function managementActions({ db, noSuchUser, changed }: ServiceDeps) {
 		/** For the management CLI: grant or revoke a special permission. */
 		setPermission: {
 			visibility: "public",
-			params: params({ email: p.string(), permission: p.oneOf(["can_change_user_emails"]), value: p.bool() }),
-			async handler(ctx: Ctx<{ email: string; permission: "can_change_user_emails"; value: boolean }>) {
+			params: params({ email: p.string(), permission: p.oneOf([...SPECIAL_PERMISSIONS]), value: p.bool() }),
+			async handler(ctx: Ctx<{ email: string; permission: SpecialPermission; value: boolean }>) {
 				const user = await db.User.findOne({ realm_id: db.realm._id, email_key: ctx.params.email.trim().toLowerCase() }).lean();
 				if (!user) throw noSuchUser();
 				await applyUpdate(db, user._id, { [ctx.params.permission]: ctx.params.value });

@@ -179,9 +179,13 @@ export function userActions({ db, graphs, view, findUser, userByEmail, changed, 
 		create: {
 			params: params({ email: p.string(), password: p.string(), full_name: p.string() }),
 			async handler(ctx: Ctx<{ email: string; password: string; full_name: string }>) {
-				requireAdmin(ctx);
+				const actor = requireAdmin(ctx);
+				// As Zulip: an administrator with the special permission an operator grants.
+				if (!(await db.User.exists({ _id: actor.user_id, can_create_users: true }))) throw badRequest("User not authorized to create users");
 				const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params, require_unique_names: realmSetting(db.realm, "realm_require_unique_names") });
 				await changed(ctx, [user._id], undefined, true);
+				// As Zulip's do_create_user: the organization's default channels.
+				await call(ctx, "channels.subscribeNewUser", { user_id: user._id, channel_ids: [], include_defaults: true });
 				return { user_id: user._id };
 			},
 		},

@@ -42,6 +42,8 @@ export interface UserDoc {
 	profile_data: Record<string, string>;
 	/** Special permission: may change other users' email addresses (owners only). */
 	can_change_user_emails: boolean;
+	/** Special permission: may create users through POST /users (administrators only). */
+	can_create_users: boolean;
 	/**
 	 * A member not yet announced in role:fullmembers: the periodic promotion announces the member
 	 * once past the waiting period (full-member-promotion.ts). Absent on users from before it.
@@ -89,6 +91,7 @@ const schema = new Schema<UserDoc>(
 		settings: { type: Schema.Types.Mixed, default: {} },
 		profile_data: { type: Schema.Types.Mixed, default: {} },
 		can_change_user_emails: { type: Boolean, default: false },
+		can_create_users: { type: Boolean, default: false },
 		full_member_pending: { type: Boolean },
 		default_sending_stream_id: { type: Number },
 		default_events_register_stream_id: { type: Number },
