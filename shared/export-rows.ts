@@ -149,10 +149,11 @@ export interface ExportMessage {
 	topic: string;
 	content: string;
 	rendered_content: string;
-	/** UNIX seconds. */
+	/** UNIX seconds, with their fraction where the message keeps it (Zulip's date_sent is a float). */
 	timestamp: number;
 	/** The sending client's name. */
 	client: string;
+	/** The same for the last content edit. */
 	last_edit_timestamp: number | null;
 	/** Zulip's edit history, oldest first, as stored; null when never edited or moved. */
 	edit_history: Array<Record<string, unknown>> | null;

@@ -118,6 +118,8 @@ export async function importMessages(ctx: ImportContext, claimed: Set<number>, t
 				content,
 				rendered_content: rendered,
 				timestamp,
+				// Zulip's float, with its microseconds, for a later export.
+				date_sent: r.num("date_sent"),
 				client: clients.get(r.optInt("sending_client") ?? -1) ?? "Internal",
 				is_me_message: /^\/me( |$)/.test(content),
 				has_link: r.optBool("has_link") ?? false,
@@ -128,6 +130,7 @@ export async function importMessages(ctx: ImportContext, claimed: Set<number>, t
 				is_resolve_notice: r.optInt("type") === 2,
 				edit_history: history,
 				last_edit_timestamp: r.optNum("last_edit_time") === null ? null : seconds(r.num("last_edit_time")),
+				last_edit_time: r.optNum("last_edit_time"),
 				last_moved_timestamp: Math.max(0, ...history.filter((h) => h.prev_topic !== undefined || h.prev_stream !== undefined).map((h) => h.timestamp)) || null,
 			};
 			if (messages.has(id) || ids.messages.has(id)) r.fail(`message ${id} appears twice`);
@@ -211,6 +214,7 @@ function editHistory(ctx: ImportContext, r: Rec): EditRecord[] {
 		const out: EditRecord = { user_id: typeof e.user_id === "number" ? ctx.ids.users.get(e.user_id, r, "edit_history.user_id") : 0, timestamp: seconds(e.timestamp) };
 		if (typeof e.prev_content === "string") out.prev_content = e.prev_content;
 		if (typeof e.prev_rendered_content === "string") out.prev_rendered_content = ctx.ids.html(e.prev_rendered_content, ctx.realmId);
+		if (typeof e.prev_rendered_content_version === "number") out.prev_rendered_content_version = e.prev_rendered_content_version;
 		if (typeof e.prev_topic === "string") out.prev_topic = e.prev_topic;
 		if (typeof e.topic === "string") out.topic = e.topic;
 		if (typeof e.prev_stream === "number") out.prev_stream = e.prev_stream;

@@ -1,12 +1,13 @@
 // Users and bots (zerver_userprofile), and Zulip's cross-realm bots (zerver_userprofile_crossrealm),
 // which become this server's system bots.
 import { randomToken } from "../../shared/passwords";
-import { Role } from "../../shared/roles";
+import { isAdmin, Role } from "../../shared/roles";
 import { USER_SETTINGS } from "../../services/users/user-settings";
 import { ensureSystemBots, NOTIFICATION_BOT_EMAIL, SYSTEM_REALM_ID } from "../../services/users/system-bots";
 import { counters } from "../../shared/db";
 import type { UserDoc } from "../../services/users/models/user";
 import { insertAll, table, type ImportContext } from "./context";
+import type { Rec } from "./records";
 
 const ROLES = new Set<number>(Object.values(Role));
 
@@ -20,14 +21,32 @@ export interface Credential {
 	api_key: string;
 }
 
-// Fields of Zulip's user profile this server keeps elsewhere or derives, and need no report.
+// Fields of Zulip's user profile this server keeps elsewhere or derives, and need no report:
+// Zulip's own bookkeeping (soft deactivation, the avatar's hash, the terms' version its import
+// resets, Django's groups and permissions, which its import drops too).
 const HANDLED = new Set([
 	"id", "realm", "recipient", "delivery_email", "email", "full_name", "date_joined", "is_active", "is_bot", "bot_type", "bot_owner", "role",
 	"is_billing_admin", "timezone", "avatar_source", "avatar_version", "email_address_visibility", "can_change_user_emails", "default_sending_stream",
-	"default_events_register_stream", "default_all_public_streams", "groups", "user_permissions", "is_superuser", "is_staff", "last_login",
-	"long_term_idle", "last_active_message_id", "is_mirror_dummy", "can_forge_sender", "can_create_users", "last_reminder", "rate_limits",
-	"avatar_hash", "zoom_token", "tos_version",
+	"default_events_register_stream", "default_all_public_streams", "groups", "user_permissions", "long_term_idle", "last_active_message_id",
+	"avatar_hash", "tos_version",
 ]);
+
+/**
+ * Fields of Zulip's user profile this server has no place for, reported for each user whose value
+ * is not Zulip's default (so an export of this server's, which writes the defaults, reports none).
+ */
+const UNKEPT_VALUES: Record<string, { unset: (v: unknown, r: Rec) => boolean; why: string }> = {
+	last_login: { unset: (v) => v == null, why: "last sign-in times" },
+	last_reminder: { unset: (v) => v == null, why: "when the last reminder email was sent" },
+	is_superuser: { unset: (v) => v !== true, why: "server administrator (superuser) flags" },
+	is_staff: { unset: (v) => v !== true, why: "server staff flags" },
+	is_mirror_dummy: { unset: (v) => v !== true, why: "Zephyr mirror dummy flags" },
+	can_forge_sender: { unset: (v) => v !== true, why: "can_forge_sender permissions" },
+	// Every administrator may create users here (POST /users): lost only for the others.
+	can_create_users: { unset: (v, r) => v !== true || isAdmin(r.int("role")), why: "can_create_users permissions of users who are not administrators" },
+	rate_limits: { unset: (v) => v == null || v === "", why: "per-user rate limits" },
+	zoom_token: { unset: (v) => v == null, why: "Zoom accounts' tokens" },
+};
 
 export async function importUsers(ctx: ImportContext): Promise<Credential[]> {
 	const records = table(ctx, "zerver_userprofile");
@@ -75,8 +94,9 @@ export async function importUsers(ctx: ImportContext): Promise<Credential[]> {
 			...(r.raw.default_all_public_streams != null ? { default_all_public_streams: r.bool("default_all_public_streams") } : {}),
 		});
 	}
+	for (const [field, { unset, why }] of Object.entries(UNKEPT_VALUES)) ctx.notKept.add("zerver_userprofile", why, records.filter((r) => !unset(r.raw[field], r)).length);
 	const fields = new Set(records.flatMap((r) => Object.keys(r.raw)));
-	const unknown = [...fields].filter((f) => !HANDLED.has(f) && !Object.hasOwn(USER_SETTINGS, f)).sort();
+	const unknown = [...fields].filter((f) => !HANDLED.has(f) && !Object.hasOwn(UNKEPT_VALUES, f) && !Object.hasOwn(USER_SETTINGS, f)).sort();
 	if (unknown.length) ctx.notKept.add("zerver_userprofile", `fields with no place here: ${unknown.join(", ")}`, unknown.length);
 	await insertAll(ctx.target.m.User, docs, ctx.progress);
 	ctx.progress.finish();
@@ -98,6 +118,10 @@ async function crossRealmBots(ctx: ImportContext): Promise<void> {
 			// Zulip's email gateway bot: its messages appear sent by Notification Bot.
 			ctx.notKept.add("zerver_userprofile_crossrealm", `${email} (no such bot here: its messages appear sent by Notification Bot)`);
 		}
-		ctx.ids.users.set(r.int("id"), ours ?? bots.get(NOTIFICATION_BOT_EMAIL)!);
+		const bot = ours ?? bots.get(NOTIFICATION_BOT_EMAIL)!;
+		ctx.ids.users.set(r.int("id"), bot);
+		// Its personal recipient, which zerver_recipient does not hold: direct messages sent to it name it.
+		const recipient = r.optInt("recipient_id");
+		if (recipient !== null) ctx.ids.recipients.set(recipient, { kind: "user", user_id: bot });
 	}
 }

@@ -80,7 +80,7 @@ export async function applyContentEdit(
 	await db.Message.updateOne(
 		{ _id: m._id },
 		{
-			$set: { content, rendered_content: rendered.html, is_me_message: rendered.isMeMessage, ...rendered.has, ...editedWords(m, rendered.html), last_edit_timestamp: now },
+			$set: { content, rendered_content: rendered.html, is_me_message: rendered.isMeMessage, ...rendered.has, ...editedWords(m, rendered.html), last_edit_timestamp: now, last_edit_time: now },
 			$push: { edit_history: record },
 		},
 	);

@@ -132,6 +132,7 @@ export async function storeMessage(
 	const key = isChannel ? `channel:${target.channel.channel_id}` : `dm:${participants.join(",")}`;
 	const recipient = await recipientId(db, key);
 	const topic = isChannel ? target.topic : "";
+	const sentMs = clock.nowMs();
 	const message: MessageDoc = {
 		_id: await db.nextId("message"),
 		realm_id: db.realmId,
@@ -144,7 +145,8 @@ export async function storeMessage(
 		dm_user_ids: participants,
 		content,
 		rendered_content: rendered.html,
-		timestamp: clock.now(),
+		timestamp: Math.floor(sentMs / 1000),
+		date_sent: sentMs / 1000,
 		client,
 		is_me_message: rendered.isMeMessage,
 		...rendered.has,

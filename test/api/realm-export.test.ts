@@ -180,8 +180,20 @@ test("an administrator's export: pending then done in realm_export events, liste
 	const memberRow = realm.zerver_userprofile.find((u: Ev) => u.id === cast.member.user_id);
 	expect(memberRow.delivery_email).toBe(cast.member.email);
 
-	// The exports themselves, this one still started.
+	// The exports themselves, this one still started, and its REALM_EXPORTED audit entry (206): who asked, which export.
 	expect(realm.zerver_realmexport).toEqual([expect.objectContaining({ id, status: 2, acting_user: cast.admin.user_id, type: 1, export_path: null })]);
+	expect(realm.zerver_realmauditlog.filter((e: Ev) => e.event_type === 206)).toEqual([
+		expect.objectContaining({ realm: realm.zerver_realm[0].id, acting_user: cast.admin.user_id, backfilled: false, extra_data: { realm_export_id: id } }),
+	]);
+	expect(realm.zerver_realm[0].zulip_update_announcements_level).toBe(11);
+	// Administrators keep creating users on Zulip (can_create_users); members do not get it.
+	expect(realm.zerver_userprofile.find((u: Ev) => u.id === cast.admin.user_id).can_create_users).toBe(true);
+	expect(realm.zerver_userprofile.find((u: Ev) => u.id === cast.member.user_id).can_create_users).toBe(false);
+	// The system bots: their recipients are named in zerver_userprofile_crossrealm only, no zerver_recipient row.
+	const botIds = new Set(realm.zerver_userprofile_crossrealm.map((b: Ev) => b.id));
+	expect(realm.zerver_recipient.filter((r: Ev) => r.type === 1 && botIds.has(r.type_id))).toEqual([]);
+	const recipientIds = new Set(realm.zerver_recipient.map((r: Ev) => r.id));
+	for (const b of realm.zerver_userprofile_crossrealm) expect({ bot: b.email, clash: recipientIds.has(b.recipient_id) }).toEqual({ bot: b.email, clash: false });
 	// The groups, system ones included, and the organization's group settings as their IDs.
 	const groupNames = realm.zerver_namedusergroup.map((g: Ev) => g.name);
 	expect(groupNames).toEqual(expect.arrayContaining(["role:owners", "role:administrators", "role:members", "role:everyone"]));

@@ -313,10 +313,82 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 		expect(compared).toBeGreaterThan(300);
 	});
 
-	test("the re-import keeps everything but the feature level 339 fields this server has no place for", () => {
+	test("the re-import keeps everything but the feature level 339 fields this server has no place for, and the export's own audit entry", () => {
 		const lines = notKept.split("\n");
 		expect(lines.length).toBeGreaterThan(0);
-		for (const line of lines) expect(line).toMatch(/^ {2}(zerver_realm|zerver_userprofile) +\d+ {2}(settings|fields) with no place here: /);
+		for (const line of lines) expect(line).toMatch(/^ {2}(zerver_realm +\d+ {2}settings with no place here: |zerver_userprofile +\d+ {2}fields with no place here: |zerver_realmauditlog +1 {2}the organization's audit log)/);
+	});
+
+	test("what a real Zulip import (import_realm.py) maps: system bots, permissions, the announcements level, the export's audit entry, edit history, times", () => {
+		const realm = readJson(archive, "realm.json") as Record<string, Row[]>;
+		const sample = readJson(SAMPLE, "realm.json") as Record<string, Row[]>;
+		const files = layout(archive).filter((n) => /^messages-\d+\.json$/.test(n)).map((n) => readJson(archive, n) as Record<string, Row[]>);
+		const messages = files.flatMap((f) => f.zerver_message);
+		const userMessages = files.flatMap((f) => f.zerver_usermessage);
+		// Cross-realm bots: named in zerver_userprofile_crossrealm with a recipient of their own that
+		// no zerver_recipient row holds (the import maps it onto its own bot's); no per-user rows.
+		const bots = realm.zerver_userprofile_crossrealm;
+		expect(bots.map((b) => b.email).sort()).toEqual(["notification-bot@zulip.com", "welcome-bot@zulip.com"]);
+		const botIds = new Set(bots.map((b) => b.id as number));
+		const botRecipients = new Set(bots.map((b) => b.recipient_id as number));
+		expect(realm.zerver_recipient.filter((r) => r.type === 1 && botIds.has(r.type_id))).toEqual([]);
+		expect(realm.zerver_recipient.filter((r) => botRecipients.has(r.id))).toEqual([]);
+		expect(userMessages.filter((r) => botIds.has(r.user_profile))).toEqual([]);
+		// No duplicate recipient (the unique (type, type_id) index Zulip's import inserts into) nor per-user row.
+		const pairs = realm.zerver_recipient.map((r) => `${r.type}:${r.type_id}`);
+		expect(pairs.length - new Set(pairs).size).toBe(0);
+		const rows = userMessages.map((r) => `${r.user_profile}:${r.message}`);
+		expect(rows.length - new Set(rows).size).toBe(0);
+		// Messages sent by a bot name it as sender (the sample's Welcome Bot's); each message's recipient is a row's
+		// or a bot's (this server refuses direct messages to its system bots, so none names a bot's here).
+		const recipientIds = new Set(realm.zerver_recipient.map((r) => r.id as number));
+		expect(messages.filter((m) => !recipientIds.has(m.recipient) && !botRecipients.has(m.recipient))).toEqual([]);
+		expect(messages.some((m) => botIds.has(m.sender))).toBe(true);
+
+		// can_create_users: every administrator holds it (each may create users here); the others do not.
+		const users = realm.zerver_userprofile;
+		const admins = users.filter((u) => u.role <= 200);
+		expect(admins.length).toBeGreaterThan(0);
+		expect(admins.filter((u) => u.can_create_users !== true)).toEqual([]);
+		expect(users.filter((u) => u.role > 200 && u.can_create_users !== false)).toEqual([]);
+
+		// The announcements level of an organization on a feature level 339 server, as the sample's.
+		expect(realm.zerver_realm[0].zulip_update_announcements_level).toBe(11);
+		expect(realm.zerver_realm[0].zulip_update_announcements_level).toBe(sample.zerver_realm[0].zulip_update_announcements_level);
+		// The export's REALM_EXPORTED entry (the management CLI's: no acting user, no export row), a real event.
+		const exportedRows = realm.zerver_realmauditlog.filter((e) => e.event_type === AuditEvent.REALM_EXPORTED);
+		expect(exportedRows).toEqual([expect.objectContaining({ realm: realm.zerver_realm[0].id, acting_user: null, modified_user: null, backfilled: false, extra_data: {} })]);
+		expect(exportedRows[0].event_time).toBeGreaterThan(realm.zerver_realm[0].date_created);
+
+		// Edit history: each previous rendering with its Markdown version; the sample's entries as they were.
+		const edits = messages.flatMap((m) => (m.edit_history ? (JSON.parse(m.edit_history) as Row[]) : []));
+		const rendered = edits.filter((e) => "prev_rendered_content" in e);
+		expect(rendered.length).toBeGreaterThan(0);
+		expect(rendered.filter((e) => typeof e.prev_rendered_content_version !== "number")).toEqual([]);
+		// Times keep their microseconds: the sample's messages (imported with their IDs) carry its date_sent and
+		// last_edit_time exactly; one sent on A carries its milliseconds.
+		const sampleMessages = new Map((readJson(SAMPLE, "messages-000001.json").zerver_message as Row[]).map((m) => [m.id as number, m]));
+		const fromSample = messages.filter((m) => sampleMessages.has(m.id));
+		expect(fromSample.length).toBe(sampleMessages.size);
+		expect(fromSample.filter((m) => !Number.isInteger(m.date_sent)).length).toBeGreaterThan(0);
+		const versions = (history: string | null) => (history ? (JSON.parse(history) as Row[]).map((e) => [e.timestamp, e.prev_rendered_content_version ?? null]) : null);
+		for (const m of fromSample) {
+			const theirs = sampleMessages.get(m.id)!;
+			expect({ id: m.id, date_sent: m.date_sent, last_edit_time: m.last_edit_time, versions: versions(m.edit_history) }).toEqual({
+				id: m.id,
+				date_sent: theirs.date_sent,
+				last_edit_time: theirs.last_edit_time,
+				versions: versions(theirs.edit_history),
+			});
+		}
+		// One sent on A: its time to the millisecond (not a whole second, but for one time in a thousand).
+		const threeOfUs = messages.find((m) => m.content === "Three of us")!;
+		expect(threeOfUs.date_sent * 1000).toBeCloseTo(Math.round(threeOfUs.date_sent * 1000), 3);
+		// The users' times as this server keeps them (milliseconds): the sample's date_joined to the millisecond.
+		const sampleJoined = new Map(sample.zerver_userprofile.map((u) => [u.id as number, u.date_joined as number]));
+		const joined = users.filter((u) => sampleJoined.has(u.id));
+		expect(joined.length).toBeGreaterThan(200);
+		for (const u of joined) expect({ id: u.id, ms: Math.round(u.date_joined * 1000) }).toEqual({ id: u.id, ms: Math.floor(sampleJoined.get(u.id)! * 1000) });
 	});
 
 	test("each table's rows have the fields of the sample's rows (feature level 339); what is newer is a table of its own", () => {

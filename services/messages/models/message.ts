@@ -27,6 +27,11 @@ export interface MessageDoc {
 	content: string;
 	rendered_content: string;
 	timestamp: number;
+	/**
+	 * When it was sent with the fraction of a second (UNIX seconds): Zulip's date_sent, a float, as
+	 * an export writes it and an import from Zulip reads it. Absent on messages from before it.
+	 */
+	date_sent?: number;
 	client: string;
 	is_me_message: boolean;
 	/** What the rendered content contains, for the has: narrows. */
@@ -51,6 +56,8 @@ export interface MessageDoc {
 	edit_history: EditRecord[];
 	/** Content edits only (feature level 365). */
 	last_edit_timestamp: number | null;
+	/** The same with the fraction of a second, when imported from Zulip (its last_edit_time); set to it by an edit here. */
+	last_edit_time?: number | null;
 	/** Moves between topics or channels, not counting resolving or unresolving a topic. */
 	last_moved_timestamp: number | null;
 }
@@ -60,6 +67,8 @@ export interface EditRecord {
 	timestamp: number;
 	prev_content?: string;
 	prev_rendered_content?: string;
+	/** Zulip's Markdown version of prev_rendered_content, when imported from Zulip. */
+	prev_rendered_content_version?: number;
 	prev_topic?: string;
 	topic?: string;
 	prev_stream?: number;
@@ -80,6 +89,7 @@ const schema = new Schema<MessageDoc>(
 		content: { type: String, required: true },
 		rendered_content: { type: String, required: true },
 		timestamp: { type: Number, required: true },
+		date_sent: { type: Number },
 		client: { type: String, default: "Internal" },
 		is_me_message: { type: Boolean, default: false },
 		has_link: { type: Boolean, default: false },
@@ -92,6 +102,7 @@ const schema = new Schema<MessageDoc>(
 		idempotency_key: { type: String },
 		edit_history: { type: Schema.Types.Mixed, default: [] },
 		last_edit_timestamp: { type: Number, default: null },
+		last_edit_time: { type: Number },
 		last_moved_timestamp: { type: Number, default: null },
 	},
 	{ versionKey: false },

@@ -11,6 +11,7 @@
 //     the round trip keeps them.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Row, Tables } from "./tables";
+import { ZULIP_UPDATE_ANNOUNCEMENTS_LEVEL } from "./zulip-import-tables";
 
 export const NEWER_FIELDS_TABLE = "chat_fields_newer_than_fl339";
 
@@ -90,7 +91,7 @@ function fillers(table: string, everyone: number): Row {
 			can_access_all_users_group: everyone,
 			invite_to_stream_policy: 1,
 			wildcard_mention_policy: 5,
-			zulip_update_announcements_level: null,
+			zulip_update_announcements_level: ZULIP_UPDATE_ANNOUNCEMENTS_LEVEL,
 			message_visibility_limit: null,
 			first_visible_message_id: 0,
 			bot_creation_policy: 1,

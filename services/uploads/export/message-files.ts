@@ -13,6 +13,9 @@ import type { Row, Tables } from "./tables";
 /** Zulip's MESSAGE_BATCH_CHUNK_SIZE: messages per file. */
 export const MESSAGES_PER_FILE = 1000;
 
+/** Zulip's Message.rendered_content_version written for this server's renderings (as the sample's messages carry). */
+const RENDERED_CONTENT_VERSION = 1;
+
 /** Zulip's Message.type values: an ordinary message, or a resolved-topic notice. */
 const MessageType = { NORMAL: 1, RESOLVE_TOPIC_NOTIFICATION: 2 } as const;
 
@@ -60,6 +63,15 @@ export class Clients {
 	}
 }
 
+/**
+ * A message's edit history as Zulip keeps it: newest first (stored oldest first), each content
+ * edit's previous rendering with its Markdown version (prev_rendered_content_version, as Zulip's
+ * edits record it): the one it was imported with, else this export's rendered_content_version.
+ */
+function zulipEditHistory(history: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+	return [...history].reverse().map((e) => (typeof e.prev_rendered_content === "string" && e.prev_rendered_content_version === undefined ? { ...e, prev_rendered_content_version: RENDERED_CONTENT_VERSION } : e));
+}
+
 /** zerver_reaction rows (in realm.json, as Zulip's): the reactions to the messages an export holds. */
 export function reactionRows(reactions: ExportReaction[]): Row[] {
 	return reactions.map((r) => ({ id: r.id, message: r.message_id, user_profile: r.user_id, emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type }));
@@ -92,12 +104,11 @@ export function messageFile(
 			subject: m.topic,
 			content: m.content,
 			rendered_content: m.rendered_content,
-			rendered_content_version: 1,
+			rendered_content_version: RENDERED_CONTENT_VERSION,
 			date_sent: m.timestamp,
 			sending_client: clients.id(m.client),
 			last_edit_time: m.last_edit_timestamp,
-			// Stored oldest first; Zulip keeps a message's edit history newest first.
-			edit_history: m.edit_history ? JSON.stringify([...m.edit_history].reverse()) : null,
+			edit_history: m.edit_history ? JSON.stringify(zulipEditHistory(m.edit_history)) : null,
 			has_attachment: m.has_attachment,
 			has_image: m.has_image,
 			has_link: m.has_link,

@@ -3,6 +3,13 @@
 // to. This server keeps no such rows for users and channels, so an export numbers them itself:
 // users first, in ID order, then channels, then group DMs as their messages are met. Zulip's
 // import maps every ID anew, so the numbers only need to agree within one export.
+//
+// The server's system bots (Zulip's cross-realm bots) have a personal recipient too, which messages
+// sent to them name, but no row in zerver_recipient: Zulip's export leaves them out and names them
+// only in zerver_userprofile_crossrealm (`recipient_id`), and its import maps that ID onto the
+// importing server's own bot's recipient. A row for one would be inserted as a second (PERSONAL,
+// bot) recipient there: the unique (type, type_id) index refuses it. Their IDs come first (1, 2,
+// ...), as in Zulip's own exports, so they never collide with a row's.
 import { createHash } from "node:crypto";
 import { RecipientType, type Row } from "./tables";
 
@@ -13,14 +20,18 @@ export class Recipients {
 	readonly rows: Row[] = [];
 	/** zerver_huddle: the group DMs met, with their members (who Zulip subscribes to them). */
 	readonly groupDms: Array<{ row: Row; members: number[] }> = [];
+	/** The first ID of a row: the ones below are the cross-realm bots'. */
+	private readonly firstRowId: number;
 
-	constructor(userIds: number[], channelIds: number[]) {
+	constructor(userIds: number[], channelIds: number[], crossRealmBotIds: number[] = []) {
+		for (const id of crossRealmBotIds) this.ofUser.set(id, this.ofUser.size + 1);
+		this.firstRowId = this.ofUser.size + 1;
 		for (const id of userIds) this.ofUser.set(id, this.add(id, RecipientType.PERSONAL));
 		for (const id of channelIds) this.ofChannel.set(id, this.add(id, RecipientType.STREAM));
 	}
 
 	private add(typeId: number, type: number): number {
-		const id = this.rows.length + 1;
+		const id = this.firstRowId + this.rows.length;
 		this.rows.push({ id, type_id: typeId, type });
 		return id;
 	}

@@ -88,7 +88,8 @@ async function runExport(deps: ExportDeps, id: number, realm: ExportRealm): Prom
 	};
 	try {
 		const exports = await deps.Export.find({ realm_id: realm.id }).sort({ _id: 1 }).lean();
-		const stats = await writeExport(busSource(deps.bus), tarball, dir, realm, claimed.type, { zerver_realmexport: realmExportRows(exports) }, progress);
+		const exported = { acting_user: claimed.acting_user_id, realm_export_id: id };
+		const stats = await writeExport(busSource(deps.bus), tarball, dir, realm, claimed.type, { zerver_realmexport: realmExportRows(exports) }, progress, exported);
 		const { length, sha256 } = await tarball.finish();
 		await deps.store.complete(tarball.fileId, length, `${dir}.tar.gz`, { path_id: pathId, content_type: "application/gzip", realm_export_id: id });
 		const done = await deps.Export.updateOne(mine, {

@@ -37,7 +37,7 @@ import type { TarballWriter } from "./tarball";
 import type { Row, Tables } from "./tables";
 import { ExportType } from "../models/realm-export";
 import { botTables, crossRealmRows, userRows } from "./user-tables";
-import { ANALYTICS, IMPORT_SOURCE, MIGRATION_STATUS, withImportTables } from "./zulip-import-tables";
+import { ANALYTICS, IMPORT_SOURCE, MIGRATION_STATUS, withImportTables, type RealmExported } from "./zulip-import-tables";
 import { clock } from "../../../shared/clock";
 import { messageFileMoved } from "../../../shared/transfer-garbage";
 
@@ -72,8 +72,9 @@ async function allSubscriptions(source: ExportSource, channelIds: number[], prog
 }
 
 /**
- * `ownTables`: the uploads service's own tables (zerver_realmexport), read by the caller. Returns
- * each table's row count (Zulip's `stats`).
+ * `ownTables`: the uploads service's own tables (zerver_realmexport), read by the caller.
+ * `exported`: who asked for this export and its zerver_realmexport row, for its REALM_EXPORTED
+ * audit entry (none for the management CLI's). Returns each table's row count (Zulip's `stats`).
  */
 export async function writeExport(
 	source: ExportSource,
@@ -83,15 +84,20 @@ export async function writeExport(
 	exportType: number,
 	ownTables: Tables,
 	progress: ExportProgress,
+	exported: RealmExported = { acting_user: null, realm_export_id: null },
 ): Promise<Record<string, number>> {
 	const users = await allUsers(source, progress);
 	const { channels, default_channel_ids } = await source.channels();
 	const channelIds = channels.map((c) => c.id);
 	const subscriptions = await allSubscriptions(source, channelIds, progress);
 	const recipients = new Recipients(
-		[...users.map((u) => u.id), ...realm.cross_realm_bots.map((b) => b.id)],
+		users.map((u) => u.id),
 		channelIds,
+		realm.cross_realm_bots.map((b) => b.id),
 	);
+	// Only the organization's users have per-user message rows in Zulip's export (its
+	// fetch_usermessages reads the realm's users): none for a system bot.
+	const realmUserIds = new Set(users.map((u) => u.id));
 	const stats: Record<string, number> = {};
 	const count = (tables: Tables) => {
 		for (const [name, rows] of Object.entries(tables)) stats[name] = (stats[name] ?? 0) + rows.length;
@@ -108,7 +114,7 @@ export async function writeExport(
 		if (!messages.length) break;
 		lastMessageId = Math.max(lastMessageId, ...messages.map((m) => m.id));
 		reactions.push(...page.reactions);
-		const userMessages = source.full ? await source.full.userMessages(messages.map((m) => m.id)) : [];
+		const userMessages = source.full ? (await source.full.userMessages(messages.map((m) => m.id))).filter((r) => realmUserIds.has(r.user_id)) : [];
 		const file = messageFile(messages, realm.id, recipients, clients, userMessages, rowIds);
 		count(file);
 		await tarball.add(`${dir}/${messageFileName(++files)}`, json(file));
@@ -150,7 +156,9 @@ export async function writeExport(
 		subscriptions: written.zerver_subscription,
 		channelRecipients: new Map(channelIds.map((id) => [id, recipients.channel(id)!])),
 		lastMessageId,
-		now: Math.floor(clock.nowMs() / 1000),
+		// With its milliseconds: Zulip's timestamps are floats (microseconds).
+		now: clock.nowMs() / 1000,
+		exported,
 	}), everyone);
 	count(tables);
 	await tarball.add(`${dir}/realm.json`, json({ ...tables, import_source: IMPORT_SOURCE }));
@@ -175,6 +183,8 @@ function withGroupDms(tables: Tables, recipients: Recipients, users: ExportUser[
 	const active = new Map(users.map((u) => [u.id, u.is_active]));
 	const zerver_subscription: Row[] = [...tables.zerver_subscription];
 	for (const { row, members } of recipients.groupDms) {
+		// A system bot among them is subscribed too (Zulip's import maps it onto its own bot): its
+		// group DM's hash, made from the subscribers, then differs from the group DM without it.
 		for (const user of members) {
 			zerver_subscription.push({ id: zerver_subscription.length + 1, user_profile: user, recipient: row.recipient, active: true, is_user_active: active.get(user) ?? true, is_muted: false, color: "#c2c2c2", pin_to_top: false });
 		}

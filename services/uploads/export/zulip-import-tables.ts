@@ -1,7 +1,8 @@
 // What Zulip's own import (`manage.py import`: zerver/lib/import_realm.py, do_import_realm and the
 // helpers it calls, as of feature level 339) requires of an export beyond the rows the other
-// modules write, and the rows this server builds for it. Checked by reading Zulip's code; no Zulip
-// server runs here, so none of it has been run against a real import.
+// modules write, and the rows this server builds for it. Checked by reading Zulip's code, and by
+// the round-trip test's assertions of what that code relies on (docs/notes-export.md); no Zulip
+// server runs here.
 //
 // The import fails (KeyError, FileNotFoundError) when any of these is missing:
 //   - migration_status.json: opened first; its `zulip_version` and `migrations_by_app` must match
@@ -34,8 +35,28 @@ export const REQUIRED_TABLES = [
  */
 const EMPTY_TABLES = ["zerver_onboardingstep", "zerver_onboardingusermessage", "zerver_service", "zerver_botconfigdata", "zerver_botstoragedata", "zerver_alertword", "zerver_muteduser", "zerver_usertopic", "zerver_userstatus", "zerver_scheduledmessage"];
 
-/** Zulip's RealmAuditLog event types the export writes. */
-export const AuditEvent = { REALM_CREATED: 215, SUBSCRIPTION_CREATED: 301, SUBSCRIPTION_DEACTIVATED: 303 } as const;
+/** Zulip's RealmAuditLog event types the export writes (zerver/models/realm_audit_logs.py). */
+export const AuditEvent = { REALM_EXPORTED: 206, REALM_CREATED: 215, SUBSCRIPTION_CREATED: 301, SUBSCRIPTION_DEACTIVATED: 303 } as const;
+
+/**
+ * zerver_realm's zulip_update_announcements_level: how many of Zulip's "Zulip updates" notices the
+ * organization has had. Zulip gives a new organization the latest level (do_create_realm) and its
+ * cron job brings every organization up to it, so an organization on a feature level 339 server
+ * holds that version's latest: 11, as the sample export shows. Left null, Zulip's import would
+ * treat the organization as one that predates the feature (a group DM to the administrators, as
+ * for an organization imported from another product); at 11, the imported organization gets only
+ * the notices newer than feature level 339, in its zulip_update_announcements_stream.
+ */
+export const ZULIP_UPDATE_ANNOUNCEMENTS_LEVEL = 11;
+
+/**
+ * The export's own REALM_EXPORTED entry: who asked (null for the management CLI, as Zulip's
+ * `manage.py export`) and the zerver_realmexport row it writes (none for the CLI).
+ */
+export interface RealmExported {
+	acting_user: number | null;
+	realm_export_id: number | null;
+}
 
 /** The sign-in method this server has (Zulip's backend name): email and password only. */
 export const OWN_AUTH_METHODS = ["Email"];
@@ -59,8 +80,9 @@ export interface ImportTableInput {
 	channelRecipients: Map<number, number>;
 	/** The highest message ID the export holds (-1 for none), as Zulip's own synthesized entries carry. */
 	lastMessageId: number;
-	/** When the export is written (UNIX seconds). */
+	/** When the export is written (UNIX seconds, with their fraction). */
 	now: number;
+	exported: RealmExported;
 }
 
 /**
@@ -81,6 +103,11 @@ export interface ImportTableInput {
  *     left since), with the realm_created entry its invariant wants;
  *     all marked `backfilled` (reconstructed, not history), which is how this server's importer
  *     tells them from a real audit log.
+ *   - and a REALM_EXPORTED entry (not backfilled: the export is a real event), as Zulip's export
+ *     writes one for each export (export_realm_wrapper: the acting user, `realm_export_id` in its
+ *     extra data). Feature level 339's import takes an organization with such an entry for one
+ *     that comes from another Zulip server; without it, it sends the administrators the "Zulip
+ *     updates" group DM meant for an organization imported from another product.
  */
 export function withImportTables(tables: Tables, x: ImportTableInput): Tables {
 	const out: Tables = {
@@ -108,6 +135,12 @@ function auditLogRows(x: ImportTableInput): Row[] {
 		event_last_message_id: stream === null ? null : x.lastMessageId,
 	});
 	const rows = [entry(AuditEvent.REALM_CREATED, x.dateCreated, null, null)];
+	rows.push({
+		...entry(AuditEvent.REALM_EXPORTED, x.now, x.exported.acting_user, null),
+		backfilled: false,
+		modified_user: null,
+		extra_data: x.exported.realm_export_id === null ? {} : { realm_export_id: x.exported.realm_export_id },
+	});
 	const streamOf = new Map([...x.channelRecipients].map(([channel, recipient]) => [recipient, channel]));
 	for (const sub of x.subscriptions) {
 		const stream = streamOf.get(sub.recipient as number);
