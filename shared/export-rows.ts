@@ -68,6 +68,8 @@ export interface ExportUser {
 	avatar_version: number;
 	email_address_visibility: number;
 	allow_private_data_export: boolean;
+	/** The operator's grant: may create users through POST /users. */
+	can_create_users: boolean;
 	/** Custom profile field values by field ID, as the API shows them. */
 	profile_data: Record<string, string>;
 	/** A full export only: what only the user, their administrators and the server see. */

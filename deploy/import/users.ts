@@ -1,7 +1,7 @@
 // Users and bots (zerver_userprofile), and Zulip's cross-realm bots (zerver_userprofile_crossrealm),
 // which become this server's system bots.
 import { randomToken } from "../../shared/passwords";
-import { isAdmin, Role } from "../../shared/roles";
+import { Role } from "../../shared/roles";
 import { USER_SETTINGS } from "../../services/users/user-settings";
 import { ensureSystemBots, NOTIFICATION_BOT_EMAIL, SYSTEM_REALM_ID } from "../../services/users/system-bots";
 import { counters } from "../../shared/db";
@@ -26,7 +26,7 @@ export interface Credential {
 // resets, Django's groups and permissions, which its import drops too).
 const HANDLED = new Set([
 	"id", "realm", "recipient", "delivery_email", "email", "full_name", "date_joined", "is_active", "is_bot", "bot_type", "bot_owner", "role",
-	"is_billing_admin", "timezone", "avatar_source", "avatar_version", "email_address_visibility", "can_change_user_emails", "default_sending_stream",
+	"is_billing_admin", "timezone", "avatar_source", "avatar_version", "email_address_visibility", "can_change_user_emails", "can_create_users", "default_sending_stream",
 	"default_events_register_stream", "default_all_public_streams", "groups", "user_permissions", "long_term_idle", "last_active_message_id",
 	"avatar_hash", "tos_version",
 ]);
@@ -42,8 +42,6 @@ const UNKEPT_VALUES: Record<string, { unset: (v: unknown, r: Rec) => boolean; wh
 	is_staff: { unset: (v) => v !== true, why: "server staff flags" },
 	is_mirror_dummy: { unset: (v) => v !== true, why: "Zephyr mirror dummy flags" },
 	can_forge_sender: { unset: (v) => v !== true, why: "can_forge_sender permissions" },
-	// Every administrator may create users here (POST /users): lost only for the others.
-	can_create_users: { unset: (v, r) => v !== true || isAdmin(r.int("role")), why: "can_create_users permissions of users who are not administrators" },
 	rate_limits: { unset: (v) => v == null || v === "", why: "per-user rate limits" },
 	zoom_token: { unset: (v) => v == null, why: "Zoom accounts' tokens" },
 };

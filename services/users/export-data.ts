@@ -79,6 +79,7 @@ export async function exportUsers(db: UsersReads, afterId: number, limit: number
 		avatar_version: u.avatar_version,
 		email_address_visibility: u.email_address_visibility,
 		allow_private_data_export: consentOf(u),
+		can_create_users: u.can_create_users ?? false,
 		profile_data: u.profile_data ?? {},
 	}));
 }

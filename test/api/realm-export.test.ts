@@ -86,6 +86,7 @@ beforeAll(async () => {
 	app = await startTestApp();
 	site = app.baseUrl.replace(/\/api\/v1$/, "");
 	cast = await app.createCast();
+	await app.grant(cast.admin, "can_create_users");
 	hidden = await app.createUser({ full_name: "Hidden Address", email_address_visibility: 4 });
 	bot = await app.createUser({ full_name: "Export Bot", is_bot: true, bot_owner_id: cast.admin.user_id });
 	expectSuccess(await as(cast.admin).post("/users/me/subscriptions", { subscriptions: [{ name: PUBLIC_CHANNEL }], principals: [cast.admin.user_id, cast.member.user_id] }));
@@ -186,9 +187,9 @@ test("an administrator's export: pending then done in realm_export events, liste
 		expect.objectContaining({ realm: realm.zerver_realm[0].id, acting_user: cast.admin.user_id, backfilled: false, extra_data: { realm_export_id: id } }),
 	]);
 	expect(realm.zerver_realm[0].zulip_update_announcements_level).toBe(11);
-	// Administrators keep creating users on Zulip (can_create_users); members do not get it.
+	// The operator's can_create_users grant goes with the user; the others have Zulip's default.
 	expect(realm.zerver_userprofile.find((u: Ev) => u.id === cast.admin.user_id).can_create_users).toBe(true);
-	expect(realm.zerver_userprofile.find((u: Ev) => u.id === cast.member.user_id).can_create_users).toBe(false);
+	expect(realm.zerver_userprofile.find((u: Ev) => u.id === app.owner.user_id).can_create_users).toBe(false);
 	// The system bots: their recipients are named in zerver_userprofile_crossrealm only, no zerver_recipient row.
 	const botIds = new Set(realm.zerver_userprofile_crossrealm.map((b: Ev) => b.id));
 	expect(realm.zerver_recipient.filter((r: Ev) => r.type === 1 && botIds.has(r.type_id))).toEqual([]);

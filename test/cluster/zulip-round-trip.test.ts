@@ -345,12 +345,11 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 		expect(messages.filter((m) => !recipientIds.has(m.recipient) && !botRecipients.has(m.recipient))).toEqual([]);
 		expect(messages.some((m) => botIds.has(m.sender))).toBe(true);
 
-		// can_create_users: every administrator holds it (each may create users here); the others do not.
-		const users = realm.zerver_userprofile;
-		const admins = users.filter((u) => u.role <= 200);
-		expect(admins.length).toBeGreaterThan(0);
-		expect(admins.filter((u) => u.can_create_users !== true)).toEqual([]);
-		expect(users.filter((u) => u.role > 200 && u.can_create_users !== false)).toEqual([]);
+		// can_create_users, the operator's grant, is carried both ways: each sample user's as the sample has it.
+		const granted = new Map(sample.zerver_userprofile.map((u) => [u.id as number, u.can_create_users]));
+		const carried = realm.zerver_userprofile.filter((u) => granted.has(u.id as number));
+		expect(carried.length).toBe(sample.zerver_userprofile.length);
+		expect(carried.filter((u) => u.can_create_users !== granted.get(u.id as number))).toEqual([]);
 
 		// The announcements level of an organization on a feature level 339 server, as the sample's.
 		expect(realm.zerver_realm[0].zulip_update_announcements_level).toBe(11);
@@ -386,7 +385,7 @@ describe("a Zulip export round-trips: import, export-zulip, import again", () =>
 		expect(threeOfUs.date_sent * 1000).toBeCloseTo(Math.round(threeOfUs.date_sent * 1000), 3);
 		// The users' times as this server keeps them (milliseconds): the sample's date_joined to the millisecond.
 		const sampleJoined = new Map(sample.zerver_userprofile.map((u) => [u.id as number, u.date_joined as number]));
-		const joined = users.filter((u) => sampleJoined.has(u.id));
+		const joined = realm.zerver_userprofile.filter((u) => sampleJoined.has(u.id));
 		expect(joined.length).toBeGreaterThan(200);
 		for (const u of joined) expect({ id: u.id, ms: Math.round(u.date_joined * 1000) }).toEqual({ id: u.id, ms: Math.floor(sampleJoined.get(u.id)! * 1000) });
 	});

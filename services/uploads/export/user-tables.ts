@@ -6,7 +6,6 @@
 // administrators may see it; otherwise delivery_email is the address the API shows (a dummy).
 import { isIP } from "node:net";
 import type { ExportUser } from "../../../shared/export-rows";
-import { isAdmin } from "../../../shared/roles";
 import type { Recipients } from "./recipients";
 import type { Row, Tables } from "./tables";
 
@@ -54,9 +53,7 @@ export function userRows(users: ExportUser[], realmId: number, recipients: Recip
 		bot_owner: u.bot_owner_id,
 		is_billing_admin: u.is_billing_admin,
 		is_mirror_dummy: false,
-		// Zulip's POST /users needs an administrator holding can_create_users (since feature level
-		// 36); here every administrator may create users (POST /users), so each keeps that on Zulip.
-		can_create_users: isAdmin(u.role),
+		can_create_users: u.can_create_users,
 		date_joined: u.date_joined,
 		// Zulip's import reads each of its date fields from every row (DATE_FIELDS): none kept here.
 		last_login: null,
