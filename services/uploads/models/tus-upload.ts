@@ -41,7 +41,7 @@ const schema = new Schema<TusUploadDoc>(
 		realm_id: { type: Number, required: true },
 		length: { type: Number, required: true },
 		offset: { type: Number, required: true },
-		tail: { type: Buffer, required: true },
+		tail: { type: Buffer, default: () => Buffer.alloc(0) },
 		flushing: Number,
 		metadata: { type: String, required: true },
 		file_name: { type: String, required: true },
