@@ -81,7 +81,10 @@ export function tusEndpoint(logger: Logger) {
 				}
 				return writeHead(status, ...rest);
 			};
-			return tusScope.run(scope, () => server.handle(req, res));
+			// The answer to a client gone mid-request never ends (its `end` callback never comes): the
+			// request is over when its connection is.
+			const closed = new Promise<void>((resolve) => res.once("close", resolve));
+			return Promise.race([tusScope.run(scope, () => server.handle(req, res)), closed]);
 		},
 	};
 }

@@ -109,9 +109,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	await snap?.close();
-	const t = Date.now();
 	await app?.stop();
-	console.log("stop took", Date.now() - t);
 });
 
 test("OPTIONS tells the protocol's version and extensions, without credentials", async () => {
@@ -320,7 +318,7 @@ test("the organization's upload quota: refused at creation (Zulip's 413), and at
 	let room = 4 * MIB - used - 100;
 	while (room > 0) {
 		const n = Math.min(room, MIB);
-		expectSuccess(await uploadFile(app, bob, "filler.bin", bytes(n)));
+		expect((await uploadFile(app, bob, "filler.bin", bytes(n))).status).toBe(200);
 		room -= n;
 	}
 	await snap.refused(
