@@ -26,6 +26,18 @@ export interface Meta {
 	upload?: UploadedFileMeta;
 }
 
+/** A resumable upload as the gateway's tus data store reads it (services/uploads/tus/tus-rules.ts). */
+export interface TusUploadState {
+	upload_id: string;
+	length: number;
+	offset: number;
+	/** Upload-Metadata's pairs, as JSON. */
+	metadata: string;
+	/** UNIX milliseconds. */
+	created: number;
+	chunk_bytes: number;
+}
+
 export interface UploadedFileMeta {
 	upload_id: string;
 	length: number;
@@ -250,6 +262,14 @@ export interface ActionMap {
 	/** A chunk's bytes: a Buffer, base64 from a node of an earlier version (shared/bus-bytes.ts). */
 	"uploads.writeChunk": { params: { upload_id: string; n: number; data: BusBytes }; result: None };
 	"uploads.abort": { params: { upload_id: string }; result: None };
+	/** A resumable upload (tus, services/api/tus-store.ts): created with Zulip's checks under the gateway's ID, `metadata` the Upload-Metadata pairs as JSON. */
+	"uploads.tusCreate": { params: { upload_id: string; length: number; metadata: string }; result: TusUploadState };
+	"uploads.tusState": { params: { upload_id: string }; result: TusUploadState };
+	/** Bytes at `offset`, which must be the upload's, within one chunk of `chunk_bytes`; answers the new offset. */
+	"uploads.tusWrite": { params: { upload_id: string; offset: number; data: BusBytes }; result: { offset: number } };
+	/** A complete upload made an ordinary message upload; answers what Zulip's tus endpoint does. */
+	"uploads.tusFinish": { params: { upload_id: string }; result: { url: string; filename: string } };
+	"uploads.tusRemove": { params: { upload_id: string }; result: None };
 	"uploads.open": { params: { path_id: string }; result: OpenedFile };
 	"uploads.openTemporary": { params: { token: string; filename: string }; result: OpenedFile };
 	"uploads.readChunk": { params: { file_id: string; n: number }; result: { data: BusBytes } };

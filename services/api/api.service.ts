@@ -8,7 +8,7 @@ import type { Config } from "../../shared/config";
 import { clock } from "../../shared/clock";
 import { call, type Identity, type Meta, type OpenedFile } from "../../shared/actions";
 import { convertParams, type ParamSchema } from "../../shared/params";
-import { adminRequired, badRequest, guestNotAllowed, methodNotAllowed, notFound, rateLimited, renderError, apiError } from "../../shared/errors";
+import { adminRequired, badRequest, guestNotAllowed, methodNotAllowed, notFound, rateLimited, renderError, apiError, unauthorized } from "../../shared/errors";
 import { queryParams, send, sendJson, successJson, type Headers } from "./responses";
 import { Drain } from "./drain";
 import { confirmEmailPage } from "./email-confirm-page";
@@ -30,6 +30,7 @@ import { clientAddressOf } from "./client-address";
 import { observeHttp } from "./http-metrics";
 import { MULTIPART_TYPE, multipartFields } from "./multipart";
 import { clientName } from "./client-name";
+import { isTusPath, TUS_HEADERS, tusEndpoint } from "./tus-endpoint";
 
 const PREFIX = "/api/v1";
 /** How long the credential cache stays off after a node joins or this node reconnects (auth.ts). */
@@ -238,6 +239,36 @@ export function apiService(config: Config): ServiceSchema {
 		send(res, r.status, r.body, { ...extraHeaders, ...r.headers });
 	}
 
+	let tus: ReturnType<typeof tusEndpoint> | undefined;
+
+	/**
+	 * A request to /api/v1/tus (tus-endpoint.ts), taken before moleculer-web: authenticated as any
+	 * API request (OPTIONS, the protocol's discovery, needs no credentials), then the tus server's.
+	 * A failed authentication is Zulip's "Unauthenticated upload", whatever the credentials' fault.
+	 */
+	function tusRequest(svc: any, req: Req, res: ServerResponse) {
+		void drain.track(res, async () => {
+			const rateHeaders: Headers = { ...TUS_HEADERS };
+			try {
+				req.$ctx = svc.broker.ContextFactory.create(svc.broker, null, {}, {});
+				let user: Identity | undefined;
+				if (req.method !== "OPTIONS") {
+					user = await authenticate(req).catch((err: unknown) => {
+						checkRate(`addr:${clientAddress(req)}`, rateHeaders);
+						throw renderError(err).status >= 500 ? err : unauthorized("Unauthenticated upload");
+					});
+				}
+				checkRate(user ? `user:${user.user_id}` : `addr:${clientAddress(req)}`, rateHeaders);
+				tus ??= tusEndpoint(svc.logger);
+				await tus.handle(req, res, { caller: req.$ctx, meta: { user, client: clientName(req.headers["user-agent"]) } });
+			} catch (err) {
+				if (res.headersSent) res.destroy();
+				else sendError(svc, res, err, rateHeaders);
+				if (!req.complete) dropRestOfBody(req);
+			}
+		});
+	}
+
 	/** The pages' forms: URL-encoded from browsers, JSON from API clients. */
 	const pageBodyParsers = {
 		json: { strict: false, limit: config.bodyLimit },
@@ -256,6 +287,7 @@ export function apiService(config: Config): ServiceSchema {
 	/** A request's route for the HTTP metrics: its action under /api/v1, else "other". */
 	const routeLabel = (method: string, url: string): string => {
 		const pathname = url.split("?")[0];
+		if (isTusPath(pathname)) return "uploads.tus";
 		if (!pathname.startsWith(PREFIX)) return "other";
 		const match = router.match(method, pathname.slice(PREFIX.length) || "/");
 		return match.kind === "found" ? match.route.action : "unmatched";
@@ -265,6 +297,7 @@ export function apiService(config: Config): ServiceSchema {
 	const isFileRequest = (req: IncomingMessage): boolean => {
 		// moleculer-web rewrites `url` below a route's path; `originalUrl` keeps the whole.
 		const pathname = ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? "").split("?")[0];
+		if (isTusPath(pathname)) return true;
 		if (!pathname.startsWith(PREFIX)) return false;
 		const match = router.match(req.method ?? "GET", pathname.slice(PREFIX.length) || "/");
 		return match.kind === "found" && streamsBody(match.route, req);
@@ -402,7 +435,9 @@ export function apiService(config: Config): ServiceSchema {
 			/** Replaces moleculer-web's own: header limits, early 413 and JSON answers to bad requests. */
 			createServer(this: any) {
 				if (this.server) return;
-				this.server = createHttpServer((req) => (isFileRequest(req) ? Infinity : config.bodyLimit), observeHttp(this.broker, this.httpHandler, routeLabel));
+				// Requests to /api/v1/tus are answered by the tus server, not routed by moleculer-web.
+				const handler = (req: IncomingMessage, res: ServerResponse) => (isTusPath((req.url ?? "").split("?")[0]) ? tusRequest(this, req as Req, res) : this.httpHandler(req, res));
+				this.server = createHttpServer((req) => (isFileRequest(req) ? Infinity : config.bodyLimit), observeHttp(this.broker, handler, routeLabel));
 				this.server.requestTimeout = this.settings.requestTimeout;
 				this.isHTTPS = false;
 			},

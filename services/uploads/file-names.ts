@@ -21,10 +21,11 @@ function truncateName(name: string, max: number): string {
 
 /**
  * Zulip's sanitize_name: safe in a path and a URL. Unicode letters stay; everything but word
- * characters, whitespace, ".", "-" is dropped; runs of "-" and whitespace become one "-".
+ * characters, whitespace, ".", "-" is dropped; runs of "-" and whitespace become one "-". `strict`
+ * keeps ASCII letters and digits only (Zulip's names for tus uploads).
  */
-export function sanitizeName(value: string): string {
-	let v = value.normalize("NFKC").replace(/[^\p{L}\p{N}_\s.-]/gu, "").trim();
+export function sanitizeName(value: string, strict = false): string {
+	let v = strict ? value.replace(/[^A-Za-z0-9_ .-]/g, "").trim() : value.normalize("NFKC").replace(/[^\p{L}\p{N}_\s.-]/gu, "").trim();
 	v = v.replace(/[-\s]+/g, "-");
 	v = truncateName(v, MAX_FILE_NAME_BYTES);
 	return v === "" || v === "." || v === ".." ? "uploaded-file" : v;

@@ -72,6 +72,11 @@ export class FileStore {
 		await this.files.insertOne({ _id: id, length, chunkSize: CHUNK_BYTES, uploadDate: new Date(), filename, metadata });
 	}
 
+	/** Whether a file's document is written (its upload completed). */
+	async exists(id: FileId): Promise<boolean> {
+		return (await this.files.countDocuments({ _id: id }, { limit: 1 })) > 0;
+	}
+
 	/** Stores a whole buffer (a resized image, a generated file) as one new file. */
 	async writeBuffer(buffer: Buffer, filename: string, metadata: Record<string, unknown>): Promise<{ id: FileId; length: number }> {
 		const id = FileStore.newId();

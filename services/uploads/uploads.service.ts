@@ -8,6 +8,9 @@ import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { FileStore } from "./file-store";
 import { attachmentModel } from "./models/attachment";
 import { pendingUploadModel } from "./models/pending-upload";
+import { tusUploadModel } from "./models/tus-upload";
+import { sweepTus } from "./tus/tus-rules";
+import { tusActions } from "./actions/tus";
 import { UploadSpace, usageModel } from "./upload-space";
 import { signingKey } from "./temporary-urls";
 import { sizeLimit, sweepAbandoned } from "./transfer";
@@ -47,7 +50,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 
 	return {
 		name: "uploads",
-		actions: { ...transferActions(deps), ...realmExportActions(exportJobs.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps), ...emojiImageActions(deps), ...avatarImageActions(deps), ...realmImageActions(deps) },
+		actions: { ...transferActions(deps), ...tusActions(deps), ...realmExportActions(exportJobs.deps), ...userUploadActions(deps), ...imagePreviewActions(deps), ...attachmentActions(deps), ...emojiImageActions(deps), ...avatarImageActions(deps), ...realmImageActions(deps) },
 
 		events: {
 			/** Claims of a channel's messages follow its publicity (claim-rules.ts). */
@@ -63,6 +66,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 				store,
 				Attachment: attachmentModel(conn),
 				Pending: pendingUploadModel(conn),
+				Tus: tusUploadModel(conn),
 				ImageAttachment: imageAttachmentModel(conn),
 				Images: publicImageModel(conn),
 				space: new UploadSpace(usageModel(conn), config.uploadQuotaMib * MIB),
@@ -74,6 +78,7 @@ export function uploadsService(config: Config & { mongoUrl: string }): ServiceSc
 			deps.urlKey = await signingKey(conn);
 			sweeper = setInterval(() => {
 				sweepAbandoned(deps.store, deps.Pending).catch((err: unknown) => this.logger.warn({ err }, "removing abandoned uploads failed"));
+				sweepTus(deps).catch((err: unknown) => this.logger.warn({ err }, "removing abandoned resumable uploads failed"));
 				this.actions.sweepUnclaimed({}).catch((err: unknown) => this.logger.warn({ err }, "removing unclaimed attachments failed"));
 			}, SWEEP_MS);
 			sweeper.unref();

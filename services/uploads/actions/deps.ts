@@ -3,6 +3,7 @@ import type { Model } from "mongoose";
 import type { FileStore } from "../file-store";
 import type { AttachmentDoc } from "../models/attachment";
 import type { PendingUploadDoc } from "../models/pending-upload";
+import type { TusUploadDoc } from "../models/tus-upload";
 import type { ImageAttachmentDoc } from "../models/image-attachment";
 import type { PublicImageDoc } from "../models/public-image";
 import type { UploadSpace } from "../upload-space";
@@ -13,6 +14,8 @@ export interface UploadsDeps {
 	store: FileStore;
 	Attachment: Model<AttachmentDoc>;
 	Pending: Model<PendingUploadDoc>;
+	/** Resumable uploads (tus/tus-rules.ts). */
+	Tus: Model<TusUploadDoc>;
 	/** Uploaded images: their dimensions and thumbnails (thumbnails.ts). */
 	ImageAttachment: Model<ImageAttachmentDoc>;
 	/** Custom emoji and avatar images, served without credentials (image-store.ts). */

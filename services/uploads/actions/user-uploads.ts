@@ -4,15 +4,12 @@
 // As Zulip's zerver/views/upload.py.
 import { requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
-import { clock } from "../../../shared/clock";
 import { p, params } from "../../../shared/params";
 import { contentTypeOf, messageUploadPath, originalName, sanitizeName } from "../file-names";
 import { attachmentForCaller, fileNotFound, openedFile, readableAttachment, readableBy } from "../file-access";
 import { completeUpload, pendingUpload } from "../transfer";
 import { pathOfToken, temporaryToken } from "../temporary-urls";
-import { makeThumbnails } from "../thumbnails";
-import { announceAttachments } from "../attachment-view";
-import { UNCLAIMED_KEPT_MS } from "../claim-rules";
+import { addMessageAttachment } from "../message-attachment";
 import type { UploadsDeps } from "./deps";
 
 export const USER_UPLOAD = "uploads.userUpload";
@@ -31,27 +28,8 @@ export function userUploadActions(deps: UploadsDeps) {
 				const pathId = messageUploadPath(user.realm_id, sanitizeName(fileName));
 				const contentType = contentTypeOf(fileName, upload.content_type);
 				const fileId = await completeUpload(deps.store, deps.Pending, pending, upload.length, fileName, { path_id: pathId, content_type: contentType });
-				const doc = await deps.Attachment.create({
-					_id: await deps.nextId("attachment"),
-					realm_id: user.realm_id,
-					path_id: pathId,
-					file_name: fileName,
-					size: upload.length,
-					content_type: contentType,
-					owner_id: user.user_id,
-					create_time: clock.nowMs(),
-					file_id: fileId,
-					// Removed if no message claims it in time (unclaimed.ts).
-					sweep_after: clock.nowMs() + UNCLAIMED_KEPT_MS,
-				});
-				// Dimensions and thumbnails of an image, before answering (thumbnails.ts); a failure leaves a plain file.
-				await makeThumbnails(deps.store, deps.ImageAttachment, { realm_id: user.realm_id, path_id: pathId, content_type: contentType, file_id: fileId }).catch((err: unknown) =>
-					ctx.service?.logger.warn({ err, path_id: pathId }, "thumbnailing an uploaded image failed"),
-				);
-				await deps.space.add(user.realm_id, upload.length);
-				await announceAttachments(ctx, deps.space, user.realm_id, [{ op: "add", doc: doc.toObject() }]);
-				const url = `/user_uploads/${pathId}`;
-				return { uri: url, url, filename: fileName };
+				const { url, filename } = await addMessageAttachment(ctx, deps, user, { fileId, pathId, fileName, contentType, size: upload.length });
+				return { uri: url, url, filename };
 			},
 		},
 		/** A file the caller may read (or, called without a user, a visitor), for the gateway to send. */
