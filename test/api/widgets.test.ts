@@ -1,12 +1,13 @@
 // Widgets (polls and to-do lists) through submessages, as Zulip's: the first submessage a /poll
 // or /todo message gets at send time, POST /submessage and its refusals, submessages in message
 // objects and `message` events, `submessage` events to those who have the message, and what
-// deleting and editing a widget message do.
+// deleting and editing a widget message do; and that the official mobile app's decoders read it all.
 import mongoose from "mongoose";
 import { startTestApp, type TestApp, type Account } from "../support/app";
-import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
+import { client, expectSuccess, sendMessage, type Client } from "../support/http";
 import { eventQueues, type Ev, type QueueReader } from "../support/events";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { pollEventFromJson, submessageEventFromJson, submessageFromJson, widgetDataFromJson } from "../support/flutter-submessage";
 
 let app: TestApp;
 let owner: Client;
@@ -237,5 +238,42 @@ describe("editing and deleting a widget message", () => {
 		expect(await storedSubmessages(id)).toHaveLength(2);
 		expectSuccess(await owner.delete(`/messages/${id}`));
 		expect(await storedSubmessages(id)).toEqual([]);
+	});
+});
+
+describe("what the official mobile app reads (zulip-flutter's decoders)", () => {
+	test("a poll's submessages in message objects and submessage events decode as the app decodes them", async () => {
+		const queues = await eventQueues(as, [bob], { register: { event_types: JSON.stringify(["submessage"]) } });
+		const id = await poll(alice, "/poll Dinner?\nSoup\nSalad");
+		const events: Array<Record<string, unknown>> = [
+			{ type: "new_option", idx: 1, option: "Stew" },
+			{ type: "vote", key: "canned,1", vote: 1 },
+			{ type: "vote", key: `${bob.user_id},1`, vote: -1 },
+			{ type: "question", question: "Supper?" },
+		];
+		// Only the author edits the question; Bob does the rest.
+		for (const data of events) expectSuccess(await post(data.type === "question" ? alice : bob, id, data));
+		const listed = await as(bob).get("/messages", { anchor: id, num_before: 0, num_after: 0 });
+		const [first, ...rest] = (listed.body.messages[0].submessages as Array<Record<string, unknown>>).map(submessageFromJson);
+		expect(first).toEqual({ msgType: "widget", content: expect.any(String), senderId: alice.user_id });
+		expect(widgetDataFromJson(JSON.parse(first.content))).toEqual({ widgetType: "poll", extraData: { question: "Dinner?", options: ["Soup", "Salad"] } });
+		expect(rest.map((s) => pollEventFromJson(JSON.parse(s.content)))).toEqual([
+			{ type: "new_option", option: "Stew", idx: 1 },
+			{ type: "vote", key: "canned,1", op: "add" },
+			{ type: "vote", key: `${bob.user_id},1`, op: "remove" },
+			{ type: "question", question: "Supper?" },
+		]);
+		// The app reads the event's ID too, which the reader here leaves out: read the queue raw.
+		const raw = await as(bob).get("/events", { queue_id: queues.queueOf(bob), last_event_id: -1, dont_block: true });
+		const decoded = (raw.body.events as Array<Record<string, unknown>>).filter((e) => e.type === "submessage").map(submessageEventFromJson);
+		expect(decoded.map((e) => [e.messageId, e.msgType, e.senderId])).toEqual(rest.map((s) => [id, "widget", s.senderId]));
+		expect(decoded.map((e) => pollEventFromJson(JSON.parse(e.content)).type)).toEqual(["new_option", "vote", "vote", "question"]);
+	});
+
+	test("a to-do list reads as a widget the app does not support yet, without failing", async () => {
+		const id = await poll(alice, "/todo Chores\nDishes: tonight");
+		const [widget] = await submessagesOf(as(alice), id);
+		const decoded = submessageFromJson(widget);
+		expect(widgetDataFromJson(JSON.parse(decoded.content))).toEqual({ widgetType: "unknown", json: { widget_type: "todo", extra_data: { task_list_title: "Chores", tasks: [{ task: "Dishes", desc: "tonight" }] } } });
 	});
 });
