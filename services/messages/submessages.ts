@@ -1,6 +1,7 @@
 // Submessages as message objects and events show them, and the reads the POST /submessage rules
 // need. Only messages flagged has_submessages are looked up: most pages need no query at all.
 import type { MessagesDb } from "./db";
+import { byMessage } from "./by-message";
 import type { MessageDoc } from "./models/message";
 import type { SubmessageDoc } from "./models/submessage";
 import { widgetTypeOf } from "./widgets";
@@ -10,18 +11,9 @@ export const submessageView = (s: SubmessageDoc) => ({ msg_type: s.msg_type, con
 
 /** The submessages of some messages, oldest first, grouped by message: one query for a page. */
 export async function submessagesOf(db: MessagesDb, messages: Array<Pick<MessageDoc, "_id" | "has_submessages">>): Promise<Map<number, SubmessageDoc[]>> {
-	const out = new Map<number, SubmessageDoc[]>();
 	const ids = messages.filter((m) => m.has_submessages).map((m) => m._id);
-	if (!ids.length) return out;
-	const all = await db.Submessage.find(ids.length === 1 ? { message_id: ids[0] } : { message_id: { $in: ids } })
-		.sort({ message_id: 1, _id: 1 })
-		.lean();
-	for (const s of all) {
-		const list = out.get(s.message_id);
-		if (list) list.push(s);
-		else out.set(s.message_id, [s]);
-	}
-	return out;
+	if (!ids.length) return new Map();
+	return byMessage(await db.Submessage.find(ids.length === 1 ? { message_id: ids[0] } : { message_id: { $in: ids } }).sort({ message_id: 1, _id: 1 }).lean());
 }
 
 /**
