@@ -128,6 +128,7 @@ export const routes: Route[] = [
 	{ method: "POST", path: "/mark_topic_as_read", action: "messages.markTopicAsRead" },
 	{ method: "POST", path: "/messages/{message_id}/reactions", action: "messages.addReaction" },
 	{ method: "DELETE", path: "/messages/{message_id}/reactions", action: "messages.removeReaction" },
+	{ method: "POST", path: "/submessage", action: "messages.addSubmessage" },
 	{ method: "GET", path: "/messages/{message_id}/read_receipts", action: "messages.readReceipts" },
 	{ method: "POST", path: "/messages/{message_id}/report", action: "moderation.report" },
 	{ method: "GET", path: "/scheduled_messages", action: "scheduling.list" },

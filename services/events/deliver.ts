@@ -91,6 +91,21 @@ export function reactionEvent(payload: Record<string, unknown>): Event {
 	return { type: "reaction", ...without(payload, "user_ids") };
 }
 
+/** What the messages service tells of a new submessage, and who has its message. */
+export interface SubmessageAdded {
+	msg_type: string;
+	content: string;
+	message_id: number;
+	sender_id: number;
+	submessage_id: number;
+	user_ids: number[];
+}
+
+/** `submessage`, to everyone who has the message, in Zulip's order of fields. */
+export function submessageEvent(s: SubmessageAdded): Event {
+	return { type: "submessage", msg_type: s.msg_type, message_id: s.message_id, submessage_id: s.submessage_id, sender_id: s.sender_id, content: s.content };
+}
+
 function without(o: Record<string, unknown>, key: string): Record<string, unknown> {
 	return Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 }

@@ -1,8 +1,8 @@
 // Events for new messages and what users do with them, from the messages service's broadcasts:
 // `message` (to the recipients, and to other users' all_public_streams queues for a public
-// channel), `update_message_flags`, `reaction`, `drafts` and `saved_snippets`.
+// channel), `update_message_flags`, `reaction`, `submessage`, `drafts` and `saved_snippets`.
 import type { Context } from "moleculer";
-import { flagsEvent, messageEvent, type FlagsChanged, personalEvent, reactionEvent, type Deliver, type MessageSent } from "./deliver";
+import { flagsEvent, messageEvent, personalEvent, reactionEvent, submessageEvent, type Deliver, type FlagsChanged, type MessageSent, type SubmessageAdded } from "./deliver";
 import type { QueueRegistry } from "./queues";
 
 export function messageEventHandlers(registry: () => QueueRegistry, deliver: Deliver) {
@@ -26,6 +26,9 @@ export function messageEventHandlers(registry: () => QueueRegistry, deliver: Del
 		},
 		"messages.reactionChanged"(ctx: Context<Record<string, unknown> & { user_ids?: number[] }>) {
 			deliver(registry().of(ctx.params.user_ids ?? []), "reaction", () => reactionEvent(ctx.params));
+		},
+		"messages.submessageAdded"(ctx: Context<SubmessageAdded>) {
+			deliver(registry().of(ctx.params.user_ids), "submessage", () => submessageEvent(ctx.params));
 		},
 		"messages.draftsChanged"(ctx: Context<Record<string, unknown> & { user_id: number }>) {
 			deliver(registry().of([ctx.params.user_id]), "drafts", () => personalEvent("drafts", ctx.params));

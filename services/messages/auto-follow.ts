@@ -1,13 +1,13 @@
 // Following and unmuting topics automatically, from each user's settings (Zulip's rules).
 // automatically_follow_topics_policy and automatically_unmute_topics_in_muted_streams_policy say
-// when: 1 when the user participates (sends or reacts), 2 when they send, 3 when they start the
+// when: 1 when the user participates (sends, reacts, or votes or adds to a widget), 2 when they send, 3 when they start the
 // topic, 4 never. automatically_follow_topics_where_mentioned follows topics they are mentioned in.
 // The channels service owns the policies and applies what is asked (channels.autoTopicVisibility).
 import { call, type Ctx, type Identity } from "../../shared/actions";
 
 export const AUTO_SETTINGS = ["automatically_follow_topics_policy", "automatically_unmute_topics_in_muted_streams_policy", "automatically_follow_topics_where_mentioned"];
 
-/** What a user did in the topic. */
+/** What a user did in the topic ("react" also stands for a submessage on a widget: taking part without sending). */
 export type Act = "start" | "send" | "react" | "mentioned";
 
 export function wanted(settings: Record<string, unknown>, act: Act): { follow: boolean; unmute: boolean } {

@@ -7,6 +7,7 @@ import type { AlertWordsDoc } from "./models/alert-words";
 import type { ReactionDoc } from "./models/reaction";
 import type { DraftDoc } from "./models/draft";
 import type { SavedSnippetDoc } from "./models/saved-snippet";
+import type { SubmessageDoc } from "./models/submessage";
 
 export interface MessagesDb {
 	Message: Model<MessageDoc>;
@@ -14,6 +15,7 @@ export interface MessagesDb {
 	Recipient: Model<RecipientDoc>;
 	AlertWords: Model<AlertWordsDoc>;
 	Reaction: Model<ReactionDoc>;
+	Submessage: Model<SubmessageDoc>;
 	Draft: Model<DraftDoc>;
 	SavedSnippet: Model<SavedSnippetDoc>;
 	nextId: (entity: string, count?: number) => Promise<number>;

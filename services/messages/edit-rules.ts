@@ -199,6 +199,7 @@ export async function deleteMessages(db: MessagesDb, ids: number[]): Promise<voi
 	await db.Message.deleteMany({ _id: { $in: ids } });
 	await db.UserMessage.deleteMany({ message_id: { $in: ids } });
 	await db.Reaction.deleteMany({ message_id: { $in: ids } });
+	await db.Submessage.deleteMany({ message_id: { $in: ids } });
 }
 
 /** Deleting: the sender with the delete-own permission, in time; or anyone with delete-any. */

@@ -4,6 +4,8 @@ import type { ApiUser } from "../../shared/actions";
 import type { MessageDoc } from "./models/message";
 import type { ReactionDoc } from "./models/reaction";
 import { reactionView } from "./reaction-rules";
+import type { SubmessageDoc } from "./models/submessage";
+import { submessageView } from "./submessages";
 import { topicLinks } from "../../shared/markdown/topic-links";
 
 export interface ViewContext {
@@ -16,6 +18,8 @@ export interface ViewContext {
 	editHistoryVisibility: string;
 	/** The reactions on the messages shown, oldest first. */
 	reactions: Map<number, ReactionDoc[]>;
+	/** The submessages of the messages shown, oldest first. */
+	submessages: Map<number, SubmessageDoc[]>;
 }
 
 /** A user's flags as the API shows them: the deprecated wildcard_mentioned stands for either kind of wildcard mention. */
@@ -44,7 +48,7 @@ export function messageView(m: MessageDoc, flags: string[], v: ViewContext): Rec
 		topic_links: m.type === "stream" ? topicLinks(m.topic) : [],
 		is_me_message: m.is_me_message,
 		reactions: (v.reactions.get(m._id) ?? []).map((r) => reactionView(r, v.users.get(r.user_id))),
-		submessages: [],
+		submessages: (v.submessages.get(m._id) ?? []).map(submessageView),
 		flags: apiFlags(flags),
 	};
 	// With "moves", as Zulip: content edits are left out, and a record that also moved the

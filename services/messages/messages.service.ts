@@ -30,6 +30,9 @@ import { apiFlags, messageView } from "./message-view";
 import { accessibleMessage as findAccessible } from "./access";
 import { claimUploads } from "./attachment-claims";
 import { reactionModel } from "./models/reaction";
+import { submessageModel } from "./models/submessage";
+import { submessagesOf } from "./submessages";
+import { submessageActions } from "./actions/submessages";
 import { draftModel } from "./models/draft";
 import { savedSnippetModel } from "./models/saved-snippet";
 import { reactionsOf } from "./reaction-rules";
@@ -119,7 +122,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	/** Message objects for these messages: one call for the users, one for channel names. */
 	async function views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams) {
 		// topic_links need the organization's linkifiers (loaded once per process).
-		const [reactions] = await Promise.all([reactionsOf(db, messages.map((m) => m._id)), loadedLinkifiers(ctx)]);
+		const [reactions, submessages] = await Promise.all([reactionsOf(db, messages.map((m) => m._id)), submessagesOf(db, messages), loadedLinkifiers(ctx)]);
 		const reactors = [...reactions.values()].flatMap((list) => list.map((r) => r.user_id));
 		const userIds = [...new Set([...messages.flatMap((m) => [m.sender_id, ...m.dm_user_ids]), ...reactors])];
 		const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
@@ -136,6 +139,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			emptyTopicName: graph.emptyTopicDisplayName,
 			editHistoryVisibility: graph.messaging.edit_history_visibility,
 			reactions,
+			submessages,
 		};
 		return messages.map((m) => messageView(m, flags.get(m._id) ?? ["read", "historical"], context));
 	}
@@ -207,6 +211,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		actions: {
 			...flagActions(deps),
 			...reactionActions(deps),
+			...submessageActions(deps),
 			...draftActions(deps),
 			...savedSnippetActions(deps),
 			...sendActions(deps),
@@ -265,6 +270,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 				Recipient: recipientModel(conn),
 				AlertWords: alertWordsModel(conn),
 				Reaction: reactionModel(conn),
+				Submessage: submessageModel(conn),
 				Draft: draftModel(conn),
 				SavedSnippet: savedSnippetModel(conn),
 				nextId: counters(conn),

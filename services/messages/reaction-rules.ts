@@ -12,6 +12,7 @@ import type { RealmEmoji } from "../../shared/org-events";
 import { apiError, badRequest } from "../../shared/errors";
 import { emojiCode, emojiNames, normalizeEmojiCode } from "../../shared/emoji";
 import type { MessagesDb } from "./db";
+import { byMessage } from "./by-message";
 import type { ReactionDoc, ReactionType } from "./models/reaction";
 
 export const REACTION_TYPES = ["unicode_emoji", "realm_emoji", "service_extra_emoji", "zulip_extra_emoji"] as const;
@@ -84,15 +85,8 @@ export const reactionMissing = () => apiError(400, "REACTION_DOES_NOT_EXIST", "R
 
 /** The reactions on some messages, oldest first, grouped by message. */
 export async function reactionsOf(db: MessagesDb, messageIds: number[]): Promise<Map<number, ReactionDoc[]>> {
-	const out = new Map<number, ReactionDoc[]>();
-	if (!messageIds.length) return out;
-	const all = await db.Reaction.find({ message_id: { $in: messageIds } }).sort({ message_id: 1, _id: 1 }).lean();
-	for (const r of all) {
-		const list = out.get(r.message_id);
-		if (list) list.push(r);
-		else out.set(r.message_id, [r]);
-	}
-	return out;
+	if (!messageIds.length) return new Map();
+	return byMessage(await db.Reaction.find({ message_id: { $in: messageIds } }).sort({ message_id: 1, _id: 1 }).lean());
 }
 
 /** A reaction as message objects show it, with the deprecated `user` object beside `user_id`. */

@@ -11,6 +11,7 @@ import { userMessageRow } from "./models/user-message";
 import type { MessageDoc } from "./models/message";
 import type { Rendered } from "../../shared/markdown/render";
 import { searchFields } from "./search";
+import { widgetContent, widgetOfContent, type Widget } from "./widgets";
 
 export interface SendParams {
 	type: "channel" | "stream" | "direct" | "private";
@@ -113,7 +114,8 @@ export interface Sent {
 
 /**
  * Stores a rendered message and every recipient's row. `flagsFor` gives each recipient's
- * mention flags; the sender's row is also marked read when `readBySender`.
+ * mention flags; the sender's row is also marked read when `readBySender`. A message that is a
+ * widget (`widget`, else what its content asks for: widgets.ts) gets its first submessage.
  */
 export async function storeMessage(
 	db: MessagesDb,
@@ -126,6 +128,7 @@ export async function storeMessage(
 	client: string,
 	isResolveNotice = false,
 	idempotencyKey?: string,
+	widget: Widget | null = widgetOfContent(content),
 ): Promise<Sent> {
 	const isChannel = "channel" in target;
 	const participants = isChannel ? [] : [...new Set([sender.user_id, ...target.participants.map((u) => u.user_id)])].sort((a, b) => a - b);
@@ -151,25 +154,27 @@ export async function storeMessage(
 		is_me_message: rendered.isMeMessage,
 		...rendered.has,
 		...searchFields(rendered.html, topic),
+		...(widget ? { has_submessages: true } : {}),
 		is_resolve_notice: isResolveNotice,
 		...(idempotencyKey !== undefined ? { idempotency_key: idempotencyKey } : {}),
 		edit_history: [],
 		last_edit_timestamp: null,
 		last_moved_timestamp: null,
 	};
-	// The rows first, then the message: a failure in between leaves rows no fetch can reach
-	// (fetches load messages by ID), never a message some recipient lacks.
+	// The rows and the widget first, then the message: a failure in between leaves rows no fetch
+	// can reach (fetches load messages by ID), never a message some recipient lacks.
 	const userIds = [...new Set([...(isChannel ? target.channel.subscribers : participants), sender.user_id])];
 	const flags = new Map(userIds.map((u) => [u, [...new Set([...(u === sender.user_id && readBySender ? ["read"] : []), ...flagsFor(u)])]]));
 	await db.UserMessage.insertMany(
 		userIds.map((u) => userMessageRow(u, message, flags.get(u)!)),
 		{ ordered: false },
 	);
+	if (widget) await db.Submessage.create({ _id: await db.nextId("submessage"), message_id: message._id, sender_id: sender.user_id, msg_type: "widget", content: widgetContent(widget) });
 	try {
 		await db.Message.create(message);
 	} catch (err) {
 		// Another send with the same idempotency key stored its message first: this one's rows go.
-		if (isDuplicateKey(err)) await db.UserMessage.deleteMany({ message_id: message._id });
+		if (isDuplicateKey(err)) await Promise.all([db.UserMessage.deleteMany({ message_id: message._id }), db.Submessage.deleteMany({ message_id: message._id })]);
 		throw err;
 	}
 	return { message, userIds, flags, publicChannel: isChannel && target.channel.invite_only === false, webPublicChannel: isChannel && target.channel.is_web_public === true, sender };

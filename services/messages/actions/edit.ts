@@ -101,6 +101,8 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				const m = await accessibleMessage(ctx, actor, q.message_id);
 				// As Zulip (validate_message_edit_payload): content moves with a topic, not a channel.
 				if (q.stream_id !== undefined && q.content !== undefined) throw badRequest("Cannot change message content while changing channel");
+				// Zulip's is_widget_message: a message with submessages keeps its content.
+				if (q.content !== undefined && m.has_submessages && (await db.Submessage.exists({ message_id: m._id }))) throw badRequest("Widgets cannot be edited.");
 				const graph = await graphs().get();
 
 				// Check everything first.

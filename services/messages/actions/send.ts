@@ -7,6 +7,7 @@ import { isDuplicateKey } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
 import { channelRef, checkContent, checkTopic, directRefs, isChannelType, recipientsOf, storeMessage, type SendParams, type Sent } from "../send-rules";
+import { requestedWidget } from "../widget-checks";
 import type { Ctx, ServiceDeps } from "./deps";
 
 
@@ -164,8 +165,9 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 				read_by_sender: p.bool({ optional: true }),
 				queue_id: p.string({ optional: true }),
 				local_id: p.string({ optional: true }),
+				widget_content: p.string({ optional: true }),
 			}),
-			async handler(ctx: Ctx<SendParams & { subject?: string; queue_id?: string; local_id?: string }>) {
+			async handler(ctx: Ctx<SendParams & { subject?: string; queue_id?: string; local_id?: string; widget_content?: string }>) {
 				const actor: Identity = requireUser(ctx);
 				const q = ctx.params;
 				// A retry of a send that got through (its answer lost to a timeout) is answered that message.
@@ -173,9 +175,11 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 				const existing = key === undefined ? undefined : await sentUnder(key);
 				if (existing !== undefined) return { id: existing };
 				const { content, target, recipients, channelId, topic } = await prepare(ctx, actor, { ...q, topic: q.topic ?? q.subject });
+				// An explicit widget (a zform) takes the place of what the content asks for.
+				const widget = q.widget_content === undefined ? undefined : requestedWidget(q.widget_content);
 				const { rendered, flagsFor } = await flagsForContent(ctx, actor, content, recipients, channelId, topic);
 				const starts = channelId !== null && !(await db.Message.exists({ channel_id: channelId, topic_key: topic.toLowerCase() }));
-				const sent = await storeOnce(key, () => storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, ctx.meta.client ?? "API", false, key));
+				const sent = await storeOnce(key, () => storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, ctx.meta.client ?? "API", false, key, widget));
 				if ("first" in sent) return { id: sent.first };
 				// The sender's queue named by queue_id gets local_message_id, for Zulip's local echo.
 				await announceSent(ctx, sent, key === undefined ? undefined : { sender_queue_id: q.queue_id!, local_id: q.local_id! });

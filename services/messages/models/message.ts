@@ -45,6 +45,8 @@ export interface MessageDoc {
 	search_words: string[];
 	topic_words: string[];
 	words: string[];
+	/** The message has submessages (a widget): only such messages are looked up in submessages. */
+	has_submessages?: boolean;
 	/** Notification Bot's notice that the topic was resolved or unresolved (undone within a minute). */
 	is_resolve_notice: boolean;
 	/**
@@ -98,6 +100,7 @@ const schema = new Schema<MessageDoc>(
 		search_words: { type: [String], default: [] },
 		topic_words: { type: [String], default: [] },
 		words: { type: [String], default: undefined },
+		has_submessages: { type: Boolean },
 		is_resolve_notice: { type: Boolean, default: false },
 		idempotency_key: { type: String },
 		edit_history: { type: Schema.Types.Mixed, default: [] },
