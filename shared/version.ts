@@ -2,12 +2,15 @@
 // POST /register. One place, so every service validates against the same numbers.
 
 /**
- * The highest feature level whose behaviour the spec describes (370: "(no topic)" read as the
- * empty topic). Clients gate features on this number.
+ * The feature level whose behaviour this server implements, and no higher: the spec's 370 ("(no
+ * topic)" read as the empty topic in sends), 371 (Zulip 10.0's release, no change) and 372
+ * (Zulip 10.1: "(no topic)" read as the empty topic in POST /typing). 373-376 are reserved; 377
+ * (peer_remove on deactivation) is not claimed. Clients gate features on this number: the
+ * official mobile app warns of an unsupported server below 371.
  */
-export const ZULIP_FEATURE_LEVEL = 370;
-export const ZULIP_VERSION = "11.0-dev";
-export const ZULIP_MERGE_BASE = "11.0-dev";
+export const ZULIP_FEATURE_LEVEL = 372;
+export const ZULIP_VERSION = "10.1";
+export const ZULIP_MERGE_BASE = "10.1";
 
 export const LIMITS = {
 	max_message_length: 10_000,

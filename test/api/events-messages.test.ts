@@ -208,6 +208,13 @@ describe("typing", () => {
 		expect(await events(a, qa)).toEqual([]);
 	});
 
+	test("typing in \"(no topic)\" is typing in the empty topic (feature level 372), shown by its display name", async () => {
+		const qb = await register(b, bulk);
+		const emptyName = (await b.post("/register", { fetch_event_types: JSON.stringify(["realm"]) })).body.realm_empty_topic_display_name;
+		for (const topic of ["(no topic)", "", emptyName]) expectSuccess(await a.post("/typing", { type: "stream", op: "start", stream_id: closedId, topic }));
+		expect((await events(b, qb)).map((e) => e.topic)).toEqual([emptyName, emptyName, emptyName]);
+	});
+
 	test("the sender's send_*_typing_notifications settings refuse the request, as Zulip does", async () => {
 		expectSuccess(await a.patch("/settings", { send_private_typing_notifications: false, send_stream_typing_notifications: false }));
 		try {
