@@ -109,3 +109,16 @@ func (l engineLogger) Fatalf(format string, args ...interface{}) {
 	l.log.Error("engine: " + fmt.Sprintf(format, args...))
 	os.Exit(1)
 }
+
+// successor is the smallest key after every key that starts with b; none (true) when b is empty
+// or all 0xFF.
+func successor(b []byte) ([]byte, bool) {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xFF {
+			out := append([]byte{}, b[:i+1]...)
+			out[i]++
+			return out, false
+		}
+	}
+	return nil, true
+}

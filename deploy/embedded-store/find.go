@@ -3,7 +3,7 @@ package main
 import "go.mongodb.org/mongo-driver/bson"
 
 // find and its cursors (getMore, killCursors), and the query options every find-like command
-// reads (parseFind); the query itself is the planner's (query.go).
+// reads (parseFind); the query itself is query.go's.
 
 // findIn runs a query on the command's collection; a collection that does not exist holds nothing.
 func (s *Server) findIn(db string, cmd bson.D, o findOpts) ([]*record, string, error) {

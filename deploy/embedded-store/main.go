@@ -1,7 +1,7 @@
 // Command embedded-store is the chat server's embedded MongoDB-compatible store: a MongoDB
 // wire-protocol server keeping its data in Pebble (CockroachDB's LSM engine) with real indexes
 // (engine.go). Query matching, update operators, sorting and projection are lungo's
-// (github.com/256dpi/lungo), which follows MongoDB's semantics; the planner (query.go) picks
+// (github.com/256dpi/lungo), which follows MongoDB's semantics; the planner (plan.go) picks
 // indexes by MongoDB's rules.
 //
 // The chat server starts it as a child process when MONGO_URL is not set, so one command runs
