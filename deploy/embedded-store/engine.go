@@ -11,7 +11,7 @@ import (
 )
 
 // The data lives in Pebble (github.com/cockroachdb/pebble, CockroachDB's LSM engine), chosen by
-// measurement over bbolt (README, "The storage engine"). One keyspace, one prefix per collection,
+// measurement over bbolt (docs/embedded-store.md, "The storage engine"). One keyspace, one prefix per collection,
 // P = <db> 0x00 <coll> 0x00 (MongoDB forbids NUL in both names):
 //
 //	P 'd' <_id key>                          -> the document, raw BSON
