@@ -11,7 +11,7 @@ import (
 )
 
 // The data lives in Pebble (github.com/cockroachdb/pebble, CockroachDB's LSM engine), chosen by
-// measurement over bbolt (README, "The storage engine"). One keyspace, one prefix per collection,
+// measurement over bbolt (docs/embedded-store.md, "The storage engine"). One keyspace, one prefix per collection,
 // P = <db> 0x00 <coll> 0x00 (MongoDB forbids NUL in both names):
 //
 //	P 'd' <_id key>                          -> the document, raw BSON
@@ -108,4 +108,17 @@ func (l engineLogger) Errorf(format string, args ...interface{}) {
 func (l engineLogger) Fatalf(format string, args ...interface{}) {
 	l.log.Error("engine: " + fmt.Sprintf(format, args...))
 	os.Exit(1)
+}
+
+// successor is the smallest key after every key that starts with b; none (true) when b is empty
+// or all 0xFF.
+func successor(b []byte) ([]byte, bool) {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xFF {
+			out := append([]byte{}, b[:i+1]...)
+			out[i]++
+			return out, false
+		}
+	}
+	return nil, true
 }

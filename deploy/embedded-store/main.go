@@ -1,13 +1,3 @@
-// Command embedded-store is the chat server's embedded MongoDB-compatible store: a MongoDB
-// wire-protocol server keeping its data in Pebble (CockroachDB's LSM engine) with real indexes
-// (engine.go). Query matching, update operators, sorting and projection are lungo's
-// (github.com/256dpi/lungo), which follows MongoDB's semantics; the planner (query.go) picks
-// indexes by MongoDB's rules.
-//
-// The chat server starts it as a child process when MONGO_URL is not set, so one command runs
-// everything on a bare machine. It listens on -listen, keeps its data under -data, and stops
-// cleanly on SIGTERM or SIGINT, or when its parent goes away (stdin closes). The offline tools
-// (check, repair, backup) are subcommands: tools.go.
 package main
 
 import (
@@ -94,7 +84,7 @@ func main() {
 }
 
 // defaultCacheMB: Pebble's block cache. Decision: 64 MiB kept the store's RSS near 100 MiB at a
-// million message rows with GET /messages p99 under 40 ms (README, "The storage engine").
+// million message rows with GET /messages p99 under 40 ms (docs/embedded-store.md, "The storage engine").
 const defaultCacheMB = 64
 
 func fatal(err error) {
