@@ -184,8 +184,12 @@ export function userActions({ db, graphs, view, findUser, userByEmail, changed, 
 				if (!(await db.User.exists({ _id: actor.user_id, can_create_users: true }))) throw badRequest("User not authorized to create users");
 				const user = await createUser(db.User, db.nextId, { realm_id: db.realm._id, ...ctx.params, require_unique_names: realmSetting(db.realm, "realm_require_unique_names") });
 				await changed(ctx, [user._id], undefined, true);
-				// As Zulip's do_create_user: the organization's default channels.
-				await call(ctx, "channels.subscribeNewUser", { user_id: user._id, channel_ids: [], include_defaults: true });
+				// As Zulip's do_create_user: the organization's default channels. The account exists by
+				// now: a channels service out of reach must not turn that into an error the client would
+				// retry ("Email already in use"), so the failure is logged, for an administrator to mend.
+				await call(ctx, "channels.subscribeNewUser", { user_id: user._id, channel_ids: [], include_defaults: true }).catch((err: unknown) => {
+					ctx.service?.logger.error({ err, user_id: user._id }, "the new user was not subscribed to the default channels");
+				});
 				return { user_id: user._id };
 			},
 		},
