@@ -22,6 +22,7 @@ import { createHttpServer, dropRestOfBody } from "./http-server";
 import { abortUpload, openDownload, receiveOptionalUpload, receiveUpload, sendOpened, UPLOADS_PATH } from "./file-routes";
 import { AVATAR_PATH, openPublicImage, PUBLIC_IMAGES_PATH, redirectToAvatar } from "./image-routes";
 import { signupPage } from "./signup-page";
+import { logErrorAnswer, withRequestId } from "./request-log";
 import { sendEmojiData } from "./static-files";
 import { EMOJI_DATA_DIR } from "../../shared/emoji-data";
 import { resetPasswordPage, resetRequestPage } from "./password-reset-page";
@@ -232,10 +233,7 @@ export function apiService(config: Config): ServiceSchema {
 
 	function sendError(svc: any, res: ServerResponse, err: unknown, extraHeaders: Headers = {}): void {
 		const r = renderError(err);
-		// A 503 is a dependency away for a while (a store restarting, a service without replicas),
-		// answered with Retry-After: a warning, so that errors stay the answers nobody planned for.
-		if (r.status === 503) svc.logger.warn({ err }, "request refused: service unavailable");
-		else if (r.status >= 500) svc.logger.error({ err }, "request failed");
+		logErrorAnswer(svc.logger, res, r.status, r.body.code, err, routeLabel);
 		send(res, r.status, r.body, { ...extraHeaders, ...r.headers });
 	}
 
@@ -426,6 +424,10 @@ export function apiService(config: Config): ServiceSchema {
 				}
 				return (ApiGateway.methods as any).aliasHandler.call(this, req, res, alias);
 			},
+			/** moleculer-web's, which logs every error it meets at error level ("Request error!"): ours. */
+			errorHandler(this: any, _req: IncomingMessage, res: ServerResponse, err: unknown) {
+				sendError(this, res, err);
+			},
 			/** The path alone: the query string is parsed by the pipeline (queryParams), once, flat. */
 			parseQueryString(req: IncomingMessage) {
 				const url = req.url ?? "";
@@ -437,7 +439,7 @@ export function apiService(config: Config): ServiceSchema {
 				if (this.server) return;
 				// Requests to /api/v1/tus are answered by the tus server, not routed by moleculer-web.
 				const handler = (req: IncomingMessage, res: ServerResponse) => (isTusPath((req.url ?? "").split("?")[0]) ? tusRequest(this, req as Req, res) : this.httpHandler(req, res));
-				this.server = createHttpServer((req) => (isFileRequest(req) ? Infinity : config.bodyLimit), observeHttp(this.broker, handler, routeLabel));
+				this.server = createHttpServer((req) => (isFileRequest(req) ? Infinity : config.bodyLimit), withRequestId(observeHttp(this.broker, handler, routeLabel)));
 				this.server.requestTimeout = this.settings.requestTimeout;
 				this.isHTTPS = false;
 			},

@@ -317,3 +317,57 @@ describe("no input is a 500 or a dropped connection", () => {
 		expect(text).toMatch(/^HTTP\/1\.1 413 [^]*\{"result":"error","msg":"Request body too large","code":"BAD_REQUEST"\}$/);
 	});
 });
+
+describe("what the gateway logs of refused requests", () => {
+	/** The api service's log lines while `run` runs, by level (its logger's methods, wrapped). */
+	async function logsDuring(run: () => Promise<void>): Promise<Array<{ level: string; fields: Record<string, unknown>; msg: string }>> {
+		const logger = (app.node.broker.getLocalService("api") as unknown as { logger: Record<string, (...a: unknown[]) => void> }).logger;
+		const seen: Array<{ level: string; fields: Record<string, unknown>; msg: string }> = [];
+		const kept = Object.fromEntries(["debug", "info", "warn", "error"].map((l) => [l, logger[l]]));
+		for (const level of Object.keys(kept)) {
+			logger[level] = (...args: unknown[]) => {
+				if (typeof args[0] === "object" && args[0] !== null) seen.push({ level, fields: args[0] as Record<string, unknown>, msg: String(args[1]) });
+				else seen.push({ level, fields: {}, msg: args.map(String).join(" ") });
+			};
+		}
+		try {
+			await run();
+		} finally {
+			Object.assign(logger, kept);
+		}
+		return seen.filter((l) => l.level !== "debug");
+	}
+
+	test("a bad request is one line at info with its route, status, code and request ID, never the body or the key", async () => {
+		let res!: Awaited<ReturnType<Client["post"]>>;
+		const lines = await logsDuring(async () => {
+			res = await owner.post("/messages", { type: "channel", to: 999999, topic: "t", content: "secret words" });
+		});
+		expectError(res, 400, "STREAM_DOES_NOT_EXIST");
+		const id = res.headers.get("x-request-id");
+		expect(id).toMatch(/^[0-9a-f-]{36}$/);
+		expect(lines).toEqual([{ level: "info", msg: "request refused", fields: { request_id: id, method: "POST", route: "messages.send", status: 400, code: "STREAM_DOES_NOT_EXIST" } }]);
+		expect(JSON.stringify(lines)).not.toContain("secret words");
+		expect(JSON.stringify(lines)).not.toContain(app.owner.api_key);
+	});
+
+	test("a body that does not parse is refused at info too, not as moleculer-web's 'Request error!'", async () => {
+		let status = 0;
+		const lines = await logsDuring(async () => {
+			const r = await fetch(`${app.baseUrl}/messages`, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Basic ${Buffer.from(`${app.owner.email}:${app.owner.api_key}`).toString("base64")}` }, body: "{not json" });
+			status = r.status;
+		});
+		expect(status).toBe(400);
+		expect(lines.map((l) => l.level)).toEqual(["info"]);
+		expect(lines[0].fields).toMatchObject({ status: 400, code: "BAD_REQUEST" });
+	});
+
+	test("every answer carries X-Request-Id; a sane one the client sent is kept, another replaced", async () => {
+		const ok = await fetch(`${app.baseUrl}/server_settings`);
+		expect(ok.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+		const kept = await fetch(`${app.baseUrl}/server_settings`, { headers: { "X-Request-Id": "proxy-7.abc" } });
+		expect(kept.headers.get("x-request-id")).toBe("proxy-7.abc");
+		const odd = await fetch(`${app.baseUrl}/server_settings`, { headers: { "X-Request-Id": "has spaces\tand tabs" } });
+		expect(odd.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+	});
+});
