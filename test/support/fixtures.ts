@@ -3,6 +3,13 @@
 import mongoose from "mongoose";
 import type { TestApp } from "./app";
 
+/** Some MongoDB-compatible engines take at most 25,000 operations in one bulk write. */
+const BULK_LIMIT = 10_000;
+
+async function insertInBatches(collection: { insertMany(docs: never[]): Promise<unknown> }, docs: object[]): Promise<void> {
+	for (let i = 0; i < docs.length; i += BULK_LIMIT) await collection.insertMany(docs.slice(i, i + BULK_LIMIT) as never[]);
+}
+
 /**
  * `count` copies of the stored message `messageId`, each with every user's row of it (same
  * conversation, content and flags), under new IDs reserved from the messages service's counter as
@@ -20,8 +27,8 @@ export async function copyMessage(app: TestApp, messageId: number, count: number
 		const counter = await db.collection("counters").findOneAndUpdate({ _id: "message" as never }, { $inc: { seq: count } }, { returnDocument: "after" });
 		const first = (counter!.seq as number) - count + 1;
 		const ids = Array.from({ length: count }, (_, i) => first + i);
-		await db.collection("messages").insertMany(ids.map((id) => ({ ...message, _id: id })) as never[]);
-		await db.collection("user_messages").insertMany(ids.flatMap((id) => rows.map((r) => ({ ...r, _id: `${r.user_id}:${id}`, message_id: id }))) as never[]);
+		await insertInBatches(db.collection("messages"), ids.map((id) => ({ ...message, _id: id })));
+		await insertInBatches(db.collection("user_messages"), ids.flatMap((id) => rows.map((r) => ({ ...r, _id: `${r.user_id}:${id}`, message_id: id }))));
 		return ids;
 	} finally {
 		await conn.close();
