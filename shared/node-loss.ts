@@ -1,20 +1,24 @@
 // A node that dies (kill -9, a crash, out of memory) is taken out of every other node's registry
-// within milliseconds, rather than after Moleculer's heartbeat timeout (6 s, checked every 6 s:
-// 6 to 12 s), during which every call routed to it waits and, with round-robin, every client
-// soon has one such call.
+// within a fraction of a second, rather than after Moleculer's heartbeat timeout (6 s, checked
+// every 6 s: 6 to 12 s), during which every call routed to it waits and, with round-robin, every
+// client soon has one such call (GET /users/me too: users.me asks a messages replica for the
+// newest message ID).
 //
-// When a process dies its kernel closes its sockets, so nats-server sees the connection close at
-// once and, with a system account configured, publishes a client disconnect advisory with the
-// reason (LOST_REASONS below: only those that mean the client's side went away count). The
-// nats-server configurations of the project (deploy/compose-nats.conf, deploy/k8s/nats.yaml,
-// startNats in test/support/processes.ts) export it from the system account into the services'
-// account under DISCONNECT_SUBJECT. Each node names its NATS connection after its Moleculer node
-// ID (moleculer.config.ts), so the advisory names the node. The node is then probed on its own
-// liveness subject: "no responders" means nothing of it is connected, and it is declared gone
-// (Moleculer rejects the calls in flight to it with REQUEST_REJECTED: a read is retried on
-// another replica, anything else answered 503). An answer means it has already reconnected (its
-// connection was replaced, not its process lost), and it is left alone. Without the advisories
-// (a NATS without this configuration) nothing changes: the heartbeats still find a lost node.
+// Every node answers on its own liveness subject for as long as its NATS connection is up. A node
+// is probed there, and declared gone when nats-server answers "no responders" (nothing of it is
+// connected: Moleculer then rejects the calls in flight to it with REQUEST_REJECTED, a read is
+// retried on another replica, anything else answered 503); an answer means it is alive (or has
+// already reconnected), a timeout leaves it to the heartbeats. Two things start a probe:
+// - a call to the node still unanswered after PENDING_CHECK_MS (checked every PENDING_CHECK_MS):
+//   each node watches the nodes it waits for, on any nats-server, configured or not. A live node
+//   with slow calls costs one probe (a few bytes) per check while they last.
+// - nats-server's client disconnect advisory, published when a process's socket closes, with the
+//   reason (LOST_REASONS below: only those that mean the client's side went away count). The
+//   nats-server configurations of the project (deploy/compose-nats.conf, deploy/k8s/nats.yaml,
+//   startNats in test/support/processes.ts) export it from the system account into the services'
+//   account under DISCONNECT_SUBJECT. Each node names its NATS connection after its Moleculer node
+//   ID (moleculer.config.ts), so the advisory names the node. This finds a dead node at once,
+//   before any call waits on it, and one no call was waiting for (its events, its queues).
 import type { Msg, NatsConnection, NatsError } from "nats";
 import type { ServiceBroker } from "moleculer";
 
@@ -33,9 +37,13 @@ const LOST_REASONS = new Set(["Client Closed", "Read Error", "Write Error", "Sta
 /** How long a probed node has to answer; on a timeout the heartbeats decide. */
 const PROBE_TIMEOUT_MS = 2_000;
 
+/** How often calls in flight are looked at, and how long one waits before its node is probed. */
+const PENDING_CHECK_MS = 250;
+
 interface Internals {
 	transit?: {
 		tx?: { client?: NatsConnection | null };
+		pendingRequests: Map<string, { nodeID?: string }>;
 		discoverer: { remoteNodeDisconnected(nodeID: string, isUnexpected: boolean): unknown };
 	};
 	registry: { nodes: { get(nodeID: string): { local: boolean; available: boolean } | undefined } };
@@ -44,7 +52,7 @@ interface Internals {
 /** The subject a node answers on, for as long as its NATS connection is up. */
 export const livenessSubject = (namespace: string, nodeID: string) => `chat.alive.${namespace || "-"}.${nodeID}`;
 
-/** Answers this node's liveness probes, and declares a node gone when NATS reports its connection closed and nothing of it answers. */
+/** Answers this node's liveness probes, and declares a node gone when a call to it waits, or NATS reports its connection closed, and nothing of it answers. */
 export function watchNodeLoss(broker: ServiceBroker): void {
 	const internals = broker as unknown as Internals;
 	const transit = internals.transit;
@@ -54,6 +62,13 @@ export function watchNodeLoss(broker: ServiceBroker): void {
 	nc.subscribe(livenessSubject(broker.namespace, broker.nodeID), { callback: (_err, msg) => msg?.respond() });
 
 	const probing = new Set<string>();
+	const probe = (nodeID: string, reason: string) => {
+		if (probing.has(nodeID)) return;
+		const node = internals.registry.nodes.get(nodeID);
+		if (!node || node.local || !node.available) return;
+		probing.add(nodeID);
+		void check(nodeID, reason).finally(() => probing.delete(nodeID));
+	};
 	const check = async (nodeID: string, reason: string) => {
 		try {
 			await nc.request(livenessSubject(broker.namespace, nodeID), undefined, { timeout: PROBE_TIMEOUT_MS });
@@ -73,11 +88,21 @@ export function watchNodeLoss(broker: ServiceBroker): void {
 				return;
 			}
 			const nodeID = advisory.client?.name;
-			if (!nodeID || !LOST_REASONS.has(advisory.reason ?? "") || probing.has(nodeID)) return;
-			const node = internals.registry.nodes.get(nodeID);
-			if (!node || node.local || !node.available) return;
-			probing.add(nodeID);
-			void check(nodeID, advisory.reason!).finally(() => probing.delete(nodeID));
+			if (nodeID && LOST_REASONS.has(advisory.reason ?? "")) probe(nodeID, advisory.reason!);
 		},
 	});
+
+	// The calls seen pending at the previous check: those still pending now have waited at least
+	// PENDING_CHECK_MS, and their nodes are probed.
+	let seen = new Set<unknown>();
+	const timer = setInterval(() => {
+		const now = new Set<unknown>();
+		for (const request of transit.pendingRequests.values()) {
+			now.add(request);
+			if (seen.has(request) && request.nodeID) probe(request.nodeID, "a call unanswered");
+		}
+		seen = now;
+	}, PENDING_CHECK_MS);
+	timer.unref();
+	nc.closed().then(() => clearInterval(timer), () => clearInterval(timer));
 }

@@ -1,7 +1,8 @@
 // A lost replica, for test/cluster/replica-loss.test.ts and the bench's "replica-loss" part: a
 // gateway, users, channels and three `messages` replicas, each its own process over NATS; 20
-// clients (five users, four each) each sending a message and reading the channel's newest in
-// turn, without pause; one `messages` replica killed with SIGKILL while they run.
+// clients (five users, four each) each sending a message, reading the channel's newest and
+// reading their own profile (GET /users/me, which asks a messages replica for the newest message
+// ID) in turn, without pause; one `messages` replica killed with SIGKILL while they run.
 import { randomBytes } from "node:crypto";
 import { client, type Client, type Response } from "./http";
 import { serverPid } from "./processes";
@@ -13,7 +14,8 @@ const CHANNEL = "load";
 
 export interface Call {
 	client: number;
-	kind: "send" | "read";
+	/** A send, a read of the channel, or GET /users/me (also a read). */
+	kind: "send" | "read" | "me";
 	start: number;
 	end: number;
 	status: number;
@@ -70,12 +72,15 @@ export async function loseReplica({ cluster, clients }: LossCluster, beforeMs: n
 		for (let n = 0; running; n++) {
 			const content = `c${i}-${n}-${randomBytes(3).toString("hex")}`;
 			const start = Date.now();
-			const send = n % 2 === 0;
+			const kind = (["send", "read", "me"] as const)[n % 3];
+			const send = kind === "send";
 			const r = await (send
 				? c.post("/messages", { type: "stream", to: CHANNEL, topic: `client ${i}`, content })
-				: c.get("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: "channel", operand: CHANNEL }]) })
+				: kind === "read"
+					? c.get("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: "channel", operand: CHANNEL }]) })
+					: c.get("/users/me")
 			).catch(() => ({ status: 0, body: undefined }));
-			calls.push({ client: i, kind: send ? "send" : "read", start, end: Date.now(), status: r.status, code: r.body?.code, content: send ? content : undefined });
+			calls.push({ client: i, kind, start, end: Date.now(), status: r.status, code: r.body?.code, content: send ? content : undefined });
 		}
 	});
 	await new Promise((r) => setTimeout(r, beforeMs));
