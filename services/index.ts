@@ -1,7 +1,8 @@
 // Every service this server has, and how a node starts the subset it runs.
 import { ServiceBroker } from "moleculer";
 import type { ServiceSchema } from "moleculer";
-import { brokerOptions, markRetries } from "../moleculer.config";
+import { brokerOptions, markRetries, RETRIED_ACTIONS } from "../moleculer.config";
+import { markKeyed, requestRecords } from "../shared/request-records";
 import type { Config } from "../shared/config";
 import { startEmbeddedStore, type RunningStore } from "../shared/store";
 import { startHealth, type Health } from "../shared/health";
@@ -60,7 +61,8 @@ export async function startNode(config: Config, nodeName = "node", o: { cli?: bo
 	const options = brokerOptions(config, nodeName);
 	// While the store this node runs is down, its database services answer 503 at once (shared/store-guard.ts).
 	const dbServices = new Set(names.filter((n) => SERVICES[n].needsDb));
-	options.middlewares = [...(options.middlewares ?? []), storeGuard(dbServices, () => !storeUp())];
+	// A write the gateway calls again after a lost answer runs once (shared/request-records.ts).
+	options.middlewares = [...(options.middlewares ?? []), storeGuard(dbServices, () => !storeUp()), requestRecords()];
 	const broker = new ServiceBroker(options);
 	let mongoUrl = config.mongoUrl;
 	if (!mongoUrl && names.some((n) => SERVICES[n].needsDb)) {
@@ -68,7 +70,10 @@ export async function startNode(config: Config, nodeName = "node", o: { cli?: bo
 		mongoUrl = store.url;
 	}
 	const full: NodeConfig = { ...config, mongoUrl, cli: o.cli ?? false };
-	for (const n of names) broker.createService(markRetries(SERVICES[n].factory(full)));
+	for (const n of names) {
+		const schema = markRetries(SERVICES[n].factory(full));
+		broker.createService(SERVICES[n].needsDb ? markKeyed(schema, RETRIED_ACTIONS) : schema);
+	}
 	let health: Health | undefined;
 	try {
 		await broker.start();

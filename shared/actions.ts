@@ -24,6 +24,8 @@ export interface Meta {
 	client?: string;
 	/** The file a file endpoint received (services/api/file-upload.ts), stored under `upload_id` by `uploads.writeChunk`. */
 	upload?: UploadedFileMeta;
+	/** A random ID per HTTP request of a write, the same when the gateway calls again after a lost answer (services/api/lost-answers.ts). */
+	request_key?: string;
 }
 
 /** A resumable upload as the gateway's tus data store reads it (services/uploads/tus/tus-rules.ts). */

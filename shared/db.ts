@@ -2,6 +2,7 @@
 // per-entity counters that give the API its integer IDs.
 import mongoose, { Connection, Schema, type Model } from "mongoose";
 import { queryLogOptions, recordQueries } from "./query-log";
+import { registerConnection } from "./request-records";
 
 /** The service database connections of this process not closed yet, for the health endpoint. */
 const connections = new Set<Connection>();
@@ -20,6 +21,7 @@ export async function connectServiceDb(url: string, prefix: string, service: str
 	recordQueries(conn, service);
 	connections.add(conn);
 	conn.once("close", () => connections.delete(conn));
+	registerConnection(`${prefix}_${service}`, conn);
 	return conn;
 }
 

@@ -29,7 +29,8 @@ export type ErrorCode =
 	| "REALM_UPLOAD_QUOTA"
 	| "BAD_IMAGE"
 	| "INTERNAL_SERVER_ERROR"
-	| "SERVICE_UNAVAILABLE";
+	| "SERVICE_UNAVAILABLE"
+	| "OUTCOME_UNKNOWN";
 
 const CODES = new Set<string>([
 	"BAD_REQUEST",
@@ -56,6 +57,7 @@ const CODES = new Set<string>([
 	"BAD_IMAGE",
 	"INTERNAL_SERVER_ERROR",
 	"SERVICE_UNAVAILABLE",
+	"OUTCOME_UNKNOWN",
 ] satisfies ErrorCode[]);
 
 export type ErrorExtra = Record<string, unknown>;
@@ -64,6 +66,10 @@ export function apiError(status: number, code: ErrorCode, msg: string, extra: Er
 	// MoleculerClientError marks statuses >= 500 as retryable only when we say so; API errors never are.
 	return new Errors.MoleculerClientError(msg, status, code, extra);
 }
+
+/** A write that reached its service and whose outcome cannot be known (services/api/lost-answers.ts): not the 503 that means "not done". */
+export const outcomeUnknown = () =>
+	apiError(504, "OUTCOME_UNKNOWN", "The request reached the server, but whether it was carried out is unknown: check before trying again");
 
 export const badRequest = (msg: string, extra?: ErrorExtra) => apiError(400, "BAD_REQUEST", msg, extra);
 

@@ -31,6 +31,7 @@ import { clientAddressOf } from "./client-address";
 import { observeHttp } from "./http-metrics";
 import { MULTIPART_TYPE, multipartFields } from "./multipart";
 import { clientName } from "./client-name";
+import { callWrite, honoursKeys, requestKey } from "./lost-answers";
 import { isTusPath, TUS_HEADERS, tusEndpoint } from "./tus-endpoint";
 
 const PREFIX = "/api/v1";
@@ -116,6 +117,9 @@ export function apiService(config: Config): ServiceSchema {
 			if (route.humanOnly && user?.is_bot) throw badRequest("This endpoint does not accept bot requests.");
 
 			const meta: Meta = { user, client: clientName(req.headers["user-agent"]) };
+			// A write's calls carry a key of their own, the same if called again (lost-answers.ts).
+			const write = route.method !== "GET";
+			if (write) meta.request_key = requestKey(route.action);
 			if (streamsBody(route, req)) {
 				await fileEndpoint.call(this, req, res, route, queryParams(url), pathParams, meta, rateHeaders);
 				return;
@@ -133,12 +137,15 @@ export function apiService(config: Config): ServiceSchema {
 
 			const call = (target: any) => req.$ctx.call(target, params, { meta }) as Promise<Record<string, unknown> | undefined>;
 			// An owner that died a moment ago is still listed: any replica then answers for its resource.
-			const data = await (owned
-				? call(endpoint).catch((err: unknown) => {
-						if (err instanceof Errors.MoleculerClientError) throw err;
-						return call(route.action);
-					})
-				: call(endpoint));
+			const first = () =>
+				owned
+					? call(endpoint).catch((err: unknown) => {
+							if (err instanceof Errors.MoleculerClientError) throw err;
+							return call(route.action);
+						})
+					: call(endpoint);
+			// Called again (a keyed write whose answer was lost), the action goes to any replica.
+			const data = await (write ? callWrite(this.broker, route.action, honoursKeys(endpoint), (again) => (again ? call(route.action) : first())) : first());
 			sendJson(res, 200, successJson(data, ignored), rateHeaders);
 		} catch (err) {
 			sendError(this, res, err, rateHeaders);

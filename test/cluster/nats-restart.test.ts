@@ -4,8 +4,9 @@
 // how long after nats-server is back every call succeeds again (about 1 s on a quiet machine; the
 // test bounds only a failure to recover, at 20 s, so a busy machine passes), how long the calls
 // that failed took to fail (503 at once: under a third of the 30 s request timeout), that
-// every send answered 200 is there afterwards, and that the messages node's /readyz is unready
-// while its NATS connection is lost.
+// every send answered 200 is there afterwards, that no send answered with an error is (a 503
+// means "not done": services/api/lost-answers.ts) and none is there twice, and that the messages
+// node's /readyz is unready while its NATS connection is lost.
 import { randomBytes } from "node:crypto";
 import { expectSuccess, type Client } from "../support/http";
 import { startNats, waitFor } from "../support/processes";
@@ -97,10 +98,13 @@ test("nats-server restarted under load: every node back within 5 s, failures fas
 		slowestFailureMs: failMs.at(-1) ?? 0,
 		medianFailureMs: failMs[Math.floor(failMs.length / 2)] ?? 0,
 		succeededAfterRecovery: after.length,
+		waitedOut: calls.filter((c) => c.start < killedAt && c.end > restartAt).length,
 	};
 	console.log(`NATS restart: ${JSON.stringify(figures)}`);
 
-	expect(failed.length).toBeGreaterThan(0); // the outage was seen: the test can fail
+	// The outage was seen (the test can fail): calls failed, or waited it out (a send whose answer
+	// was lost with the connection is called again once nats-server is back).
+	expect(failed.length + figures.waitedOut).toBeGreaterThan(0);
 	expect(recoveryMs).toBeLessThan(20_000);
 	expect(after.length).toBeGreaterThan(20); // and calls kept succeeding after it
 	expect(failed.filter((c) => c.status !== 503 || c.code !== "SERVICE_UNAVAILABLE")).toEqual([]);
@@ -126,4 +130,13 @@ test("nats-server restarted under load: every node back within 5 s, failures fas
 	}
 	const lost = acked.filter((c) => !stored.get(c.id!)?.includes(c.content));
 	expect(lost).toEqual([]);
+
+	// A 503 means "not done": no send answered with an error is stored. The sends whose answer
+	// was lost with the connection were called again with their request key once nats-server was
+	// back, and answered 200 with the message they had stored, if they had.
+	const storedContents = [...stored.values()].map((html) => /<p>(.*)<\/p>/.exec(html)?.[1] ?? html);
+	const storedSet = new Set(storedContents);
+	expect(failed.filter((c) => storedSet.has(c.content))).toEqual([]);
+	// And none is stored twice.
+	expect(storedContents.filter((content, i) => storedContents.indexOf(content) !== i)).toEqual([]);
 });

@@ -29,6 +29,12 @@ export function sendKey(userId: number, queueId: string | undefined, localId: st
 	return `send:${userId}:${createHash("sha256").update(JSON.stringify([queueId, localId])).digest("base64url")}`;
 }
 
+/**
+ * The idempotency key of a POST /messages the gateway may call again after losing its answer
+ * (services/api/lost-answers.ts): its request key, random per HTTP request.
+ */
+const requestSendKey = (requestKey: string | undefined) => (requestKey === undefined ? undefined : `request:${requestKey}`);
+
 export function sendActions({ db, graphs, autoFollow, flagsForContent, announceSent }: ServiceDeps) {
 	/** The ID of the message stored under an idempotency key, if any. */
 	const sentUnder = async (key: string) => (await db.Message.findOne({ idempotency_key: key }, { _id: 1 }).lean())?._id;
@@ -170,8 +176,9 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 			async handler(ctx: Ctx<SendParams & { subject?: string; queue_id?: string; local_id?: string; widget_content?: string }>) {
 				const actor: Identity = requireUser(ctx);
 				const q = ctx.params;
-				// A retry of a send that got through (its answer lost to a timeout) is answered that message.
-				const key = sendKey(actor.user_id, q.queue_id, q.local_id);
+				// A retry of a send that got through (its answer lost to a timeout) is answered that message:
+				// the client's own retry by its queue and local IDs, the gateway's by its request key.
+				const key = sendKey(actor.user_id, q.queue_id, q.local_id) ?? requestSendKey(ctx.meta.request_key);
 				const existing = key === undefined ? undefined : await sentUnder(key);
 				if (existing !== undefined) return { id: existing };
 				const { content, target, recipients, channelId, topic } = await prepare(ctx, actor, { ...q, topic: q.topic ?? q.subject });
@@ -182,7 +189,7 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 				const sent = await storeOnce(key, () => storeMessage(db, actor, target, content, rendered, flagsFor, q.read_by_sender ?? true, ctx.meta.client ?? "API", false, key, widget));
 				if ("first" in sent) return { id: sent.first };
 				// The sender's queue named by queue_id gets local_message_id, for Zulip's local echo.
-				await announceSent(ctx, sent, key === undefined ? undefined : { sender_queue_id: q.queue_id!, local_id: q.local_id! });
+				await announceSent(ctx, sent, q.queue_id === undefined || q.local_id === undefined ? undefined : { sender_queue_id: q.queue_id, local_id: q.local_id });
 				if (!("channel" in target)) return { id: sent.message._id };
 				const policy = (await followTopic(ctx, actor, target, sent, flagsFor, starts)).get(actor.user_id);
 				return { id: sent.message._id, ...(policy ? { automatic_new_visibility_policy: policy } : {}) };
