@@ -3,8 +3,8 @@
 // without pause (test/support/replica-loss.ts), one `messages` replica killed with SIGKILL after
 // BENCH_LOSS_BEFORE_SECONDS (default 3), the clients going on BENCH_LOSS_AFTER_SECONDS (default
 // 15, past the heartbeat timeout) after it. Measured twice: with nats-server's client disconnect
-// advisories (the project's configuration: shared/node-loss.ts) and without them (a bare
-// nats-server: Moleculer's heartbeat timeout alone). Figures: the longest time after the kill in
+// advisories (the project's configuration: shared/node-loss.ts) and without them (a plain
+// nats-server: the liveness probes of the nodes that calls wait on, shared/node-loss.ts). Figures: the longest time after the kill in
 // which no call of any client was answered (the goal: at most 1 s), the slowest call answered
 // after the kill, the sends answered 503, the slowest of them from its start (the goal: at most
 // 1 s) and the last of them from the kill (when the gateway had found the node out), the calls answered in the 3 s before and after the kill, and the checks: reads that
@@ -59,7 +59,7 @@ async function measure(detection: string, advisories: boolean, mongoUrl: string)
 	const nats = await startNats(undefined, { advisories });
 	try {
 		process.stderr.write(`replica loss, ${detection}: starting the cluster...\n`);
-		const setup = await startLossCluster(advisories ? "loss-advisories" : "loss-heartbeats", { natsUrl: nats.url, mongoUrl });
+		const setup = await startLossCluster(advisories ? "loss-advisories" : "loss-plain", { natsUrl: nats.url, mongoUrl });
 		try {
 			return figure(detection, await loseReplica(setup, BEFORE_MS, AFTER_MS));
 		} finally {
@@ -71,7 +71,7 @@ async function measure(detection: string, advisories: boolean, mongoUrl: string)
 }
 
 export async function lossFigures(mongoUrl: string): Promise<LossFigure[]> {
-	return [await measure("NATS disconnect advisories", true, mongoUrl), await measure("heartbeats only", false, mongoUrl)];
+	return [await measure("NATS disconnect advisories", true, mongoUrl), await measure("plain nats-server (probes of calls in flight)", false, mongoUrl)];
 }
 
 export function lossTable(figures: LossFigure[], info: { command: string; cores: number; store: string }): string {

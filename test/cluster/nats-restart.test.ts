@@ -61,6 +61,20 @@ test("nats-server restarted under load: every node back within 5 s, failures fas
 		}
 	});
 
+	// And a writer of drafts (any write but a send: its request key recorded by the messages
+	// service's request records, shared/request-records.ts).
+	const me = (await owner.get("/users/me")).body.user_id as number;
+	const drafts: Call[] = [];
+	const drafter = (async () => {
+		for (let i = 0; running; i++) {
+			const content = `d${i}-${randomBytes(3).toString("hex")}`;
+			const start = Date.now();
+			const r = await owner.post("/drafts", { drafts: JSON.stringify([{ type: "private", to: [me], topic: "", content, timestamp: 1700000000 }]) }).catch(() => ({ status: 0, body: undefined }));
+			drafts.push({ start, end: Date.now(), status: r.status, code: r.body?.code, content });
+			if (r.status !== 200) await new Promise((res) => setTimeout(res, 50));
+		}
+	})();
+
 	// The messages node's readiness, every 50 ms: unready while its NATS connection is lost.
 	const readiness: Array<{ at: number; status: number; transporter?: boolean }> = [];
 	const prober = (async () => {
@@ -82,7 +96,7 @@ test("nats-server restarted under load: every node back within 5 s, failures fas
 	// Load carries on for 10 s after nats-server is back.
 	await new Promise((r) => setTimeout(r, 10_000));
 	running = false;
-	await Promise.all([...senders, prober]);
+	await Promise.all([...senders, prober, drafter]);
 
 	const failed = calls.filter((c) => c.status !== 200);
 	const lastFailureEnd = Math.max(backAt, ...failed.map((c) => c.end));
@@ -139,4 +153,14 @@ test("nats-server restarted under load: every node back within 5 s, failures fas
 	expect(failed.filter((c) => storedSet.has(c.content))).toEqual([]);
 	// And none is stored twice.
 	expect(storedContents.filter((content, i) => storedContents.indexOf(content) !== i)).toEqual([]);
+
+	// The same for the drafts: each answered 200 is stored once, none answered with an error is.
+	const draftList = await owner.get("/drafts");
+	expectSuccess(draftList);
+	const draftContents = (draftList.body.drafts as Array<{ content: string }>).map((d) => d.content);
+	const draftSet = new Set(draftContents);
+	console.log(`NATS restart, drafts: ${drafts.length} posted, ${drafts.filter((d) => d.status !== 200).length} refused (${[...new Set(drafts.filter((d) => d.status !== 200).map((d) => `${d.status} ${d.code}`))]})`);
+	expect(drafts.filter((d) => d.status === 200 && !draftSet.has(d.content))).toEqual([]);
+	expect(drafts.filter((d) => d.status !== 200 && d.code !== "OUTCOME_UNKNOWN" && draftSet.has(d.content))).toEqual([]);
+	expect(draftContents.filter((content, i) => draftContents.indexOf(content) !== i)).toEqual([]);
 });
