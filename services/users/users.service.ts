@@ -1,68 +1,78 @@
 // The users service: the organization, users and bots, roles, authentication and API keys,
-// personal settings, custom profile fields and user groups. This file wires the service (its
-// database, the organization and its start-up records, the events it follows); the actions are
-// in actions/ and the rules in the modules beside this file.
+// personal settings, custom profile fields, user groups, presence and status, and the
+// organization's linkifiers, playgrounds and custom emoji. This file wires the service (its
+// database, the organization and its start-up records, the events it follows, the action groups);
+// each feature's actions, rules and models are in its folder beside this file.
 import type { Connection } from "mongoose";
 import cron, { type ScheduledTask } from "node-cron";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { GroupGraphCache } from "../../shared/group-settings";
-import type { UsersDb } from "./db";
-import { realmModel } from "./models/realm";
-import { userModel } from "./models/user";
-import { profileFieldModel } from "./profile-fields/profile-field-model";
-import { emailChangeModel } from "./settings/email-change-model";
-import { passwordResetBudgetModel, passwordResetModel } from "./password-reset/password-reset-model";
-import { userGroupModel } from "./groups/user-group-model";
-import { linkifierModel } from "./catalog/linkifier-model";
-import { navigationViewModel } from "./navigation-views/navigation-view-model";
-import { playgroundModel } from "./catalog/playground-model";
-import { presenceModel } from "./presence/presence-model";
-import { ownerGuardModel } from "./accounts/owner-guard-model";
-import { botStorageModel } from "./bot-storage/bot-storage-model";
-import { pushDeviceModel } from "./push-devices/push-device-model";
-import { userStatusModel } from "./status/user-status-model";
-import { mutedUserModel } from "./muting/muted-user-model";
+import { usersModels, type UsersDb } from "./db";
+import { serviceDeps, type ActionGroup } from "./deps";
 import { ensureOwner, ensureRealm } from "./accounts/bootstrap";
 import { ensureSystemBots } from "./accounts/system-bots";
 import { ensureOwnerGuard } from "./accounts/owner-guard";
+import { forgetCached } from "./accounts/profile-cache";
 import { ensureSystemGroups } from "./groups/system-groups";
 import { backfillPending, promoteFullMembers } from "./groups/full-member-promotion";
 import { graphData } from "./groups/user-group-rules";
-import { userLookup } from "./user-lookup";
-import { userChanges } from "./user-changes";
-import { forgetCached } from "./accounts/profile-cache";
-import type { ServiceDeps } from "./deps";
-import { authActions } from "./auth/actions";
-import { serverActions } from "./realm/server-actions";
+import { startRelay } from "./management/change-relay";
 import { userActions } from "./accounts/actions";
+import { authActions } from "./auth/actions";
+import { lookupActions } from "./lookups/actions";
+import { invitationActions } from "./invitations/actions";
+import { managementActions } from "./management/actions";
+import { avatarActions } from "./avatars/actions";
 import { settingsActions } from "./settings/actions";
 import { customProfileFieldActions } from "./profile-fields/actions";
 import { userGroupActions } from "./groups/actions";
-import { lookupActions } from "./lookups/actions";
-import { managementActions } from "./management/actions";
-import { registerActions } from "./register/actions";
-import { realmActions } from "./realm/actions";
-import { invitationActions } from "./invitations/actions";
-import { navigationViewActions } from "./navigation-views/actions";
-import { playgroundActions } from "./catalog/playground-actions";
-import { linkifierActions } from "./catalog/linkifier-actions";
+import { fullMemberActions } from "./groups/promotion-actions";
+import { botActions } from "./bots/actions";
+import { botStorageActions } from "./bot-storage/actions";
 import { presenceActions } from "./presence/actions";
 import { userStatusActions } from "./status/actions";
-import { realmEmojiActions } from "./catalog/emoji-actions";
-import { avatarActions } from "./avatars/actions";
-import { realmEmojiModel } from "./catalog/realm-emoji-model";
-import { fullMemberActions } from "./groups/promotion-actions";
-import { botStorageActions } from "./bot-storage/actions";
-import { pushDeviceActions } from "./push-devices/actions";
-import { passwordResetActions } from "./password-reset/actions";
 import { mutedUserActions } from "./muting/actions";
-import { botActions } from "./bots/actions";
+import { pushDeviceActions } from "./push-devices/actions";
+import { navigationViewActions } from "./navigation-views/actions";
+import { linkifierActions } from "./catalog/linkifier-actions";
+import { playgroundActions } from "./catalog/playground-actions";
+import { realmEmojiActions } from "./catalog/emoji-actions";
+import { realmActions } from "./realm/actions";
+import { serverActions } from "./realm/server-actions";
 import { realmExportActions } from "./realm-export/actions";
-import { cliChangeModel } from "./management/cli-change-model";
-import { cliRelayModel } from "./management/cli-relay-model";
-import { startRelay } from "./management/change-relay";
+import { registerActions } from "./register/actions";
+import { passwordResetActions } from "./password-reset/actions";
+
+/** Every action group of the service, each made from the same deps. */
+const ACTION_GROUPS: ActionGroup[] = [
+	userActions,
+	authActions,
+	lookupActions,
+	invitationActions,
+	managementActions,
+	avatarActions,
+	settingsActions,
+	customProfileFieldActions,
+	userGroupActions,
+	fullMemberActions,
+	botActions,
+	botStorageActions,
+	presenceActions,
+	userStatusActions,
+	mutedUserActions,
+	pushDeviceActions,
+	navigationViewActions,
+	linkifierActions,
+	playgroundActions,
+	realmEmojiActions,
+	realmActions,
+	serverActions,
+	realmExportActions,
+	registerActions,
+	passwordResetActions,
+];
 
 const REALM_POLL_MS = 5_000;
 
@@ -89,38 +99,18 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 		}
 	}
 
-	const lookup = userLookup(db, graphs);
-	const deps: ServiceDeps = { db, graphs, config, ...lookup, ...userChanges(db, graphs, lookup.host, lookup.view) };
+	const deps = serviceDeps(db, graphs, config);
+	const actions: Record<string, unknown> = {};
+	for (const group of ACTION_GROUPS) {
+		for (const [name, action] of Object.entries(group(deps))) {
+			if (Object.hasOwn(actions, name)) throw new Error(`users.${name} is defined by two action groups`);
+			actions[name] = action;
+		}
+	}
 
 	return {
 		name: "users",
-		actions: {
-			...authActions(deps),
-			...serverActions(deps),
-			...userActions(deps),
-			...settingsActions(deps),
-			...customProfileFieldActions(deps),
-			...userGroupActions(deps),
-			...lookupActions(deps),
-			...managementActions(deps),
-			...registerActions(deps),
-			...realmActions(db, graphs),
-			...navigationViewActions(db),
-			...playgroundActions(db),
-			...linkifierActions(db),
-			...presenceActions(deps),
-			...userStatusActions(deps),
-			...realmEmojiActions(deps),
-			...avatarActions(deps),
-			...fullMemberActions(db),
-			...botStorageActions(db),
-			...pushDeviceActions(db),
-			...passwordResetActions(db),
-			...mutedUserActions(deps),
-			...botActions(deps),
-			...realmExportActions(db),
-			...invitationActions({ db, graphs, identity: deps.identity, groupBefore: deps.groupBefore, created: (ctx, id) => deps.changed(ctx, [id], undefined, true), groupChanged: deps.groupsChanged }),
-		},
+		actions,
 
 		events: {
 			async "users.changed"(this: any, ctx: Context<{ user_ids: number[] }>) {
@@ -143,29 +133,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 			const promotionOff = config.fullMembersCron === "off";
 			if (!promotionOff && !cron.validate(config.fullMembersCron)) throw new Error(`FULL_MEMBERS_CRON is not a cron expression: "${config.fullMembersCron}"`);
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "users");
-			Object.assign(db, {
-				config,
-				User: userModel(conn),
-				Realm: realmModel(conn),
-				ProfileField: profileFieldModel(conn),
-				EmailChange: emailChangeModel(conn),
-				UserGroup: userGroupModel(conn),
-				NavigationView: navigationViewModel(conn),
-				Playground: playgroundModel(conn),
-				Linkifier: linkifierModel(conn),
-				Presence: presenceModel(conn),
-				OwnerGuard: ownerGuardModel(conn),
-				BotStorage: botStorageModel(conn),
-				PushDevice: pushDeviceModel(conn),
-				PasswordReset: passwordResetModel(conn),
-				PasswordResetBudget: passwordResetBudgetModel(conn),
-				UserStatus: userStatusModel(conn),
-				MutedUser: mutedUserModel(conn),
-				CliChange: cliChangeModel(conn),
-				RealmEmoji: realmEmojiModel(conn),
-				CliRelay: cliRelayModel(conn),
-				nextId: counters(conn),
-			});
+			Object.assign(db, { config, ...usersModels(conn), nextId: counters(conn) });
 			await ensureIndexes(conn);
 			db.realm = await ensureRealm(db.Realm, config);
 			await ensureSystemGroups(db);

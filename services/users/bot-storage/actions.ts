@@ -3,7 +3,7 @@
 import { requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
-import type { UsersDb } from "../db";
+import type { ServiceDeps } from "../deps";
 import { getStorage, removeStorage, setStorage, storageEntries } from "./bot-storage-rules";
 
 /** The calling bot's ID; anyone else is refused as Zulip refuses them. */
@@ -13,7 +13,7 @@ function botOf(ctx: Ctx<unknown>): number {
 	return me.user_id;
 }
 
-export function botStorageActions(db: UsersDb) {
+export function botStorageActions({ db }: ServiceDeps) {
 	return {
 		getBotStorage: {
 			params: params({ keys: p.stringList({ optional: true }) }),

@@ -4,14 +4,14 @@
 import { requireUser, type Ctx } from "../../../shared/actions";
 import type { LinkifiersChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
-import { activeUserIds, type UsersDb } from "../db";
+import { activeUserIds } from "../db";
 import { addLinkifier, listLinkifiers, MAX_PATTERN_LENGTH, removeLinkifier, reorderLinkifiers, updateLinkifier } from "./linkifier-rules";
 import { MAX_URL_TEMPLATE_LENGTH } from "./playground-rules";
-import { requireAdmin } from "../deps";
+import { requireAdmin, type ServiceDeps } from "../deps";
 
 type Fields = { pattern: string; url_template: string };
 
-export function linkifierActions(db: UsersDb) {
+export function linkifierActions({ db }: ServiceDeps) {
 	async function announce(ctx: Ctx<unknown>) {
 		const [realm_linkifiers, user_ids] = await Promise.all([listLinkifiers(db), activeUserIds(db)]);
 		await ctx.broadcast("users.linkifiersChanged", { realm_id: db.realm._id, user_ids, realm_linkifiers } satisfies LinkifiersChanged);

@@ -3,11 +3,11 @@
 import type { Ctx } from "../../../shared/actions";
 import type { PlaygroundsChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
-import { activeUserIds, type UsersDb } from "../db";
+import { activeUserIds } from "../db";
 import { addPlayground, listPlaygrounds, MAX_PLAYGROUND_NAME_LENGTH, MAX_URL_TEMPLATE_LENGTH, removePlayground } from "./playground-rules";
-import { requireAdmin } from "../deps";
+import { requireAdmin, type ServiceDeps } from "../deps";
 
-export function playgroundActions(db: UsersDb) {
+export function playgroundActions({ db }: ServiceDeps) {
 	async function announce(ctx: Ctx<unknown>) {
 		const [realm_playgrounds, user_ids] = await Promise.all([listPlaygrounds(db), activeUserIds(db)]);
 		await ctx.broadcast("users.playgroundsChanged", { user_ids, realm_playgrounds } satisfies PlaygroundsChanged);

@@ -1,35 +1,21 @@
 // What the invites service asks of the users service: the accounts and seats behind addresses it
 // is asked to invite, whether the inviter may add people to the groups named, the account an
 // accepted invitation creates (with its groups), and Welcome Bot.
-import { requireUser, type Ctx, type Identity, type InviteContext, type InvitedUser } from "../../../shared/actions";
+import { requireUser, type Ctx, type InviteContext, type InvitedUser } from "../../../shared/actions";
 import { badRequest, insufficientPermission } from "../../../shared/errors";
-import type { GroupGraphCache } from "../../../shared/group-settings";
 import { p, params } from "../../../shared/params";
 import { ROLES } from "../../../shared/roles";
-import type { UsersDb } from "../db";
-import type { UserDoc } from "../models/user";
 import { createUser } from "../accounts/accounts";
 import { realmSetting } from "../realm/realm-settings";
 import { canManage, groupSettings } from "../groups/user-group-rules";
 import { systemBot, WELCOME_BOT_EMAIL } from "../accounts/system-bots";
-
-export interface InvitationDeps {
-	db: UsersDb;
-	graphs: GroupGraphCache;
-	identity(user: UserDoc): Identity;
-	/** users.changed for a new user (its realm_user add events). */
-	created(ctx: Ctx<unknown>, userId: number): Promise<unknown>;
-	/** users.groupsChanged for one group whose members changed (`before`: its snapshot). */
-	groupChanged(ctx: Ctx<unknown>, groupId: number, before?: Record<string, unknown>): Promise<void>;
-	groupBefore(groupId: number): Promise<Record<string, unknown> | undefined>;
-}
+import type { ServiceDeps } from "../deps";
 
 /** Zulip's refusal at sign-up when every seat is taken. */
 const noSeats = () =>
 	badRequest("New members cannot join this organization because all licenses are in use. Please contact the person who invited you and ask them to increase the number of licenses, then try again.");
 
-export function invitationActions(d: InvitationDeps) {
-	const { db } = d;
+export function invitationActions({ db, graphs, identity, changed, groupsChanged, groupBefore }: ServiceDeps) {
 	const activeHumans = () => db.User.countDocuments({ realm_id: db.realm._id, is_active: true, is_bot: false });
 
 	return {
@@ -57,7 +43,7 @@ export function invitationActions(d: InvitationDeps) {
 			async handler(ctx: Ctx<{ group_ids: number[] }>) {
 				const actor = requireUser(ctx);
 				if (!ctx.params.group_ids.length) return {};
-				const graph = await d.graphs.get();
+				const graph = await graphs.get();
 				const groups = new Map((await db.UserGroup.find({ _id: { $in: ctx.params.group_ids }, realm_id: db.realm._id }).lean()).map((g) => [g._id, g]));
 				for (const id of ctx.params.group_ids) {
 					const g = groups.get(id);
@@ -95,15 +81,15 @@ export function invitationActions(d: InvitationDeps) {
 					role: q.role,
 					require_unique_names: realmSetting(db.realm, "realm_require_unique_names"),
 				});
-				await d.created(ctx, user._id);
+				await changed(ctx, [user._id], undefined, true);
 				const groups = q.group_ids.length
 					? await db.UserGroup.find({ _id: { $in: q.group_ids }, realm_id: db.realm._id, is_system_group: false, deactivated: false }, { _id: 1 }).lean()
 					: [];
 				for (const g of groups) {
-					const before = await d.groupBefore(g._id);
+					const before = await groupBefore(g._id);
 					// One atomic update per group: concurrent membership changes are kept.
 					await db.UserGroup.updateOne({ _id: g._id }, { $addToSet: { members: user._id } });
-					await d.groupChanged(ctx, g._id, before);
+					await groupsChanged(ctx, g._id, before);
 				}
 				return { user_id: user._id, email: user.delivery_email, full_name: user.full_name };
 			},
@@ -113,7 +99,7 @@ export function invitationActions(d: InvitationDeps) {
 			visibility: "public",
 			cache: { ttl: 3600 },
 			async handler() {
-				return d.identity(await systemBot(db.User, WELCOME_BOT_EMAIL));
+				return identity(await systemBot(db.User, WELCOME_BOT_EMAIL));
 			},
 		},
 	};

@@ -3,10 +3,10 @@
 import { requireUser, type Ctx } from "../../../shared/actions";
 import type { NavigationViewChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
-import type { UsersDb } from "../db";
+import type { ServiceDeps } from "../deps";
 import { addView, listViews, MAX_FRAGMENT_LENGTH, MAX_VIEW_NAME_LENGTH, removeView, stripped, updateView } from "./navigation-view-rules";
 
-export function navigationViewActions(db: UsersDb) {
+export function navigationViewActions({ db }: ServiceDeps) {
 	const announce = (ctx: Ctx<unknown>, user_id: number, event: Record<string, unknown>) =>
 		ctx.broadcast("users.navigationViewChanged", { user_id, event } satisfies NavigationViewChanged);
 

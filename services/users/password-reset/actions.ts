@@ -2,10 +2,9 @@
 // gateway's pages only, without a user: the form's fields arrive as the page received them.
 import { p, params } from "../../../shared/params";
 import { passwordResetInfo, requestPasswordReset, resetPassword } from "./password-reset";
-import type { UsersDb } from "../db";
-import type { Ctx } from "../deps";
+import type { Ctx, ServiceDeps } from "../deps";
 
-export function passwordResetActions(db: UsersDb) {
+export function passwordResetActions({ db }: ServiceDeps) {
 	return {
 		requestPasswordReset: {
 			params: params({ email: p.string({ optional: true, max: 1000 }) }),

@@ -5,7 +5,7 @@
 import { requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
-import type { UsersDb } from "../db";
+import type { ServiceDeps } from "../deps";
 import { PUSH_KIND } from "./push-device-model";
 import { addPushDevice, removePushDevice, validateAppId, validateToken } from "./push-device-rules";
 
@@ -15,7 +15,7 @@ function humanOf(ctx: Ctx<unknown>): number {
 	return me.user_id;
 }
 
-export function pushDeviceActions(db: UsersDb) {
+export function pushDeviceActions({ db }: ServiceDeps) {
 	return {
 		addApnsDeviceToken: {
 			params: params({ token: p.string({ empty: true }), appid: p.string({ empty: true }) }),

@@ -3,11 +3,10 @@
 import type { Ctx } from "../../../shared/actions";
 import { EXPORT_PAGE } from "../../../shared/export-rows";
 import { p, params } from "../../../shared/params";
-import type { UsersDb } from "../db";
 import { exportConsents, exportRealm, exportUsers } from "./export-data";
-import { requireAdmin } from "../deps";
+import { requireAdmin, type ServiceDeps } from "../deps";
 
-export function realmExportActions(db: UsersDb) {
+export function realmExportActions({ db }: ServiceDeps) {
 	return {
 		exportConsents: {
 			params: params({}),

@@ -3,10 +3,9 @@
 // an archived channel no longer fills.
 import { call, requireUser, type Ctx } from "../../../shared/actions";
 import { adminRequired, badRequest } from "../../../shared/errors";
-import type { GroupGraphCache } from "../../../shared/group-settings";
 import { INT32_MAX, p, params } from "../../../shared/params";
 import { isAdmin } from "../../../shared/roles";
-import type { UsersDb } from "../db";
+import type { ServiceDeps } from "../deps";
 import { REALM_SETTING_DEFAULTS } from "./realm-settings";
 import {
 	ANNOUNCEMENT_CHANNEL_SETTINGS,
@@ -40,7 +39,7 @@ const patchParams = {
 	...Object.fromEntries(REALM_GROUP_SETTINGS.map((k) => [k, p.json({ optional: true })])),
 };
 
-export function realmActions(db: UsersDb, graphs: GroupGraphCache) {
+export function realmActions({ db, graphs }: ServiceDeps) {
 	/** Another replica (or the CLI) may have changed the organization: decide on the stored one. */
 	async function freshRealm() {
 		const fresh = await db.Realm.findById(db.realm._id).lean();
