@@ -4,7 +4,6 @@
 // Each change is announced as users.changed; a role change or a (de)activation also asks the
 // channels service for its stream and peer events. The rules live in user-admin.ts and
 // accounts.ts.
-import { Errors } from "moleculer";
 import { call, requireUser, type ApiUser } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
@@ -21,6 +20,7 @@ import { toApiUser } from "../user-view";
 import { accessBot, channelNames, checkBotCreation, checkBotNameAvailable, defaultChannelIds, realmBotView } from "../bots/bot-rules";
 import type { UsersChanged } from "../../../shared/org-events";
 import { requireAdmin, type Ctx, type ServiceDeps } from "../deps";
+import { serviceMissing, tellChannels, visibleChannels } from "./channel-calls";
 
 const viewParams = {
 	client_gravatar: p.bool({ optional: true, default: true }),
@@ -33,9 +33,6 @@ const userChangeParams = {
 	profile_data: p.list(p.object({ id: p.int(), value: { type: "any", nullable: true } }), { optional: true }),
 	new_email: p.string({ optional: true }),
 };
-
-/** A call to a service this cluster does not run (or runs nowhere reachable now). */
-const serviceMissing = (err: unknown) => err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError;
 
 export function userActions({ db, graphs, view, findUser, userByEmail, changed, systemGroupsChanged }: ServiceDeps) {
 	/** The messages service's answer; -1 on a node of a cluster that runs no messages service. */
@@ -68,29 +65,6 @@ export function userActions({ db, graphs, view, findUser, userByEmail, changed, 
 			if (seen) await tellChannels(ctx, () => call(ctx, "channels.userRoleChanged", { user_id: target._id, role: changes.role as number, channel_ids: seen }));
 		}
 		return {};
-	}
-
-	/**
-	 * After a change is written, the channels service announces its stream and peer events. The
-	 * change stands if that fails (logged): clients catch up when they register again.
-	 */
-	async function tellChannels(ctx: Ctx<any>, run: () => Promise<unknown>) {
-		try {
-			await run();
-		} catch (err) {
-			if (serviceMissing(err)) return;
-			ctx.service?.logger.error({ err }, "the channels service could not announce a user's change");
-		}
-	}
-
-	/** The channels a user may know about; undefined on a node of a cluster that runs no channels service. */
-	async function visibleChannels(ctx: Ctx<any>, user: UserDoc): Promise<number[] | undefined> {
-		try {
-			return (await call(ctx, "channels.visibleChannels", { user_id: user._id, role: user.role })).channel_ids;
-		} catch (err) {
-			if (serviceMissing(err)) return undefined;
-			throw err;
-		}
 	}
 
 	/**

@@ -120,6 +120,12 @@ export async function accessChannelByName(ctx: Ctx<any>, name: string): Promise<
 	return id;
 }
 
+/** "" is no channel; a name, a channel the caller may read (Zulip's access_stream_by_name). */
+export async function defaultChannelParam(ctx: Ctx<any>, name: string | undefined): Promise<number | null | undefined> {
+	if (name === undefined) return undefined;
+	return name === "" ? null : accessChannelByName(ctx, name);
+}
+
 const nameOf = (id: number | null | undefined, names: ChannelNames) => (id ? (names[id] ?? null) : null);
 
 /** The channel IDs a list of bots names as defaults. */
