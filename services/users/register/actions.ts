@@ -1,5 +1,6 @@
 // The users service's part of POST /register: the organization, the users and bots, the
-// caller's settings, custom profile fields, user groups, presence, and the lists of settings-changes.
+// caller's settings, custom profile fields, user groups, presence, statuses, mutes, navigation
+// views, and the catalog's lists (catalog/catalog-state.ts).
 import { requireUser, type RegisterStateParams } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
 import { systemBots } from "../accounts/system-bots";
@@ -8,10 +9,10 @@ import { legacyPolicies } from "../realm/realm-settings";
 import { registerState } from "./register-state";
 import { channelNames, defaultChannelIds } from "../bots/bot-rules";
 import { listFields } from "../profile-fields/profile-field-store";
-import { listSettingsState } from "./list-settings";
 import { realmStatuses } from "../status/status-rules";
 import { mutesOf } from "../muting/mute-rules";
-import { customEmoji } from "../catalog/custom-emoji";
+import { catalogState } from "../catalog/catalog-state";
+import { listViews } from "../navigation-views/navigation-view-rules";
 import type { Ctx, ServiceDeps } from "../deps";
 
 export function registerActions({ db, graphs, config, findUser, groupsView }: ServiceDeps) {
@@ -35,10 +36,12 @@ export function registerActions({ db, graphs, config, findUser, groupsView }: Se
 					const { presences, last_update_id } = await realmPresences(db, { slim, historyLimitDays: ctx.params.presence_history_limit_days, nowMs });
 					Object.assign(state, { presences, presence_last_update_id: last_update_id, server_timestamp: nowMs / 1000 });
 				}
-				Object.assign(state, await listSettingsState(db, self.user_id, wants));
+				if (wants("navigation_view")) state.navigation_views = await listViews(db, self.user_id);
+				const { realm_emoji, ...catalog } = await catalogState(db, wants);
+				Object.assign(state, catalog);
 				if (wants("user_status")) state.user_status = await realmStatuses(db, all);
 				if (wants("muted_users")) state.muted_users = await mutesOf(db, self.user_id);
-				if (wants("realm_emoji")) state.realm_emoji = await customEmoji(db);
+				if (realm_emoji) state.realm_emoji = realm_emoji;
 				if (wants("realm")) {
 					// Organization-level permissions, as group-setting values.
 					const graph = await graphs.get();
