@@ -40,6 +40,7 @@ import { linkifierActions } from "./catalog/linkifier-actions";
 import { playgroundActions } from "./catalog/playground-actions";
 import { realmEmojiActions } from "./catalog/emoji-actions";
 import { realmActions } from "./realm/actions";
+import { realmImageActions } from "./realm/realm-image-actions";
 import { serverActions } from "./realm/server-actions";
 import { realmExportActions } from "./realm-export/actions";
 import { registerActions } from "./register/actions";
@@ -68,6 +69,7 @@ const ACTION_GROUPS: ActionGroup[] = [
 	playgroundActions,
 	realmEmojiActions,
 	realmActions,
+	realmImageActions,
 	serverActions,
 	realmExportActions,
 	registerActions,

@@ -7,10 +7,7 @@ import { call, requireUser } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
 import { avatarEventFields, changeAvatar, checkAvatarChange } from "./avatar-rules";
 import { avatarUrl, gravatarUrl } from "../user-view";
-import type { RealmChanged } from "../../../shared/org-events";
-import { activeUserIds } from "../db";
-import { REALM_IMAGE_KINDS, realmImage, realmImageEventData, realmImageUpdate, type RealmImageKind } from "../realm/realm-images";
-import { requireAdmin, type Ctx, type ServiceDeps } from "../deps";
+import type { Ctx, ServiceDeps } from "../deps";
 
 export function avatarActions({ db, changed, findUser, userByEmail }: ServiceDeps) {
 	return {
@@ -46,28 +43,6 @@ export function avatarActions({ db, changed, findUser, userByEmail }: ServiceDep
 				// As Zulip's do_delete_avatar_image: the uploaded images go.
 				if (previous) await call(ctx, "uploads.removeAvatarImages", { avatar_path: previous });
 				return { avatar_url: avatarUrl(user) };
-			},
-		},
-
-		/**
-		 * The users service's side of POST and DELETE /realm/icon and /realm/logo (the uploads
-		 * service stores the images, services/uploads/actions/realm-images.ts): makes `path` (null:
-		 * the default) the organization's icon, logo or night logo, announced to every active user
-		 * as Zulip's `realm` update_dict event (property icon, logo or night_logo). Answers the new
-		 * URL and the previous upload's path, whose images the caller removes.
-		 */
-		setRealmImage: {
-			visibility: "public",
-			params: params({ kind: p.oneOf([...REALM_IMAGE_KINDS]), path: { ...p.string({ max: 200 }), nullable: true } }),
-			async handler(ctx: Ctx<{ kind: RealmImageKind; path: string | null }>) {
-				requireAdmin(ctx);
-				const { kind, path } = ctx.params;
-				const before = await db.Realm.findOneAndUpdate({ _id: db.realm._id }, realmImageUpdate(kind, path)).lean();
-				if (!before) throw new Error("the organization is missing");
-				db.realm = (await db.Realm.findById(db.realm._id).lean())!;
-				const user_ids = await activeUserIds(db);
-				await ctx.broadcast("users.realmChanged", { realm_id: db.realm._id, changes: realmImageEventData(db.realm, kind), as_dict: true, property: kind, user_ids } satisfies RealmChanged);
-				return { url: realmImage(db.realm, kind).url, previous_path: before.images?.[kind]?.path ?? null };
 			},
 		},
 
