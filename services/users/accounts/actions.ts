@@ -7,7 +7,7 @@
 import { call, requireUser, type ApiUser } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
-import { isAdmin, ROLES } from "../../../shared/roles";
+import { ROLES } from "../../../shared/roles";
 import type { UserDoc } from "../models/user";
 import { createUser } from "./accounts";
 import { SYSTEM_REALM_ID } from "./system-bots";
@@ -17,8 +17,7 @@ import { PROFILE_KEYS } from "./profile-cache";
 import { withOwnerGuard } from "./owner-guard";
 import type { ViewParams } from "../user-lookup";
 import { toApiUser } from "../user-view";
-import { accessBot, channelNames, checkBotCreation, checkBotNameAvailable, defaultChannelIds, realmBotView } from "../bots/bot-rules";
-import type { UsersChanged } from "../../../shared/org-events";
+import { accessBot, channelNames, checkBotReactivation, defaultChannelIds, realmBotView } from "../bots/bot-rules";
 import { requireAdmin, type Ctx, type ServiceDeps } from "../deps";
 import { serviceMissing, tellChannels, visibleChannels } from "./channel-calls";
 
@@ -214,20 +213,7 @@ export function userActions({ db, graphs, view, findUser, userByEmail, changed, 
 				const actor = requireAdmin(ctx);
 				const target = await findUser(ctx.params.user_id);
 				if (target.is_active) throw badRequest("User is already active");
-				// A bot, as Zulip's: the actor may create such a bot, its name is free, and an
-				// owner deactivated since hands the bot to the actor.
-				const set: Record<string, unknown> = { is_active: true };
-				const extra: Partial<UsersChanged> = {};
-				if (target.is_bot) {
-					checkBotCreation(await graphs.get(), actor, target.bot_type ?? 1);
-					await checkBotNameAvailable(db, target.full_name, true);
-					const owner = target.bot_owner_id === null ? null : await db.User.findOne({ _id: target.bot_owner_id, realm_id: db.realm._id }).lean();
-					extra.bot_updates = [{ is_active: true }];
-					if (owner && !owner.is_active) {
-						set.bot_owner_id = actor.user_id;
-						extra.bot_owner_change = { previous_owner_id: owner._id, previous_owner_is_admin: isAdmin(owner.role), owner_is_admin: isAdmin(actor.role), bot: {} };
-					}
-				}
+				const { set, extra } = target.is_bot ? await checkBotReactivation(db, await graphs.get(), actor, target) : { set: { is_active: true }, extra: {} };
 				await applyUpdate(db, target._id, set);
 				if (extra.bot_owner_change) extra.bot_owner_change.bot = realmBotView({ ...target, ...set } as UserDoc, await channelNames(ctx, defaultChannelIds([target])));
 				await changed(ctx, [target._id], { is_active: true }, false, extra);

@@ -5,6 +5,7 @@
 import { call, type Ctx, type Identity } from "../../../shared/actions";
 import { badRequest, insufficientPermission } from "../../../shared/errors";
 import type { GroupGraph } from "../../../shared/group-settings";
+import type { UsersChanged } from "../../../shared/org-events";
 import { isAdmin } from "../../../shared/roles";
 import type { UsersDb } from "../db";
 import type { UserDoc } from "../models/user";
@@ -76,6 +77,24 @@ export async function accessBot(db: UsersDb, actor: Identity, botId: number): Pr
 	if (!bot || !bot.is_bot) throw badRequest("No such bot");
 	if (!canAdminBot(actor, bot)) throw insufficientPermission();
 	return bot;
+}
+
+/**
+ * Reactivating a bot, as Zulip's: the actor may create such a bot, its name is free, and an owner
+ * deactivated since hands the bot to the actor. Answers the fields to write and users.changed's
+ * extra (an owner change's `bot` view is filled once the bot is written).
+ */
+export async function checkBotReactivation(db: UsersDb, graph: GroupGraph, actor: Identity, bot: UserDoc): Promise<{ set: Record<string, unknown>; extra: Partial<UsersChanged> }> {
+	checkBotCreation(graph, actor, bot.bot_type ?? 1);
+	await checkBotNameAvailable(db, bot.full_name, true);
+	const owner = bot.bot_owner_id === null ? null : await db.User.findOne({ _id: bot.bot_owner_id, realm_id: db.realm._id }).lean();
+	const set: Record<string, unknown> = { is_active: true };
+	const extra: Partial<UsersChanged> = { bot_updates: [{ is_active: true }] };
+	if (owner && !owner.is_active) {
+		set.bot_owner_id = actor.user_id;
+		extra.bot_owner_change = { previous_owner_id: owner._id, previous_owner_is_admin: isAdmin(owner.role), owner_is_admin: isAdmin(actor.role), bot: {} };
+	}
+	return { set, extra };
 }
 
 /** Zulip's PATCH /bots bot_owner_id checks: an active human of the organization. */
