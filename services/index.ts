@@ -49,7 +49,7 @@ export interface RunningNode {
 /**
  * Starts this node's services (config.services, or all), with the embedded store if needed.
  * `cli`: the node of `npm run manage`, which serves no one (its users service relays nothing:
- * services/users/change-relay.ts).
+ * services/users/management/change-relay.ts).
  */
 export async function startNode(config: Config, nodeName = "node", o: { cli?: boolean } = {}): Promise<RunningNode> {
 	const names = config.services.length ? config.services : Object.keys(SERVICES);

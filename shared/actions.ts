@@ -193,7 +193,7 @@ export interface InvitedUser {
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
 	"users.confirmEmailChange": { params: { confirmation_key: string }; result: { email: string } };
-	/** The password reset pages (services/users/password-reset.ts): fields as posted, checked by the action. */
+	/** The password reset pages (services/users/password-reset/password-reset.ts): fields as posted, checked by the action. */
 	"users.requestPasswordReset": { params: { email: unknown }; result: { email: string } };
 	"users.passwordResetInfo": { params: { key: string }; result: { email: string; realm_name: string; realm_url: string } };
 	"users.resetPassword": { params: { key: string; new_password1: unknown; new_password2: unknown }; result: { user_id: number; email: string } };

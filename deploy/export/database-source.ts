@@ -10,10 +10,10 @@
 // server or its backup. Where the services have a function that turns their documents into the
 // export's rows (export-data.ts in users, channels, messages), it is called here with the models:
 // one place for each mapping; the rest (small per-user tables, files) is read here.
-import { exportRealm, exportUsers } from "../../services/users/export-data";
-import { graphData } from "../../services/users/user-group-rules";
+import { exportRealm, exportUsers } from "../../services/users/realm-export/export-data";
+import { graphData } from "../../services/users/groups/user-group-rules";
 import type { UsersReads } from "../../services/users/db";
-import { USER_SETTINGS, canonicalSetting } from "../../services/users/user-settings";
+import { USER_SETTINGS, canonicalSetting } from "../../services/users/settings/user-settings";
 import { exportChannels, exportSubscriptions } from "../../services/channels/export-data";
 import { exportMessages, exportReactions, exportUserMessages } from "../../services/messages/export-data";
 import type { ExportSource, ExportFile, FullExtras, GroupDetails, RealmImageKind } from "../../services/uploads/export/source";

@@ -2,7 +2,7 @@
 // has a setting for, stored where the users service reads it (`settings.realm_<name>`, only where
 // it differs from the default, as realm-update.ts stores a change). Group settings name groups
 // (groups.ts); the announcement channels name channels, whose IDs are kept.
-import { REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS } from "../../services/users/realm-settings";
+import { REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS } from "../../services/users/realm/realm-settings";
 import type { RealmDoc } from "../../services/users/models/realm";
 import { CHANNEL_FIELDS } from "../../services/uploads/export/realm-table";
 import { seconds, table, type ImportContext } from "./context";

@@ -2,8 +2,8 @@
 // which become this server's system bots.
 import { randomToken } from "../../shared/passwords";
 import { Role } from "../../shared/roles";
-import { USER_SETTINGS } from "../../services/users/user-settings";
-import { ensureSystemBots, NOTIFICATION_BOT_EMAIL, SYSTEM_REALM_ID } from "../../services/users/system-bots";
+import { USER_SETTINGS } from "../../services/users/settings/user-settings";
+import { ensureSystemBots, NOTIFICATION_BOT_EMAIL, SYSTEM_REALM_ID } from "../../services/users/accounts/system-bots";
 import { counters } from "../../shared/db";
 import type { UserDoc } from "../../services/users/models/user";
 import { insertAll, table, type ImportContext } from "./context";

@@ -7,7 +7,7 @@ import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { BAD_FULL_NAMES, GOOD_FULL_NAMES } from "../support/full-names";
 import { eventQueues } from "../support/events";
-import { USER_SETTINGS, type SettingDef } from "../../services/users/user-settings";
+import { USER_SETTINGS, type SettingDef } from "../../services/users/settings/user-settings";
 
 let app: TestApp;
 let user: Account;

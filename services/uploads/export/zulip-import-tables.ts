@@ -14,7 +14,7 @@
 //   - attachment.json and, per messages-NNNNNN.json, zerver_message and zerver_usermessage.
 // Each row becomes its model (`Model(**row)`): an unknown field fails the import (fl339-shapes.ts
 // keeps the rows to the feature level's fields) and each field it converts or remaps must be there.
-import { USER_SETTINGS } from "../../users/user-settings";
+import { USER_SETTINGS } from "../../users/settings/user-settings";
 import migrationStatus from "./fl339-migration-status.json";
 import type { Row, Tables } from "./tables";
 
