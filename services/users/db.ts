@@ -1,6 +1,7 @@
 // The users service's database handles, shared by its modules.
 import type { Model } from "mongoose";
 import type { Config } from "../../shared/config";
+import type { EmailRequest } from "../../shared/email";
 import type { RealmDoc } from "./models/realm";
 import type { UserDoc } from "./models/user";
 import type { ProfileFieldDoc } from "./models/profile-field";
@@ -42,6 +43,8 @@ export interface UsersDb {
 	RealmEmoji: Model<RealmEmojiDoc>;
 	CliRelay: Model<CliRelayDoc>;
 	nextId: (entity: string) => Promise<number>;
+	/** Sends one of Zulip's emails through the notifications service's outbox. */
+	sendEmail(email: EmailRequest): Promise<unknown>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;
 }

@@ -7,6 +7,8 @@ import cron, { type ScheduledTask } from "node-cron";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
+import { call } from "../../shared/actions";
+import type { EmailRequest } from "../../shared/email";
 import { GroupGraphCache } from "../../shared/group-settings";
 import type { UsersDb } from "./db";
 import { realmModel } from "./models/realm";
@@ -165,6 +167,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 				RealmEmoji: realmEmojiModel(conn),
 				CliRelay: cliRelayModel(conn),
 				nextId: counters(conn),
+				sendEmail: (email: EmailRequest) => call(this.broker, "notifications.sendEmail", email),
 			});
 			await ensureIndexes(conn);
 			db.realm = await ensureRealm(db.Realm, config);
