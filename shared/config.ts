@@ -128,7 +128,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 	const port = int("PORT", 9991);
 	const externalUrl = str("EXTERNAL_URL", `http://localhost:${port}`).replace(/\/+$/, "");
 	const dataDir = path.resolve(str("DATA_DIR", "data"));
-	return {
+	const config: Omit<Config, "noreplyEmail"> & { noreplyEmail?: string } = {
 		host: str("HOST", "0.0.0.0"),
 		port,
 		externalUrl,
@@ -137,7 +137,6 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		dataDir,
 		emailDir: path.resolve(str("EMAIL_DIR", path.join(dataDir, "emails"))),
 		smtpUrl: smtpUrl(str("SMTP_URL", "")),
-		noreplyEmail: str("NOREPLY_EMAIL", `noreply@${new URL(externalUrl).hostname}`),
 		emailMaxAttempts: positive("EMAIL_MAX_ATTEMPTS", 6),
 		emailRetrySeconds: int("EMAIL_RETRY_SECONDS", 30),
 		emailSweepSeconds: int("EMAIL_SWEEP_SECONDS", 10),
@@ -181,4 +180,6 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		uploadQuotaMib: int("UPLOAD_QUOTA_MIB", 0),
 		...overrides,
 	};
+	// The sender's default follows EXTERNAL_URL as overridden.
+	return { ...config, noreplyEmail: config.noreplyEmail ?? str("NOREPLY_EMAIL", `noreply@${new URL(config.externalUrl).hostname}`) };
 }

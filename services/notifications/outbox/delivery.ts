@@ -68,7 +68,8 @@ async function attempt(deps: DeliveryDeps, email: OutboxEmailDoc, replica: strin
 		deps.logger.warn({ ...log, reason: why, next_attempt_at: new Date(next).toISOString() }, "email delivery failed; will retry");
 		return "retrying";
 	}
-	await deps.Outbox.updateOne(mine, { $set: { state: "sent", sent_at: clock.nowMs(), last_error: null, claimed_by: null, claimed_at: null } });
+	// The body goes once sent: its links (a password reset's) open accounts; the envelope stays.
+	await deps.Outbox.updateOne(mine, { $set: { state: "sent", sent_at: clock.nowMs(), text: "", html: "", last_error: null, claimed_by: null, claimed_at: null } });
 	return "sent";
 }
 
