@@ -17,7 +17,8 @@ import { emailActions } from "./actions/emails";
 import { outboxActions } from "./actions/outbox";
 import { unsubscribeActions } from "./actions/unsubscribe";
 
-export function notificationsService(config: Config & { mongoUrl: string }): ServiceSchema {
+/** `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. */
+export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }): ServiceSchema {
 	let conn: Connection;
 	let timer: NodeJS.Timeout | undefined;
 	let sweeping: Promise<unknown> | undefined;
@@ -48,7 +49,7 @@ export function notificationsService(config: Config & { mongoUrl: string }): Ser
 			} satisfies Partial<MailerDeps>);
 			await ensureIndexes(conn);
 			this.logger.info(`email goes ${config.smtpUrl ? "out over SMTP" : `into ${config.emailDir}`}`);
-			if (!config.emailSweepSeconds) return;
+			if (!config.emailSweepSeconds || config.cli) return;
 			const tick = () => {
 				if (sweeping) return; // the previous sweep is still sending
 				sweeping = sweep(deps, replica)
