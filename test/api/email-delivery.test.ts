@@ -13,6 +13,9 @@ import { manage } from "../support/manage";
 import { clock } from "../../shared/clock";
 import { notificationsService } from "../../services/notifications/notifications.service";
 import type { EmailRequest } from "../../shared/email";
+import { connectServiceDb } from "../../shared/db";
+import { outboxEmailModel } from "../../services/notifications/models/outbox-email";
+import { CLAIM_TIMEOUT_MS } from "../../services/notifications/outbox/delivery";
 
 jest.setTimeout(120_000);
 
@@ -222,5 +225,39 @@ test("two notifications replicas on one outbox send each email once", async () =
 	} finally {
 		smtp.refusing = false;
 		await second.stop();
+	}
+});
+
+test("a claim whose replica died is taken again after the claim timeout, and sent with the same Message-ID", async () => {
+	const { config } = app.node;
+	// The outbox as a replica that dies mid-send leaves it (written directly: no action crashes on purpose).
+	const conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "notifications");
+	try {
+		const Outbox = outboxEmailModel(conn);
+		const key = "test:orphaned";
+		smtp.refusing = true;
+		await app.node.broker.call("notifications.sendEmail", {
+			template: "password_reset_no_account",
+			to: "orphaned@example.com",
+			idempotency_key: key,
+			context: { realm_name: "Team chat", realm_url: "http://chat.test", email: "orphaned@example.com", deactivated: false },
+		} satisfies EmailRequest);
+		await sweep(); // waits for the first attempt, refused; the sweep's attempt is refused too
+		smtp.refusing = false;
+		expect(smtp.refused.filter((id) => id === smtp.refused.at(-1))).toHaveLength(2);
+		const claimed = await Outbox.updateOne({ _id: key, state: "queued" }, { $set: { state: "sending", claimed_by: "dead-replica", claimed_at: clock.nowMs() }, $inc: { attempts: 1 } });
+		expect(claimed.modifiedCount).toBe(1);
+
+		// A live claim is never taken.
+		expect(await sweep()).toEqual({ sent: [], retrying: [], dead: [] });
+		clock.advance(CLAIM_TIMEOUT_MS + 1000);
+		expect((await sweep()).sent).toEqual([key]);
+		const [mail] = await smtp.waitFor("orphaned@example.com");
+		expect(mail.mail.messageId).toBe(smtp.refused.at(-1));
+		// The lost attempt counted; taking the claim back is one more.
+		expect(await Outbox.findById(key).lean()).toMatchObject({ state: "sent", attempts: MAX_ATTEMPTS + 1, text: "", html: "" });
+	} finally {
+		smtp.refusing = false;
+		await conn.close();
 	}
 });
