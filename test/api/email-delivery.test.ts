@@ -157,11 +157,23 @@ describe("new-login emails", () => {
 
 		// Wrong links change nothing: unknown key, the key under another type, a malformed one.
 		const key = unsubscribe.split("/").at(-1)!;
-		for (const path of [`/accounts/unsubscribe/login/${"x".repeat(32)}`, `/accounts/unsubscribe/welcome/${key}`, `/accounts/unsubscribe/digest/${key}`, "/accounts/unsubscribe/login/short"]) {
+		const wrong = [
+			`/accounts/unsubscribe/login/${"x".repeat(32)}`,
+			`/accounts/unsubscribe/welcome/${key}`,
+			`/accounts/unsubscribe/digest/${key}`,
+			`/accounts/unsubscribe/__proto__/${key}`,
+			"/accounts/unsubscribe/login/short",
+			`/accounts/unsubscribe/login/${key}${"a".repeat(500)}`,
+			`/accounts/unsubscribe/login/${key.slice(0, 31)}%00`,
+		];
+		for (const path of wrong) {
 			const res = await fetch(`${origin()}${path}`);
 			expect(res.status).toBe(404);
 			expect(await res.text()).toContain("Unknown email unsubscribe request");
 		}
+		expect(await loginEmailsSetting()).toBe(true);
+		// Only GET opens it.
+		expect((await fetch(onGateway(unsubscribe), { method: "POST" })).status).toBe(404);
 		expect(await loginEmailsSetting()).toBe(true);
 
 		const page = await fetch(onGateway(unsubscribe));

@@ -8,7 +8,8 @@ export function unsubscribeActions(deps: UnsubscribeDeps) {
 	return {
 		unsubscribe: {
 			visibility: "public",
-			params: params({ type: p.string({ max: 64 }), key: p.string({ max: 64 }) }),
+			// Any strings: a link that is not one of ours answers as an unknown one (unsubscribe()).
+			params: params({ type: p.string({ empty: true }), key: p.string({ empty: true }) }),
 			async handler(ctx: Context<{ type: string; key: string }, Meta>) {
 				return unsubscribe(deps, ctx.params.type, ctx.params.key);
 			},
