@@ -59,19 +59,17 @@ export const ACCOUNT_EMAILS: { [K in EmailTemplateName]: Renderer<K> } = {
 				`You've joined the Zulip organization ${c.realm_name}.`,
 				"You will use the following info to log into the Zulip web, mobile and desktop apps:",
 				{ items: [`Organization URL: ${c.realm_url}`, `Your account email: ${c.email}`] },
-				`If you are new to Zulip, check out our Getting started guide (${c.realm_url}/help/getting-started-with-zulip)!` +
-					(c.is_admin ? ` We also have a guide for Setting up your organization (${c.realm_url}/help/getting-your-organization-started-with-zulip).` : ""),
+				// Zulip's own guides: this server serves no /help pages.
+				`If you are new to Zulip, check out our Getting started guide (https://zulip.com/help/getting-started-with-zulip)!` +
+					(c.is_admin ? " We also have a guide for Setting up your organization (https://zulip.com/help/moving-to-zulip)." : ""),
 				"If you have any questions, please contact this organization's administrators.",
 			],
 			footer,
 		),
 };
 
-/** Which templates carry an unsubscribe link, and what it turns off. */
-export const UNSUBSCRIBABLE: Partial<Record<EmailTemplateName | "notify_new_login", UnsubscribeType>> = {
-	account_registered: "welcome",
-	notify_new_login: "login",
-};
+/** Which of these carry an unsubscribe link, and of what type (the new-login email's is "login"). */
+export const UNSUBSCRIBABLE: Partial<Record<EmailTemplateName, UnsubscribeType>> = { account_registered: "welcome" };
 
 /** Renders a request's template (its type checked against its context by EmailRequest). */
 export function renderAccountEmail<K extends EmailTemplateName>(template: K, context: EmailTemplates[K], footer: Footer): Rendered {

@@ -61,5 +61,5 @@ function validZone(zone: string): boolean {
 	}
 }
 
-/** "Expires Mon, 05 Jan 2026 14:05:00 GMT." for a link that expires; "" for one that does not. */
+/** " The link works until Mon, 05 Jan 2026 14:05:00 GMT." for a link that expires; "" for one that does not. */
 export const expiry = (at: number | null): string => (at === null ? "" : ` The link works until ${new Date(at * 1000).toUTCString()}.`);
