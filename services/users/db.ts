@@ -2,6 +2,7 @@
 // models live in the feature's folder), the organization, and the ID counters.
 import type { Connection } from "mongoose";
 import type { Config } from "../../shared/config";
+import type { EmailRequest } from "../../shared/email";
 import { realmModel, type RealmDoc } from "./models/realm";
 import { userModel } from "./models/user";
 import { profileFieldModel } from "./profile-fields/profile-field-model";
@@ -49,6 +50,8 @@ export function usersModels(conn: Connection) {
 export interface UsersDb extends ReturnType<typeof usersModels> {
 	config: Config;
 	nextId: (entity: string) => Promise<number>;
+	/** Sends one of Zulip's emails through the notifications service's outbox. */
+	sendEmail(email: EmailRequest): Promise<unknown>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;
 }

@@ -8,6 +8,8 @@ import cron, { type ScheduledTask } from "node-cron";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
+import { call } from "../../shared/actions";
+import type { EmailRequest } from "../../shared/email";
 import { GroupGraphCache } from "../../shared/group-settings";
 import { usersModels, type UsersDb } from "./db";
 import { serviceDeps, type ActionGroup } from "./deps";
@@ -135,7 +137,12 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 			const promotionOff = config.fullMembersCron === "off";
 			if (!promotionOff && !cron.validate(config.fullMembersCron)) throw new Error(`FULL_MEMBERS_CRON is not a cron expression: "${config.fullMembersCron}"`);
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "users");
-			Object.assign(db, { config, ...usersModels(conn), nextId: counters(conn) });
+			Object.assign(db, {
+				config,
+				...usersModels(conn),
+				nextId: counters(conn),
+				sendEmail: (email: EmailRequest) => call(this.broker, "notifications.sendEmail", email),
+			});
 			await ensureIndexes(conn);
 			db.realm = await ensureRealm(db.Realm, config);
 			await ensureSystemGroups(db);

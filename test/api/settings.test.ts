@@ -273,7 +273,7 @@ describe("email", () => {
 	function lastEmailTo(to: string): string {
 		const mine = sentEmails(app.dataDir, to);
 		expect(mine.length).toBeGreaterThan(0);
-		return mine[mine.length - 1].text;
+		return mine[mine.length - 1].body;
 	}
 
 	test("sends a confirmation link to the new address; opening it makes the change", async () => {

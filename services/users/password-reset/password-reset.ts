@@ -13,11 +13,9 @@ import { createHash } from "node:crypto";
 import { badRequest, notFound, rateLimited } from "../../../shared/errors";
 import { clock } from "../../../shared/clock";
 import { incrementCreating } from "../../../shared/db";
-import { sendEmail } from "../../../shared/email";
 import { hashPassword, randomToken } from "../../../shared/passwords";
 import type { UsersDb } from "../db";
 import { checkPassword } from "../accounts/accounts";
-import { realmHost } from "../realm/realm-settings";
 import { applyUpdate } from "../accounts/user-admin";
 
 export const RESET_LINK_SECONDS = 3 * 24 * 3600;
@@ -57,27 +55,24 @@ export async function requestPasswordReset(db: UsersDb, rawEmail: unknown): Prom
 	const address = email.toLowerCase();
 	await spendBudget(db, address);
 	const realm = db.realm;
-	const from = `noreply@${realmHost(realm)}`;
 	const user = realm.deactivated ? null : await db.User.findOne({ realm_id: realm._id, email_key: address }).lean();
 	if (user?.is_active) {
 		const key = randomToken(32);
 		await db.PasswordReset.deleteMany({ expires: { $lte: clock.now() } });
 		await db.PasswordReset.create({ _id: keyHash(key), user_id: user._id, expires: clock.now() + RESET_LINK_SECONDS });
-		sendEmail(db.config.emailDir, {
-			from,
+		await db.sendEmail({
+			template: "password_reset",
 			to: user.delivery_email,
-			subject: `Reset your password for ${realm.name}`,
-			body:
-				`Hi ${user.full_name},\n\nSomeone (hopefully you) asked to reset the password of your account ${user.delivery_email} in ${realm.name} (${realm.url}).\n\n` +
-				`To set a new password, open this link within three days:\n\n${realm.url}${RESET_PATH}/${key}\n\nIf you did not ask for this, ignore this message: your password stays as it is.\n`,
+			user_id: user._id,
+			idempotency_key: `password-reset:${keyHash(key)}`,
+			context: { realm_name: realm.name, realm_url: realm.url, email: user.delivery_email, link: `${realm.url}${RESET_PATH}/${key}` },
 		});
 	} else if (!realm.deactivated) {
-		const why = user ? `The account ${email} in ${realm.name} is deactivated.` : `There is no account ${email} in ${realm.name} (${realm.url}).`;
-		sendEmail(db.config.emailDir, {
-			from,
+		await db.sendEmail({
+			template: "password_reset_no_account",
 			to: email,
-			subject: `Password reset request for ${realm.name}`,
-			body: `Hello,\n\nSomeone (hopefully you) asked to reset the password of ${email} in ${realm.name}. ${why} If you did not ask for this, ignore this message.\n`,
+			idempotency_key: `password-reset-none:${randomToken(32)}`,
+			context: { realm_name: realm.name, realm_url: realm.url, email, deactivated: !!user },
 		});
 	}
 	return { email };

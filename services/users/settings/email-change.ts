@@ -3,13 +3,12 @@
 import type { Identity } from "../../../shared/actions";
 import { badRequest, notFound } from "../../../shared/errors";
 import { clock } from "../../../shared/clock";
-import { sendEmail } from "../../../shared/email";
 import { randomToken } from "../../../shared/passwords";
 import { isAdmin } from "../../../shared/roles";
 import type { UsersDb } from "../db";
 import type { UserDoc } from "../models/user";
 import { checkEmail } from "../accounts/accounts";
-import { realmHost, realmSetting } from "../realm/realm-settings";
+import { realmSetting } from "../realm/realm-settings";
 import { applyUpdate } from "../accounts/user-admin";
 
 const LINK_VALIDITY_SECONDS = 24 * 3600;
@@ -27,11 +26,12 @@ export async function startEmailChange(db: UsersDb, actor: Identity, user: UserD
 		await db.EmailChange.deleteMany({ user_id: user._id });
 		await db.EmailChange.create({ _id: key, user_id: user._id, new_email: email, expires: clock.now() + LINK_VALIDITY_SECONDS });
 		const link = `${db.realm.url}/accounts/confirm_new_email/${key}`;
-		sendEmail(db.config.emailDir, {
-			from: `noreply@${realmHost(db.realm)}`,
+		await db.sendEmail({
+			template: "confirm_new_email",
 			to: email,
-			subject: `Verify your new email address for ${db.realm.name}`,
-			body: `Hi ${user.full_name},\n\nTo change the email address of your account in ${db.realm.name} to ${email}, open this link within 24 hours:\n\n${link}\n\nIf you did not ask for this, ignore this message.\n`,
+			user_id: user._id,
+			idempotency_key: `confirm-new-email:${key}`,
+			context: { realm_name: db.realm.name, realm_url: db.realm.url, full_name: user.full_name, old_email: user.delivery_email, new_email: email, link },
 		});
 	};
 }
