@@ -1,7 +1,8 @@
 // What each service answers the uploads service for an organization export (Zulip's data
-// export, services/uploads/export/): its own data in its own terms, read in bulk (a page of up
-// to EXPORT_PAGE rows a call, never one call per user or message). The uploads service turns them
-// into Zulip's export tables; no other service knows the export format.
+// export): its own data in its own terms, read in bulk (a page of up to EXPORT_PAGE rows a call,
+// never one call per user or message). The export's writer (shared/zulip-format/write-export.ts,
+// run by the uploads service's export job and by the management CLI) turns them into Zulip's
+// export tables; no service's own code knows the export format.
 import type { GroupSettingValue } from "./group-settings";
 
 /** The most rows one export call answers (Zulip's message files hold 1,000 messages each). */
@@ -31,6 +32,8 @@ export interface ExportRealm {
 	cross_realm_bots: Array<{ id: number; email: string }>;
 	/** The custom profile fields, in their order. */
 	profile_fields: ExportProfileField[];
+	/** Every personal setting's default, by its API name: where every new user starts (fixed here). */
+	user_defaults: Record<string, unknown>;
 }
 
 /** A custom profile field (every member sees them). */

@@ -1,4 +1,4 @@
-// The full export's source (services/uploads/export/source.ts): everything the server keeps,
+// The full export's source (shared/zulip-format/source.ts): everything the server keeps,
 // read straight from each service's database.
 //
 // Decision (how the command reaches the data): `export-zulip` reads the service databases
@@ -16,7 +16,7 @@ import type { UsersReads } from "../../services/users/db";
 import { USER_SETTINGS, canonicalSetting } from "../../services/users/user-settings";
 import { exportChannels, exportSubscriptions } from "../../services/channels/export-data";
 import { exportMessages, exportReactions, exportUserMessages } from "../../services/messages/export-data";
-import type { ExportSource, ExportFile, FullExtras, GroupDetails, RealmImageKind } from "../../services/uploads/export/source";
+import type { ExportSource, ExportFile, FullExtras, GroupDetails, RealmImageKind } from "../../shared/zulip-format/source";
 import { avatarImagePaths } from "../../shared/public-images";
 import type { ExportRealm, ExportUser } from "../../shared/export-rows";
 import type { RealmDoc } from "../../services/users/models/realm";

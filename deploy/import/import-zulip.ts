@@ -7,7 +7,7 @@ import type { ImportContext } from "./context";
 import { importAvatars } from "./avatars";
 import { importChannels } from "./channels";
 import { importEmoji } from "./emoji";
-import { openExport } from "./export-reader";
+import { openExport } from "../../shared/zulip-format/export-reader";
 import { importExtras, importProfileFields } from "./extras";
 import { importGroups } from "./groups";
 import { Ids } from "./ids";
@@ -16,10 +16,10 @@ import { countMessages, importMessages, importReactions, messageFiles } from "./
 import { Progress } from "./progress";
 import { importRealm } from "./realm";
 import { reportReconstructed } from "./reconstructed";
-import { mergeNewerFields } from "./newer-fields";
+import { mergeNewerFields, NEWER_FIELDS_TABLE } from "../../shared/zulip-format/fl339-shapes";
 import { importRealmImages } from "./realm-images";
 import { importScheduled } from "./scheduled";
-import { TableFile } from "./records";
+import { TableFile } from "../../shared/zulip-format/records";
 import { NotKept } from "./report";
 import { importUploads, readAttachments } from "./uploads";
 import { importUsers, type Credential } from "./users";
@@ -74,7 +74,9 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 		const target = await openTarget(o.mongoUrl, o.prefix);
 		const ctx: ImportContext = { dir: opened.dir, realm, ids: new Ids(), target, notKept: new NotKept(), progress, realmId: REALM_ID, url: o.url, read: new Set() };
 		try {
-			mergeNewerFields(ctx);
+			// This server's own exports keep the fields newer than feature level 339 apart: back into their rows first.
+			ctx.read.add(NEWER_FIELDS_TABLE);
+			mergeNewerFields(realm);
 			const credentials = await importUsers(ctx);
 			const avatars = await importAvatars(ctx);
 			const groups = await importGroups(ctx);

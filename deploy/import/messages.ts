@@ -13,9 +13,9 @@ import { userMessageRow, type UserMessageDoc } from "../../services/messages/mod
 import type { RecipientDoc } from "../../services/messages/models/recipient";
 import type { ReactionDoc, ReactionType } from "../../services/messages/models/reaction";
 import { searchFields } from "../../services/messages/search";
-import { USER_MESSAGE_FLAG_BITS } from "../../services/uploads/export/message-files";
+import { USER_MESSAGE_FLAG_BITS } from "../../shared/zulip-format/message-files";
 import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
-import { TableFile, type Rec } from "./records";
+import { TableFile, type Rec } from "../../shared/zulip-format/records";
 import { messageFileMoved } from "../../shared/transfer-garbage";
 
 const KEPT_FLAGS = new Set(["read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "has_alert_word", "historical"]);

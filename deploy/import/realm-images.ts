@@ -7,7 +7,7 @@ import { imageToken } from "../../services/uploads/image-store";
 import type { PublicImageDoc } from "../../services/uploads/models/public-image";
 import type { RealmDoc } from "../../services/users/models/realm";
 import { insertAll, table, type ImportContext } from "./context";
-import { fileBytes, fileRecords, sniffImage } from "./files";
+import { fileBytes, fileRecords, sniffImage } from "../../shared/zulip-format/file-records";
 
 const KINDS = ["icon", "logo", "night_logo"] as const;
 

@@ -4,7 +4,7 @@
 // (groups.ts); the announcement channels name channels, whose IDs are kept.
 import { REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS } from "../../services/users/realm-settings";
 import type { RealmDoc } from "../../services/users/models/realm";
-import { CHANNEL_FIELDS } from "../../services/uploads/export/realm-table";
+import { CHANNEL_FIELDS } from "../../shared/zulip-format/realm-table";
 import { seconds, table, type ImportContext } from "./context";
 import type { GroupValues } from "./groups";
 

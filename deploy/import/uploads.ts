@@ -3,9 +3,9 @@
 // path_id, so the /user_uploads/ links inside imported messages name the same files here.
 import type { AttachmentDoc } from "../../services/uploads/models/attachment";
 import type { ImportContext } from "./context";
-import { fileBytes, fileRecords, typeOfName } from "./files";
+import { fileBytes, fileRecords, typeOfName } from "../../shared/zulip-format/file-records";
 import type { SentWhere } from "./messages";
-import { TableFile, type Rec } from "./records";
+import { TableFile, type Rec } from "../../shared/zulip-format/records";
 
 /** attachment.json's records (the messages they name are imported first). */
 export function readAttachments(dir: string): Rec[] {

@@ -7,7 +7,7 @@ import { ensureSystemBots, NOTIFICATION_BOT_EMAIL, SYSTEM_REALM_ID } from "../..
 import { counters } from "../../shared/db";
 import type { UserDoc } from "../../services/users/models/user";
 import { insertAll, table, type ImportContext } from "./context";
-import type { Rec } from "./records";
+import type { Rec } from "../../shared/zulip-format/records";
 
 const ROLES = new Set<number>(Object.values(Role));
 

@@ -1,4 +1,4 @@
-// The channels service's part of an organization export (services/uploads/export/): the public
+// The channels service's part of an organization export (shared/zulip-format/): the public
 // channels (archived ones too; web-public ones are public) and their subscriptions, read in bulk.
 // Query shapes and their indexes (models/):
 //   the organization's (public) channels      -> { realm_id, name_key } (prefix)

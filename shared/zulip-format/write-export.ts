@@ -22,7 +22,7 @@
 // `progress` is called after each page read and each file written (with the phase and how many
 // items the step wrote, for a progress line), so a stalled export can be
 // told from a slow one.
-import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
+import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../export-rows";
 import { channelTables } from "./channel-tables";
 import { FileFolders } from "./file-folders";
 import { inFl339Shapes } from "./fl339-shapes";
@@ -33,13 +33,11 @@ import { profileFieldTables } from "./profile-field-tables";
 import { realmRows } from "./realm-table";
 import { Recipients } from "./recipients";
 import type { ExportSource, FullExtras } from "./source";
-import type { TarballWriter } from "./tarball";
 import type { Row, Tables } from "./tables";
-import { ExportType } from "../models/realm-export";
 import { botTables, crossRealmRows, userRows } from "./user-tables";
 import { ANALYTICS, IMPORT_SOURCE, MIGRATION_STATUS, withImportTables, type RealmExported } from "./zulip-import-tables";
-import { clock } from "../../../shared/clock";
-import { messageFileMoved } from "../../../shared/transfer-garbage";
+import { clock } from "../clock";
+import { messageFileMoved } from "../transfer-garbage";
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
 
@@ -49,6 +47,11 @@ export interface ExportStep {
 	count: number;
 }
 export type ExportProgress = (step: ExportStep) => Promise<void>;
+
+/** Where the files go, one at a time: the .tar.gz (the uploads service's worker, the management CLI). */
+export interface ExportArchive {
+	add(name: string, data: Buffer): Promise<void>;
+}
 
 async function allUsers(source: ExportSource, progress: ExportProgress): Promise<ExportUser[]> {
 	const out: ExportUser[] = [];
@@ -72,16 +75,17 @@ async function allSubscriptions(source: ExportSource, channelIds: number[], prog
 }
 
 /**
+ * `publicOnly`: Zulip's public export (a hidden address replaced by the one the API shows).
  * `ownTables`: the uploads service's own tables (zerver_realmexport), read by the caller.
  * `exported`: who asked for this export and its zerver_realmexport row, for its REALM_EXPORTED
  * audit entry (none for the management CLI's). Returns each table's row count (Zulip's `stats`).
  */
 export async function writeExport(
 	source: ExportSource,
-	tarball: TarballWriter,
+	tarball: ExportArchive,
 	dir: string,
 	realm: ExportRealm,
-	exportType: number,
+	publicOnly: boolean,
 	ownTables: Tables,
 	progress: ExportProgress,
 	exported: RealmExported = { acting_user: null, realm_export_id: null },
@@ -140,7 +144,7 @@ export async function writeExport(
 	const written: Tables = {
 		zerver_realm: realmRows(realm, { ...groupSettings, ...realmImageFields(extras) }),
 		...groups.tables,
-		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
+		zerver_userprofile: userRows(users, realm.id, recipients, publicOnly),
 		zerver_userprofile_crossrealm: crossRealmRows(realm.cross_realm_bots, recipients),
 		...(extras && fullTables(realm.id, extras, recipients, clients)),
 		...(extras && botTables(users)),
@@ -152,6 +156,7 @@ export async function writeExport(
 	};
 	const tables = inFl339Shapes(withImportTables(written, {
 		realmId: realm.id,
+		userDefaults: realm.user_defaults,
 		dateCreated: realm.date_created,
 		subscriptions: written.zerver_subscription,
 		channelRecipients: new Map(channelIds.map((id) => [id, recipients.channel(id)!])),

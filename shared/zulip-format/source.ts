@@ -1,14 +1,14 @@
 // Where an export's data comes from. The writer (write-export.ts) reads through an ExportSource
 // and knows nothing of where it reads:
-//   - busSource: the organization's public data, through the other services' export actions
-//     (POST /export/realm, run by the uploads service: Zulip's public export);
+//   - busSource: the organization's public data, through the services' export actions
+//     (POST /export/realm, run by the uploads service's export job: Zulip's public export);
 //   - the management CLI's direct reads of every service's database (deploy/export/), which add
 //     `full`: everything else the server keeps (Zulip's `manage.py export`).
 // Both answer in the services' own terms (shared/export-rows.ts); the table modules turn them
 // into Zulip's tables.
-import { call, type Caller } from "../../../shared/actions";
-import type { ExportChannel, ExportMessage, ExportReaction, ExportSubscription, ExportUser, ExportUserMessage } from "../../../shared/export-rows";
-import type { GroupGraphData, GroupSettingValue } from "../../../shared/group-settings";
+import { call, type Caller } from "../actions";
+import type { ExportChannel, ExportMessage, ExportReaction, ExportSubscription, ExportUser, ExportUserMessage } from "../export-rows";
+import type { GroupGraphData, GroupSettingValue } from "../group-settings";
 
 export interface ExportSource {
 	/** The users after `afterId` in ID order, at most `limit`. */

@@ -1,11 +1,28 @@
 // zerver_realmexport: the organization's data exports themselves, this one included (still
 // started), as Zulip's export holds them.
-import type { RealmExportDoc } from "../models/realm-export";
 import type { Row } from "./tables";
+
+/** An export as the uploads service keeps it (its RealmExportDoc): times in UNIX milliseconds. */
+export interface RealmExportRecord {
+	_id: number;
+	realm_id: number;
+	acting_user_id: number;
+	type: number;
+	status: number;
+	date_requested: number;
+	date_started: number | null;
+	date_succeeded: number | null;
+	date_failed: number | null;
+	date_deleted: number | null;
+	path_id?: string | null;
+	tarball_size_bytes: number | null;
+	sha256sum_hex: string | null;
+	stats: Record<string, number> | null;
+}
 
 const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
 
-export function realmExportRows(docs: RealmExportDoc[]): Row[] {
+export function realmExportRows(docs: RealmExportRecord[]): Row[] {
 	return docs.map((d) => ({
 		id: d._id,
 		realm: d.realm_id,

@@ -1,8 +1,8 @@
 // zerver_stream, zerver_subscription, zerver_recipient and zerver_defaultstream: the channels an
 // export holds (public ones: private channels never reach it), who is subscribed to them, and
 // each user's subscription to their own personal recipient, as Zulip's export has.
-import type { ExportChannel, ExportSubscription } from "../../../shared/export-rows";
-import type { GroupSettingValue } from "../../../shared/group-settings";
+import type { ExportChannel, ExportSubscription } from "../export-rows";
+import type { GroupSettingValue } from "../group-settings";
 import type { Recipients } from "./recipients";
 import type { Row, Tables } from "./tables";
 

@@ -6,7 +6,7 @@
 // starred, mentioned) are their private data, which a public export does not hold; Zulip's import
 // makes the rows it needs for channel messages. A full export holds every user's row, its flags
 // as Zulip's bitmask (flags_mask).
-import type { ExportMessage, ExportReaction, ExportUserMessage } from "../../../shared/export-rows";
+import type { ExportMessage, ExportReaction, ExportUserMessage } from "../export-rows";
 import type { Recipients } from "./recipients";
 import type { Row, Tables } from "./tables";
 

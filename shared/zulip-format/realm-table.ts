@@ -1,7 +1,7 @@
 // zerver_realm: the organization and its settings, as Zulip's Realm row; its group settings
 // (`groupSettings`, each a group's ID as Zulip's row holds them) in place of the names this
 // server's settings may hold, and its announcement channels under Zulip's field names.
-import type { ExportRealm } from "../../../shared/export-rows";
+import type { ExportRealm } from "../export-rows";
 import type { Row } from "./tables";
 
 /**

@@ -2,7 +2,7 @@
 // each with a records.json naming every file by its path inside the folder.
 import fs from "node:fs";
 import path from "node:path";
-import { ImportError } from "./errors";
+import { ImportError } from "./import-error";
 import { readJson, Rec } from "./records";
 
 /** The records of `<folder>/records.json` (absent folder: none). */
