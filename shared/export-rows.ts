@@ -118,19 +118,22 @@ export interface ExportChannel {
 	settings: Record<string, GroupSettingValue>;
 }
 
+/** A subscription's notification settings, Zulip's names here and in its export (null: the user's default). */
+export const SUBSCRIPTION_NOTIFICATION_SETTINGS = ["desktop_notifications", "audible_notifications", "push_notifications", "email_notifications", "wildcard_mentions_notify"] as const;
+export type SubscriptionNotifications = Record<(typeof SUBSCRIPTION_NOTIFICATION_SETTINGS)[number], boolean | null>;
+
+/** The notification settings of a subscription (or anything that holds them), in their order. */
+export const notificationSettings = (s: SubscriptionNotifications): SubscriptionNotifications =>
+	Object.fromEntries(SUBSCRIPTION_NOTIFICATION_SETTINGS.map((name) => [name, s[name]])) as SubscriptionNotifications;
+
 /** `channels.exportSubscriptions`: one user's subscription to a channel. */
-export interface ExportSubscription {
+export interface ExportSubscription extends SubscriptionNotifications {
 	user_id: number;
 	channel_id: number;
 	active: boolean;
 	color: string;
 	is_muted: boolean;
 	pin_to_top: boolean;
-	desktop_notifications: boolean | null;
-	audible_notifications: boolean | null;
-	push_notifications: boolean | null;
-	email_notifications: boolean | null;
-	wildcard_mentions_notify: boolean | null;
 }
 
 /** `messages.exportMessages`: one reaction to a message of the page. */

@@ -3,7 +3,7 @@
 // Query shapes and their indexes (models/):
 //   the organization's (public) channels      -> { realm_id, name_key } (prefix)
 //   the subscriptions of a batch of channels  -> { channel_id, active } (prefix)
-import type { ExportChannel, ExportSubscription } from "../../shared/export-rows";
+import { notificationSettings, type ExportChannel, type ExportSubscription } from "../../shared/export-rows";
 import type { ChannelsDb } from "./db";
 
 /**
@@ -43,10 +43,6 @@ export async function exportSubscriptions(db: Pick<ChannelsDb, "Subscription">, 
 		color: s.color,
 		is_muted: s.is_muted,
 		pin_to_top: s.pin_to_top,
-		desktop_notifications: s.desktop_notifications,
-		audible_notifications: s.audible_notifications,
-		push_notifications: s.push_notifications,
-		email_notifications: s.email_notifications,
-		wildcard_mentions_notify: s.wildcard_mentions_notify,
+		...notificationSettings(s),
 	}));
 }

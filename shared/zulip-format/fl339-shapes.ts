@@ -10,6 +10,7 @@
 //     does not read and this server's importer merges back (mergeNewerFields) before any of its
 //     phases reads the rows, so the round trip keeps them.
 import { randomBytes, randomUUID } from "node:crypto";
+import { REALM_IMAGE_FIELDS } from "./realm-table";
 import type { Rec, TableFile } from "./records";
 import type { Row, Tables } from "./tables";
 import { ZULIP_UPDATE_ANNOUNCEMENTS_LEVEL } from "./zulip-import-tables";
@@ -52,8 +53,7 @@ const FIELDS: Record<string, string[]> = {
 		"allow_edit_history", "default_language", "moderation_request_channel", "new_stream_announcements_stream", "signup_announcements_stream",
 		"zulip_update_announcements_stream", "zulip_update_announcements_level", "message_retention_days", "message_visibility_limit",
 		"first_visible_message_id", "org_type", "plan_type", "bot_creation_policy", "custom_upload_quota_gb", "video_chat_provider", "jitsi_server_url",
-		"giphy_rating", "default_code_block_language", "enable_read_receipts", "enable_guest_user_indicator", "icon_source", "icon_version",
-		"logo_source", "logo_version", "night_logo_source", "night_logo_version",
+		"giphy_rating", "default_code_block_language", "enable_read_receipts", "enable_guest_user_indicator", ...REALM_IMAGE_FIELDS,
 	],
 	zerver_userprofile: [
 		"id", "last_login", "is_superuser", ...USER_SETTINGS, "delivery_email", "email", "realm", "recipient", "full_name", "date_joined",

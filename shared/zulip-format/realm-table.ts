@@ -4,6 +4,12 @@
 import type { ExportRealm } from "../export-rows";
 import type { Row } from "./tables";
 
+/** The organization's images, each with zerver_realm's `<kind>_source` and `<kind>_version` (realm_icons/ holds the uploaded ones). */
+export const REALM_IMAGE_KINDS = ["icon", "logo", "night_logo"] as const;
+export type RealmImageKind = (typeof REALM_IMAGE_KINDS)[number];
+/** zerver_realm's fields of the images, in Zulip's order. */
+export const REALM_IMAGE_FIELDS = REALM_IMAGE_KINDS.flatMap((kind) => [`${kind}_source`, `${kind}_version`]);
+
 /**
  * This server's settings that name a channel (without `realm_`; -1 for none), by Zulip's realm
  * field (a channel ID or null): the export writes them, the importer reads them (deploy/import/).

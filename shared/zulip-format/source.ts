@@ -9,6 +9,8 @@
 import { call, type Caller } from "../actions";
 import type { ExportChannel, ExportMessage, ExportReaction, ExportSubscription, ExportUser, ExportUserMessage } from "../export-rows";
 import type { GroupGraphData, GroupSettingValue } from "../group-settings";
+import type { RealmImageKind } from "./realm-table";
+import type { FileFolder } from "./tables";
 
 export interface ExportSource {
 	/** The users after `afterId` in ID order, at most `limit`. */
@@ -61,7 +63,6 @@ export interface FullExtras {
 	realm_images: Partial<Record<RealmImageKind, { version: number }>>;
 }
 
-export type RealmImageKind = "icon" | "logo" | "night_logo";
 
 export interface ExportScheduled {
 	id: number;
@@ -96,7 +97,7 @@ export interface ExportAttachment {
  * path_id, emoji/ and avatars/ by the organization's ID, realm_icons/ as `<realm>/realm/icon.png`).
  */
 export interface ExportFile {
-	folder: "uploads" | "emoji" | "avatars" | "realm_icons";
+	folder: FileFolder;
 	path: string;
 	bytes: Buffer;
 	content_type: string;

@@ -23,7 +23,7 @@
 // items the step wrote, for a progress line), so a stalled export can be
 // told from a slow one.
 import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../export-rows";
-import { channelTables } from "./channel-tables";
+import { channelTables, withGroupDms } from "./channel-tables";
 import { FileFolders } from "./file-folders";
 import { inFl339Shapes } from "./fl339-shapes";
 import { attachmentRows, fullTables } from "./full-tables";
@@ -33,7 +33,7 @@ import { profileFieldTables } from "./profile-field-tables";
 import { realmRows } from "./realm-table";
 import { Recipients } from "./recipients";
 import type { ExportSource, FullExtras } from "./source";
-import type { Row, Tables } from "./tables";
+import { ExportFile, type Tables } from "./tables";
 import { botTables, crossRealmRows, userRows } from "./user-tables";
 import { ANALYTICS, IMPORT_SOURCE, MIGRATION_STATUS, withImportTables, type RealmExported } from "./zulip-import-tables";
 import { clock } from "../clock";
@@ -166,35 +166,18 @@ export async function writeExport(
 		exported,
 	}), everyone);
 	count(tables);
-	await tarball.add(`${dir}/realm.json`, json({ ...tables, import_source: IMPORT_SOURCE }));
+	await tarball.add(`${dir}/${ExportFile.REALM}`, json({ ...tables, import_source: IMPORT_SOURCE }));
 	const attachments: Tables = { zerver_attachment: extras ? attachmentRows(realm.id, extras) : [] };
 	count(attachments);
-	await tarball.add(`${dir}/attachment.json`, json(attachments));
+	await tarball.add(`${dir}/${ExportFile.ATTACHMENTS}`, json(attachments));
 	// Every folder's records.json, even a public export's (empty): Zulip's import opens avatars/ and uploads/ whatever the export holds.
 	for (const [name, rows] of folders.recordFiles()) await tarball.add(`${dir}/${name}`, json(rows));
 	count(ANALYTICS);
-	await tarball.add(`${dir}/analytics.json`, json(ANALYTICS));
-	await tarball.add(`${dir}/migration_status.json`, json(MIGRATION_STATUS));
-	await tarball.add(`${dir}/stats.json`, json(stats));
+	await tarball.add(`${dir}/${ExportFile.ANALYTICS}`, json(ANALYTICS));
+	await tarball.add(`${dir}/${ExportFile.MIGRATION_STATUS}`, json(MIGRATION_STATUS));
+	await tarball.add(`${dir}/${ExportFile.STATS}`, json(stats));
 	await progress({ phase: "tables", count: Object.keys(stats).length });
 	return stats;
-}
-
-/**
- * zerver_huddle, and each group DM's members' subscriptions to it (how Zulip records its members),
- * after the channel tables' (their recipients are complete once the messages are written).
- */
-function withGroupDms(tables: Tables, recipients: Recipients, users: ExportUser[]): Tables {
-	const active = new Map(users.map((u) => [u.id, u.is_active]));
-	const zerver_subscription: Row[] = [...tables.zerver_subscription];
-	for (const { row, members } of recipients.groupDms) {
-		// A system bot among them is subscribed too (Zulip's import maps it onto its own bot): its
-		// group DM's hash, made from the subscribers, then differs from the group DM without it.
-		for (const user of members) {
-			zerver_subscription.push({ id: zerver_subscription.length + 1, user_profile: user, recipient: row.recipient, active: true, is_user_active: active.get(user) ?? true, is_muted: false, color: "#c2c2c2", pin_to_top: false });
-		}
-	}
-	return { ...tables, zerver_subscription, zerver_huddle: recipients.groupDms.map((g) => g.row) };
 }
 
 /** zerver_realm's icon and logo fields: uploaded ("U") with their versions, where a full export holds them. */
