@@ -2,21 +2,24 @@
 // started), as Zulip's export holds them.
 import type { Row } from "./tables";
 
-/** An export as the uploads service keeps it (its RealmExportDoc): times in UNIX milliseconds. */
+/** An export as the uploads service keeps it (its RealmExportDoc extends this), as zerver_realmexport holds it. */
 export interface RealmExportRecord {
 	_id: number;
 	realm_id: number;
 	acting_user_id: number;
 	type: number;
 	status: number;
+	/** UNIX milliseconds, each set when the export reached that state. */
 	date_requested: number;
 	date_started: number | null;
 	date_succeeded: number | null;
 	date_failed: number | null;
 	date_deleted: number | null;
+	/** `exports/<realm_id>/<random>/<name>.tar.gz`: the URL is `/user_uploads/<path_id>`. */
 	path_id?: string | null;
 	tarball_size_bytes: number | null;
 	sha256sum_hex: string | null;
+	/** What the export holds (table name to row count), as Zulip's `stats`. */
 	stats: Record<string, number> | null;
 }
 
