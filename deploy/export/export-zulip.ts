@@ -9,7 +9,7 @@ import { realmExportModel } from "../../services/uploads/models/realm-export";
 import { realmExportRows } from "../../shared/zulip-format/realm-export-table";
 import { TarballWriter } from "../../services/uploads/export/tarball";
 import { writeExport } from "../../shared/zulip-format/write-export";
-import type { Progress } from "../import/progress";
+import type { Progress } from "../progress";
 import { phaseLines } from "./phase-lines";
 import { connectServiceDbs, serviceModels } from "../service-dbs";
 import { ArchiveFile } from "./archive-file";

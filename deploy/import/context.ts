@@ -2,7 +2,7 @@
 import type { Model } from "mongoose";
 import type { Ids } from "./ids";
 import type { Target } from "./import-target";
-import type { Progress } from "./progress";
+import type { Progress } from "../progress";
 import type { Rec, TableFile } from "../../shared/zulip-format/records";
 import type { NotKept } from "./report";
 

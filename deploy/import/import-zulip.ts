@@ -13,7 +13,7 @@ import { importGroups } from "./groups";
 import { Ids } from "./ids";
 import { openTarget } from "./import-target";
 import { countMessages, importMessages, importReactions, messageFiles } from "./messages";
-import { Progress } from "./progress";
+import { Progress } from "../progress";
 import { importRealm } from "./realm";
 import { reportReconstructed } from "./reconstructed";
 import { mergeNewerFields, NEWER_FIELDS_TABLE } from "../../shared/zulip-format/fl339-shapes";
