@@ -122,18 +122,26 @@ export interface ExportChannel {
 export const SUBSCRIPTION_NOTIFICATION_SETTINGS = ["desktop_notifications", "audible_notifications", "push_notifications", "email_notifications", "wildcard_mentions_notify"] as const;
 export type SubscriptionNotifications = Record<(typeof SUBSCRIPTION_NOTIFICATION_SETTINGS)[number], boolean | null>;
 
-/** The notification settings of a subscription (or anything that holds them), in their order. */
-export const notificationSettings = (s: SubscriptionNotifications): SubscriptionNotifications =>
-	Object.fromEntries(SUBSCRIPTION_NOTIFICATION_SETTINGS.map((name) => [name, s[name]])) as SubscriptionNotifications;
+/** A subscription's own settings, Zulip's names here and in its export. */
+export interface SubscriptionSettings extends SubscriptionNotifications {
+	is_muted: boolean;
+	color: string;
+	pin_to_top: boolean;
+}
+
+/** The settings of a subscription (or of anything that holds them), in the order Zulip's rows hold them. */
+export const subscriptionSettings = (s: SubscriptionSettings): SubscriptionSettings => ({
+	is_muted: s.is_muted,
+	color: s.color,
+	pin_to_top: s.pin_to_top,
+	...(Object.fromEntries(SUBSCRIPTION_NOTIFICATION_SETTINGS.map((name) => [name, s[name]])) as SubscriptionNotifications),
+});
 
 /** `channels.exportSubscriptions`: one user's subscription to a channel. */
-export interface ExportSubscription extends SubscriptionNotifications {
+export interface ExportSubscription extends SubscriptionSettings {
 	user_id: number;
 	channel_id: number;
 	active: boolean;
-	color: string;
-	is_muted: boolean;
-	pin_to_top: boolean;
 }
 
 /** `messages.exportMessages`: one reaction to a message of the page. */

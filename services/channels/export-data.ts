@@ -3,7 +3,7 @@
 // Query shapes and their indexes (models/):
 //   the organization's (public) channels      -> { realm_id, name_key } (prefix)
 //   the subscriptions of a batch of channels  -> { channel_id, active } (prefix)
-import { notificationSettings, type ExportChannel, type ExportSubscription } from "../../shared/export-rows";
+import { subscriptionSettings, type ExportChannel, type ExportSubscription } from "../../shared/export-rows";
 import type { ChannelsDb } from "./db";
 
 /**
@@ -40,9 +40,6 @@ export async function exportSubscriptions(db: Pick<ChannelsDb, "Subscription">, 
 		user_id: s.user_id,
 		channel_id: s.channel_id,
 		active: s.active,
-		color: s.color,
-		is_muted: s.is_muted,
-		pin_to_top: s.pin_to_top,
-		...notificationSettings(s),
+		...subscriptionSettings(s),
 	}));
 }

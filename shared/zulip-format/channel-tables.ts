@@ -1,7 +1,7 @@
 // zerver_stream, zerver_subscription, zerver_recipient and zerver_defaultstream: the channels an
 // export holds (public ones: private channels never reach it), who is subscribed to them, and
 // each user's subscription to their own personal recipient, as Zulip's export has.
-import { notificationSettings, type ExportChannel, type ExportSubscription } from "../export-rows";
+import { subscriptionSettings, type ExportChannel, type ExportSubscription } from "../export-rows";
 import type { GroupSettingValue } from "../group-settings";
 import type { Recipients } from "./recipients";
 import type { Row, Tables } from "./tables";
@@ -62,10 +62,7 @@ export function channelTables(
 			recipient,
 			active: s.active,
 			is_user_active: active.get(s.user_id) ?? false,
-			is_muted: s.is_muted,
-			color: s.color,
-			pin_to_top: s.pin_to_top,
-			...notificationSettings(s),
+			...subscriptionSettings(s),
 		});
 	}
 	// Zulip subscribes every user to their own personal recipient.
