@@ -17,7 +17,7 @@ import { USER_SETTINGS, canonicalSetting } from "../../services/users/user-setti
 import { exportChannels, exportSubscriptions } from "../../services/channels/export-data";
 import { exportMessages, exportReactions, exportUserMessages } from "../../services/messages/export-data";
 import type { ExportSource, ExportFile, FullExtras, GroupDetails } from "../../shared/zulip-format/source";
-import { REALM_IMAGE_KINDS } from "../../shared/zulip-format/realm-table";
+import { REALM_IMAGE_KINDS, realmImagePath } from "../../shared/zulip-format/realm-table";
 import { avatarImagePaths } from "../../shared/public-images";
 import type { ExportRealm, ExportUser } from "../../shared/export-rows";
 import type { RealmDoc } from "../../services/users/models/realm";
@@ -196,8 +196,8 @@ async function* files(m: Models, realmId: number, images: RealmDoc["images"]): A
 		if (!shown) continue;
 		const base = shown.replace(/\.png$/, "");
 		for (const [stored, named] of [
-			[`${base}.original`, `${realmId}/realm/${kind}.original`],
-			[shown, `${realmId}/realm/${kind}.png`],
+			[`${base}.original`, realmImagePath(realmId, kind, "original")],
+			[shown, realmImagePath(realmId, kind, "png")],
 		]) {
 			const image = await m.Images.findById(stored).lean();
 			if (!image) continue;

@@ -8,7 +8,7 @@ import type { PublicImageDoc } from "../../services/uploads/models/public-image"
 import type { RealmDoc } from "../../services/users/models/realm";
 import { insertAll, table, type ImportContext } from "./context";
 import { fileBytes, fileRecords, sniffImage } from "../../shared/zulip-format/file-records";
-import { REALM_IMAGE_KINDS } from "../../shared/zulip-format/realm-table";
+import { REALM_IMAGE_KINDS, realmImagePath } from "../../shared/zulip-format/realm-table";
 
 export async function importRealmImages(ctx: ImportContext): Promise<number> {
 	const realm = table(ctx, "zerver_realm")[0];
@@ -17,7 +17,7 @@ export async function importRealmImages(ctx: ImportContext): Promise<number> {
 	const set: NonNullable<RealmDoc["images"]> = {};
 	for (const kind of REALM_IMAGE_KINDS) {
 		if (realm.optStr(`${kind}_source`) !== "U") continue;
-		const record = records.get(`${ctx.ids.zulipRealmId}/realm/${kind}.original`);
+		const record = records.get(realmImagePath(ctx.ids.zulipRealmId, kind, "original"));
 		if (!record) {
 			ctx.notKept.add("realm_icons/", `the organization's ${kind.replace("_", " ")} (its original is missing from the export)`);
 			continue;

@@ -9,6 +9,8 @@ export const REALM_IMAGE_KINDS = ["icon", "logo", "night_logo"] as const;
 export type RealmImageKind = (typeof REALM_IMAGE_KINDS)[number];
 /** zerver_realm's fields of the images, in Zulip's order. */
 export const REALM_IMAGE_FIELDS = REALM_IMAGE_KINDS.flatMap((kind) => [`${kind}_source`, `${kind}_version`]);
+/** An image's path in realm_icons/ (Zulip's names): its original, or the image shown (`<realm>/realm/icon.png`). */
+export const realmImagePath = (realmId: number, kind: RealmImageKind, which: "original" | "png") => `${realmId}/realm/${kind}.${which}`;
 
 /**
  * This server's settings that name a channel (without `realm_`; -1 for none), by Zulip's realm

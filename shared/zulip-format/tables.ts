@@ -1,7 +1,14 @@
-// What the modules of an export share: a table is a list of rows, as Zulip's export holds them
-// (zerver/lib/export.py: one JSON object of tables per file). Each group of tables has a module of
-// its own (realm-table.ts, user-tables.ts, channel-tables.ts, message-files.ts); a later table is
-// a new module whose rows the writer (write-export.ts) adds to realm.json.
+// Zulip's export format (feature level 339's), both directions: this folder is where it lives.
+// Writing: write-export.ts reads an organization through a source (source.ts) and turns it into
+// Zulip's tables, a module per group of tables (realm-table.ts, user-tables.ts, channel-tables.ts,
+// group-tables.ts, message-files.ts, ...; a later table is a new module whose rows the writer adds
+// to realm.json), shaped to the feature level's fields (fl339-shapes.ts), with what Zulip's own
+// import requires (zulip-import-tables.ts). Reading (the importer, deploy/import/): an export's
+// tarball or directory (export-reader.ts), its files and records (records.ts, file-records.ts), and
+// what the importer makes of what it keeps no document for (import-coverage.ts).
+//
+// What the modules share: a table is a list of rows, as Zulip's export holds them
+// (zerver/lib/export.py: one JSON object of tables per file), and Zulip's values both directions name.
 
 export type Row = Record<string, unknown>;
 export type Tables = Record<string, Row[]>;
