@@ -22,7 +22,7 @@ import { importScheduled } from "./scheduled";
 import { UNREAD_TABLES } from "../../shared/zulip-format/import-coverage";
 import { MESSAGE_FILE } from "../../shared/zulip-format/message-files";
 import { TableFile } from "../../shared/zulip-format/records";
-import { ExportFile } from "../../shared/zulip-format/tables";
+import { JsonFile } from "../../shared/zulip-format/tables";
 import { NotKept } from "./report";
 import { importUploads, readAttachments } from "./uploads";
 import { importUsers, type Credential } from "./users";
@@ -54,7 +54,7 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 	const progress = o.progress ?? new Progress();
 	const opened = await openExport(o.source);
 	try {
-		const realm = TableFile.read(opened.dir, ExportFile.REALM);
+		const realm = TableFile.read(opened.dir, JsonFile.REALM);
 		const files = messageFiles(opened.dir);
 		const attachments = readAttachments(opened.dir);
 		const target = await openTarget(o.mongoUrl, o.prefix);
@@ -117,7 +117,7 @@ function reportUnread(ctx: ImportContext): void {
 	// The other files of the export: statistics (analytics.json) and such.
 	for (const f of fs.readdirSync(ctx.dir)) {
 		if (!f.endsWith(".json") || MESSAGE_FILE.test(f)) continue;
-		if (([ExportFile.REALM, ExportFile.ATTACHMENTS, ExportFile.STATS, ExportFile.MIGRATION_STATUS] as string[]).includes(f)) continue;
+		if (([JsonFile.REALM, JsonFile.ATTACHMENTS, JsonFile.STATS, JsonFile.MIGRATION_STATUS] as string[]).includes(f)) continue;
 		let file: TableFile;
 		try {
 			file = TableFile.read(ctx.dir, f);

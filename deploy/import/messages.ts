@@ -14,7 +14,7 @@ import type { RecipientDoc } from "../../services/messages/models/recipient";
 import type { ReactionDoc, ReactionType } from "../../services/messages/models/reaction";
 import { searchFields } from "../../services/messages/search";
 import { flagNames, MESSAGE_FILE } from "../../shared/zulip-format/message-files";
-import { ExportFile, MessageType } from "../../shared/zulip-format/tables";
+import { JsonFile, MessageType } from "../../shared/zulip-format/tables";
 import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
 import { TableFile, type Rec } from "../../shared/zulip-format/records";
 import { messageFileMoved } from "../../shared/transfer-garbage";
@@ -41,7 +41,7 @@ export function messageFiles(dir: string): string[] {
  * each file's records, else by reading every file once (one at a time).
  */
 export function countMessages(dir: string, files: string[]): number {
-	const statsFile = path.join(dir, ExportFile.STATS);
+	const statsFile = path.join(dir, JsonFile.STATS);
 	if (fs.existsSync(statsFile)) {
 		try {
 			const stats = JSON.parse(fs.readFileSync(statsFile, "utf8")) as Record<string, { zerver_message?: unknown }>;

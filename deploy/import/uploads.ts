@@ -6,11 +6,11 @@ import type { ImportContext } from "./context";
 import { fileBytes, fileRecords, typeOfName } from "../../shared/zulip-format/file-records";
 import type { SentWhere } from "./messages";
 import { TableFile, type Rec } from "../../shared/zulip-format/records";
-import { ExportFile } from "../../shared/zulip-format/tables";
+import { JsonFile } from "../../shared/zulip-format/tables";
 
 /** attachment.json's records (the messages they name are imported first). */
 export function readAttachments(dir: string): Rec[] {
-	return TableFile.read(dir, ExportFile.ATTACHMENTS).records("zerver_attachment");
+	return TableFile.read(dir, JsonFile.ATTACHMENTS).records("zerver_attachment");
 }
 
 export async function importUploads(ctx: ImportContext, attachments: Rec[], where: Map<number, SentWhere>): Promise<void> {

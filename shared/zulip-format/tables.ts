@@ -31,7 +31,7 @@ export const FILE_FOLDERS = ["uploads", "emoji", "avatars", "realm_icons"] as co
 export type FileFolder = (typeof FILE_FOLDERS)[number];
 
 /** The export's JSON files beside the message files (message-files.ts) and the folders' records.json. */
-export const ExportFile = {
+export const JsonFile = {
 	REALM: "realm.json",
 	ATTACHMENTS: "attachment.json",
 	ANALYTICS: "analytics.json",

@@ -33,7 +33,7 @@ import { profileFieldTables } from "./profile-field-tables";
 import { realmRows } from "./realm-table";
 import { Recipients } from "./recipients";
 import type { ExportSource, FullExtras } from "./source";
-import { ExportFile, type Tables } from "./tables";
+import { JsonFile, type Tables } from "./tables";
 import { botTables, crossRealmRows, userRows } from "./user-tables";
 import { ANALYTICS, IMPORT_SOURCE, MIGRATION_STATUS, withImportTables, type RealmExported } from "./zulip-import-tables";
 import { clock } from "../clock";
@@ -166,16 +166,16 @@ export async function writeExport(
 		exported,
 	}), everyone);
 	count(tables);
-	await tarball.add(`${dir}/${ExportFile.REALM}`, json({ ...tables, import_source: IMPORT_SOURCE }));
+	await tarball.add(`${dir}/${JsonFile.REALM}`, json({ ...tables, import_source: IMPORT_SOURCE }));
 	const attachments: Tables = { zerver_attachment: extras ? attachmentRows(realm.id, extras) : [] };
 	count(attachments);
-	await tarball.add(`${dir}/${ExportFile.ATTACHMENTS}`, json(attachments));
+	await tarball.add(`${dir}/${JsonFile.ATTACHMENTS}`, json(attachments));
 	// Every folder's records.json, even a public export's (empty): Zulip's import opens avatars/ and uploads/ whatever the export holds.
 	for (const [name, rows] of folders.recordFiles()) await tarball.add(`${dir}/${name}`, json(rows));
 	count(ANALYTICS);
-	await tarball.add(`${dir}/${ExportFile.ANALYTICS}`, json(ANALYTICS));
-	await tarball.add(`${dir}/${ExportFile.MIGRATION_STATUS}`, json(MIGRATION_STATUS));
-	await tarball.add(`${dir}/${ExportFile.STATS}`, json(stats));
+	await tarball.add(`${dir}/${JsonFile.ANALYTICS}`, json(ANALYTICS));
+	await tarball.add(`${dir}/${JsonFile.MIGRATION_STATUS}`, json(MIGRATION_STATUS));
+	await tarball.add(`${dir}/${JsonFile.STATS}`, json(stats));
 	await progress({ phase: "tables", count: Object.keys(stats).length });
 	return stats;
 }
