@@ -5,7 +5,7 @@ import { emojiPath } from "../../shared/public-images";
 import type { RealmEmojiDoc } from "../../services/users/catalog/realm-emoji-model";
 import type { PublicImageDoc } from "../../services/uploads/models/public-image";
 import { insertAll, table, type ImportContext } from "./context";
-import { fileBytes, fileRecords, typeOfName } from "./files";
+import { fileBytes, fileRecords, typeOfName } from "../../shared/zulip-format/file-records";
 
 export async function importEmoji(ctx: ImportContext): Promise<void> {
 	const records = table(ctx, "zerver_realmemoji");

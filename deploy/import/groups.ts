@@ -5,7 +5,7 @@ import type { GroupSettingValue } from "../../shared/group-settings";
 import { GROUP_SETTINGS, type UserGroupDoc } from "../../services/users/groups/user-group-model";
 import { SYSTEM_GROUPS } from "../../services/users/groups/system-groups";
 import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
-import type { Rec } from "./records";
+import type { Rec } from "../../shared/zulip-format/records";
 
 export interface GroupValues {
 	/** The value of a group setting naming Zulip group `id`. */

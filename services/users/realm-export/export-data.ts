@@ -1,4 +1,4 @@
-// The users service's part of an organization export (services/uploads/export/): the organization
+// The users service's part of an organization export (shared/zulip-format/): the organization
 // with the facts that decide whether an export may start, its users page by page (public fields
 // only), and each user's consent to a private data export (GET /export/realm/consents).
 // Query shapes and their indexes (../models/user.ts):
@@ -54,6 +54,7 @@ export async function exportRealm(db: UsersReads): Promise<ExportRealm> {
 			required: f.required,
 			editable_by_user: f.editable_by_user,
 		})),
+		user_defaults: Object.fromEntries(Object.entries(USER_SETTINGS).map(([name, def]) => [name, def.default])),
 	};
 }
 

@@ -2,11 +2,12 @@
 // each with a records.json naming every file by its path inside the folder.
 import fs from "node:fs";
 import path from "node:path";
-import { ImportError } from "./errors";
+import { ImportError } from "./import-error";
 import { readJson, Rec } from "./records";
+import type { FileFolder } from "./tables";
 
 /** The records of `<folder>/records.json` (absent folder: none). */
-export function fileRecords(dir: string, folder: string): Rec[] {
+export function fileRecords(dir: string, folder: FileFolder): Rec[] {
 	const name = `${folder}/records.json`;
 	const list = readJson(dir, name, false);
 	if (list === undefined) return [];
@@ -18,7 +19,7 @@ export function fileRecords(dir: string, folder: string): Rec[] {
 }
 
 /** The bytes of the file a record names. */
-export function fileBytes(dir: string, folder: string, rec: Rec): Buffer {
+export function fileBytes(dir: string, folder: FileFolder, rec: Rec): Buffer {
 	const rel = rec.str("path");
 	const file = path.resolve(dir, folder, rel);
 	if (!file.startsWith(path.resolve(dir, folder) + path.sep)) rec.fail(`"path" points outside ${folder}/`);

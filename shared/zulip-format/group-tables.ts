@@ -5,7 +5,7 @@
 // its own, numbered after the named groups. `settingGroup` turns a setting's value into the group
 // ID Zulip's tables hold (zerver_realm's can_*_group fields). A full export adds each named
 // group's own fields (`details`: description, creator, group settings).
-import type { GroupGraphData, GroupSettingValue } from "../../../shared/group-settings";
+import type { GroupGraphData, GroupSettingValue } from "../group-settings";
 import type { GroupDetails } from "./source";
 import type { Row, Tables } from "./tables";
 

@@ -1,6 +1,6 @@
 // zerver_customprofilefield and zerver_customprofilefieldvalue: the organization's custom profile
 // fields and each user's values of them (every member sees both, so a public export holds them).
-import type { ExportProfileField, ExportUser } from "../../../shared/export-rows";
+import type { ExportProfileField, ExportUser } from "../export-rows";
 import type { Row, Tables } from "./tables";
 
 export function profileFieldTables(realmId: number, fields: ExportProfileField[], users: ExportUser[]): Tables {

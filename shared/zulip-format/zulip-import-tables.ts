@@ -1,7 +1,7 @@
 // What Zulip's own import (`manage.py import`: zerver/lib/import_realm.py, do_import_realm and the
 // helpers it calls, as of feature level 339) requires of an export beyond the rows the other
 // modules write, and the rows this server builds for it. Checked by reading Zulip's code, and by
-// the round-trip test's assertions of what that code relies on (docs/notes-export.md); no Zulip
+// the round-trip test's assertions of what that code relies on (docs/migration.md); no Zulip
 // server runs here.
 //
 // The import fails (KeyError, FileNotFoundError) when any of these is missing:
@@ -14,7 +14,6 @@
 //   - attachment.json and, per messages-NNNNNN.json, zerver_message and zerver_usermessage.
 // Each row becomes its model (`Model(**row)`): an unknown field fails the import (fl339-shapes.ts
 // keeps the rows to the feature level's fields) and each field it converts or remaps must be there.
-import { USER_SETTINGS } from "../../users/settings/user-settings";
 import migrationStatus from "./fl339-migration-status.json";
 import type { Row, Tables } from "./tables";
 
@@ -62,17 +61,20 @@ export interface RealmExported {
 export const OWN_AUTH_METHODS = ["Email"];
 
 /**
- * This server's defaults for new users' settings, by Zulip's RealmUserDefault field (fixed here:
- * every new user starts from USER_SETTINGS' defaults). The importer compares a sample's row with it.
+ * zerver_realmuserdefault's settings: this server's defaults for new users' personal settings
+ * (`defaults`, by setting name: fixed here, the users service's; ExportRealm.user_defaults), but
+ * the time zone, which is no field of that table. The importer compares a sample's row with it.
  */
-export function userDefaults(): Row {
+export function userDefaults(defaults: Record<string, unknown>): Row {
 	const out: Row = {};
-	for (const [name, def] of Object.entries(USER_SETTINGS)) if (name !== "timezone") out[name] = def.default;
+	for (const [name, value] of Object.entries(defaults)) if (name !== "timezone") out[name] = value;
 	return out;
 }
 
 export interface ImportTableInput {
 	realmId: number;
+	/** The defaults of new users' personal settings, by setting name (ExportRealm.user_defaults). */
+	userDefaults: Record<string, unknown>;
 	/** zerver_realm's date_created (UNIX seconds). */
 	dateCreated: number;
 	/** The subscriptions the export holds (zerver_subscription) and the channel recipients' IDs. */
@@ -113,7 +115,7 @@ export function withImportTables(tables: Tables, x: ImportTableInput): Tables {
 	const out: Tables = {
 		zerver_presencesequence: [{ id: 1, realm: x.realmId, last_update_id: 0 }],
 		zerver_realmauthenticationmethod: OWN_AUTH_METHODS.map((name, i) => ({ id: i + 1, realm: x.realmId, name })),
-		zerver_realmuserdefault: [{ id: 1, realm: x.realmId, ...userDefaults() }],
+		zerver_realmuserdefault: [{ id: 1, realm: x.realmId, ...userDefaults(x.userDefaults) }],
 		zerver_realmauditlog: auditLogRows(x),
 		...tables,
 	};

@@ -5,7 +5,7 @@
 // Zulip's rule for a public export (zerver/lib/export.py): a user's real address goes in only when
 // administrators may see it; otherwise delivery_email is the address the API shows (a dummy).
 import { isIP } from "node:net";
-import type { ExportUser } from "../../../shared/export-rows";
+import type { ExportUser } from "../export-rows";
 import type { Recipients } from "./recipients";
 import type { Row, Tables } from "./tables";
 

@@ -1,14 +1,16 @@
 // Where an export's data comes from. The writer (write-export.ts) reads through an ExportSource
 // and knows nothing of where it reads:
-//   - busSource: the organization's public data, through the other services' export actions
-//     (POST /export/realm, run by the uploads service: Zulip's public export);
+//   - busSource: the organization's public data, through the services' export actions
+//     (POST /export/realm, run by the uploads service's export job: Zulip's public export);
 //   - the management CLI's direct reads of every service's database (deploy/export/), which add
 //     `full`: everything else the server keeps (Zulip's `manage.py export`).
 // Both answer in the services' own terms (shared/export-rows.ts); the table modules turn them
 // into Zulip's tables.
-import { call, type Caller } from "../../../shared/actions";
-import type { ExportChannel, ExportMessage, ExportReaction, ExportSubscription, ExportUser, ExportUserMessage } from "../../../shared/export-rows";
-import type { GroupGraphData, GroupSettingValue } from "../../../shared/group-settings";
+import { call, type Caller } from "../actions";
+import type { ExportChannel, ExportMessage, ExportReaction, ExportSubscription, ExportUser, ExportUserMessage } from "../export-rows";
+import type { GroupGraphData, GroupSettingValue } from "../group-settings";
+import type { RealmImageKind } from "./realm-table";
+import type { FileFolder } from "./tables";
 
 export interface ExportSource {
 	/** The users after `afterId` in ID order, at most `limit`. */
@@ -61,7 +63,6 @@ export interface FullExtras {
 	realm_images: Partial<Record<RealmImageKind, { version: number }>>;
 }
 
-export type RealmImageKind = "icon" | "logo" | "night_logo";
 
 export interface ExportScheduled {
 	id: number;
@@ -96,7 +97,7 @@ export interface ExportAttachment {
  * path_id, emoji/ and avatars/ by the organization's ID, realm_icons/ as `<realm>/realm/icon.png`).
  */
 export interface ExportFile {
-	folder: "uploads" | "emoji" | "avatars" | "realm_icons";
+	folder: FileFolder;
 	path: string;
 	bytes: Buffer;
 	content_type: string;

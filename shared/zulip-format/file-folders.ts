@@ -4,12 +4,10 @@
 // naming every file with what Zulip's import reads of it. The folders and their records.json are
 // written even when empty, as Zulip's export does.
 import type { ExportFile } from "./source";
-import type { Row } from "./tables";
-
-export const FILE_FOLDERS = ["uploads", "emoji", "avatars", "realm_icons"] as const;
+import { FILE_FOLDERS, type FileFolder, type Row } from "./tables";
 
 export class FileFolders {
-	private readonly records: Record<ExportFile["folder"], Row[]> = { uploads: [], emoji: [], avatars: [], realm_icons: [] };
+	private readonly records = Object.fromEntries(FILE_FOLDERS.map((folder) => [folder, [] as Row[]])) as Record<FileFolder, Row[]>;
 
 	constructor(
 		private readonly realmId: number,
@@ -38,7 +36,7 @@ export class FileFolders {
 		return FILE_FOLDERS.map((folder) => [`${folder}/records.json`, this.records[folder]]);
 	}
 
-	count(folder: ExportFile["folder"]): number {
+	count(folder: FileFolder): number {
 		return this.records[folder].length;
 	}
 }

@@ -1,8 +1,16 @@
 // zerver_realm: the organization and its settings, as Zulip's Realm row; its group settings
 // (`groupSettings`, each a group's ID as Zulip's row holds them) in place of the names this
 // server's settings may hold, and its announcement channels under Zulip's field names.
-import type { ExportRealm } from "../../../shared/export-rows";
+import type { ExportRealm } from "../export-rows";
 import type { Row } from "./tables";
+
+/** The organization's images, each with zerver_realm's `<kind>_source` and `<kind>_version` (realm_icons/ holds the uploaded ones). */
+export const REALM_IMAGE_KINDS = ["icon", "logo", "night_logo"] as const;
+export type RealmImageKind = (typeof REALM_IMAGE_KINDS)[number];
+/** zerver_realm's fields of the images, in Zulip's order. */
+export const REALM_IMAGE_FIELDS = REALM_IMAGE_KINDS.flatMap((kind) => [`${kind}_source`, `${kind}_version`]);
+/** An image's path in realm_icons/ (Zulip's names): its original, or the image shown (`<realm>/realm/icon.png`). */
+export const realmImagePath = (realmId: number, kind: RealmImageKind, which: "original" | "png") => `${realmId}/realm/${kind}.${which}`;
 
 /**
  * This server's settings that name a channel (without `realm_`; -1 for none), by Zulip's realm

@@ -6,18 +6,15 @@
 // starred, mentioned) are their private data, which a public export does not hold; Zulip's import
 // makes the rows it needs for channel messages. A full export holds every user's row, its flags
 // as Zulip's bitmask (flags_mask).
-import type { ExportMessage, ExportReaction, ExportUserMessage } from "../../../shared/export-rows";
+import type { ExportMessage, ExportReaction, ExportUserMessage } from "../export-rows";
 import type { Recipients } from "./recipients";
-import type { Row, Tables } from "./tables";
+import { MessageType, type Row, type Tables } from "./tables";
 
 /** Zulip's MESSAGE_BATCH_CHUNK_SIZE: messages per file. */
 export const MESSAGES_PER_FILE = 1000;
 
 /** Zulip's Message.rendered_content_version written for this server's renderings (as the sample's messages carry). */
 const RENDERED_CONTENT_VERSION = 1;
-
-/** Zulip's Message.type values: an ordinary message, or a resolved-topic notice. */
-const MessageType = { NORMAL: 1, RESOLVE_TOPIC_NOTIFICATION: 2 } as const;
 
 /** Zulip's UserMessage flags, in bit order (flags_mask). */
 export const USER_MESSAGE_FLAG_BITS = [
@@ -45,8 +42,32 @@ export function flagsMask(flags: string[], isPrivate: boolean): number {
 	return mask;
 }
 
+/** The flags this server keeps, by Zulip's names. */
+const KEPT_FLAGS = new Set(["read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "has_alert_word", "historical"]);
+// is_private and active_mobile_push_notification are Zulip's bookkeeping (the message's type, a
+// push sent), not the user's data: this server derives the one and has no use for the other.
+const BOOKKEEPING = new Set(["is_private", "active_mobile_push_notification"]);
+
+/**
+ * The other way (the importer): a bitmask's flags as this server keeps them; each flag it has no
+ * place for is counted in `dropped`.
+ */
+export function flagNames(mask: number, dropped: Map<string, number>): string[] {
+	const out = new Set<string>();
+	USER_MESSAGE_FLAG_BITS.forEach((flag, bit) => {
+		if (!(mask & (1 << bit))) return;
+		// A group mention is a mention here.
+		if (flag === "group_mentioned") out.add("mentioned");
+		else if (KEPT_FLAGS.has(flag)) out.add(flag);
+		else if (!BOOKKEEPING.has(flag)) dropped.set(flag, (dropped.get(flag) ?? 0) + 1);
+	});
+	return [...out];
+}
+
 /** messages-000001.json, messages-000002.json, ... */
 export const messageFileName = (n: number) => `messages-${String(n).padStart(6, "0")}.json`;
+/** A message file's name (Zulip's numbering may be wider than six digits). */
+export const MESSAGE_FILE = /^messages-\d+\.json$/;
 
 /** The sending clients, numbered as first seen (zerver_client). */
 export class Clients {

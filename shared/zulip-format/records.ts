@@ -2,7 +2,7 @@
 // the wrong type is an ImportError naming the file, table, record index and id.
 import fs from "node:fs";
 import path from "node:path";
-import { ImportError } from "./errors";
+import { ImportError } from "./import-error";
 
 type Raw = Record<string, unknown>;
 

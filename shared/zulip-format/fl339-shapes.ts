@@ -7,9 +7,11 @@
 //   - a field this server keeps no value for gets Zulip's default (FILLERS);
 //   - a field newer than that feature level (a setting Zulip added since, which this server
 //     keeps) is moved to the table NEWER_FIELDS_TABLE ({table, id, fields}), which Zulip's import
-//     does not read and this server's importer merges back (deploy/import/newer-fields.ts), so
-//     the round trip keeps them.
+//     does not read and this server's importer merges back (mergeNewerFields) before any of its
+//     phases reads the rows, so the round trip keeps them.
 import { randomBytes, randomUUID } from "node:crypto";
+import { REALM_IMAGE_FIELDS } from "./realm-table";
+import type { Rec, TableFile } from "./records";
 import type { Row, Tables } from "./tables";
 import { ZULIP_UPDATE_ANNOUNCEMENTS_LEVEL } from "./zulip-import-tables";
 
@@ -51,8 +53,7 @@ const FIELDS: Record<string, string[]> = {
 		"allow_edit_history", "default_language", "moderation_request_channel", "new_stream_announcements_stream", "signup_announcements_stream",
 		"zulip_update_announcements_stream", "zulip_update_announcements_level", "message_retention_days", "message_visibility_limit",
 		"first_visible_message_id", "org_type", "plan_type", "bot_creation_policy", "custom_upload_quota_gb", "video_chat_provider", "jitsi_server_url",
-		"giphy_rating", "default_code_block_language", "enable_read_receipts", "enable_guest_user_indicator", "icon_source", "icon_version",
-		"logo_source", "logo_version", "night_logo_source", "night_logo_version",
+		"giphy_rating", "default_code_block_language", "enable_read_receipts", "enable_guest_user_indicator", ...REALM_IMAGE_FIELDS,
 	],
 	zerver_userprofile: [
 		"id", "last_login", "is_superuser", ...USER_SETTINGS, "delivery_email", "email", "realm", "recipient", "full_name", "date_joined",
@@ -151,4 +152,19 @@ export function inFl339Shapes(tables: Tables, everyone: number): Tables {
 	}
 	out[NEWER_FIELDS_TABLE] = newer;
 	return out;
+}
+
+/** The other way (the importer): NEWER_FIELDS_TABLE's fields put back into the rows of realm.json they came from. */
+export function mergeNewerFields(realm: TableFile): void {
+	const byTable = new Map<string, Map<number, Rec>>();
+	for (const r of realm.records(NEWER_FIELDS_TABLE)) {
+		const name = r.str("table");
+		let index = byTable.get(name);
+		if (!index) byTable.set(name, (index = new Map(realm.records(name).map((x) => [x.int("id"), x]))));
+		const target = index.get(r.int("id"));
+		if (!target) return r.fail(`names ${name} row ${r.int("id")}, which the export does not hold`);
+		const fields = r.raw.fields;
+		if (!fields || typeof fields !== "object" || Array.isArray(fields)) return r.fail(`"fields" must be an object`);
+		Object.assign(target.raw, fields);
+	}
 }

@@ -5,10 +5,7 @@
 import type { Clients } from "./message-files";
 import type { Recipients } from "./recipients";
 import type { FullExtras } from "./source";
-import type { Row, Tables } from "./tables";
-
-/** Zulip's ScheduledMessage.delivery_type of a message sent later (2 is a reminder). */
-const SEND_LATER = 1;
+import { DeliveryType, type Row, type Tables } from "./tables";
 
 const numbered = <T>(items: T[], row: (item: T) => Row): Row[] => items.map((item, i) => ({ id: i + 1, ...row(item) }));
 
@@ -57,7 +54,7 @@ export function fullTables(realmId: number, x: FullExtras, recipients: Recipient
 				has_attachment: /\/user_uploads\//.test(s.rendered_content),
 				failed: s.state === "failed",
 				failure_message: s.failure_message,
-				delivery_type: SEND_LATER,
+				delivery_type: DeliveryType.SEND_LATER,
 			};
 		}),
 	};

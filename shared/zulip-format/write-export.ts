@@ -22,8 +22,8 @@
 // `progress` is called after each page read and each file written (with the phase and how many
 // items the step wrote, for a progress line), so a stalled export can be
 // told from a slow one.
-import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../../../shared/export-rows";
-import { channelTables } from "./channel-tables";
+import { EXPORT_CHANNEL_BATCH, EXPORT_PAGE, type ExportRealm, type ExportReaction, type ExportSubscription, type ExportUser } from "../export-rows";
+import { channelTables, withGroupDms } from "./channel-tables";
 import { FileFolders } from "./file-folders";
 import { inFl339Shapes } from "./fl339-shapes";
 import { attachmentRows, fullTables } from "./full-tables";
@@ -33,13 +33,11 @@ import { profileFieldTables } from "./profile-field-tables";
 import { realmRows } from "./realm-table";
 import { Recipients } from "./recipients";
 import type { ExportSource, FullExtras } from "./source";
-import type { TarballWriter } from "./tarball";
-import type { Row, Tables } from "./tables";
-import { ExportType } from "../models/realm-export";
+import { JsonFile, type Tables } from "./tables";
 import { botTables, crossRealmRows, userRows } from "./user-tables";
 import { ANALYTICS, IMPORT_SOURCE, MIGRATION_STATUS, withImportTables, type RealmExported } from "./zulip-import-tables";
-import { clock } from "../../../shared/clock";
-import { messageFileMoved } from "../../../shared/transfer-garbage";
+import { clock } from "../clock";
+import { messageFileMoved } from "../transfer-garbage";
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
 
@@ -49,6 +47,11 @@ export interface ExportStep {
 	count: number;
 }
 export type ExportProgress = (step: ExportStep) => Promise<void>;
+
+/** Where the files go, one at a time: the .tar.gz (the uploads service's worker, the management CLI). */
+export interface ExportArchive {
+	add(name: string, data: Buffer): Promise<void>;
+}
 
 async function allUsers(source: ExportSource, progress: ExportProgress): Promise<ExportUser[]> {
 	const out: ExportUser[] = [];
@@ -72,16 +75,17 @@ async function allSubscriptions(source: ExportSource, channelIds: number[], prog
 }
 
 /**
+ * `publicOnly`: Zulip's public export (a hidden address replaced by the one the API shows).
  * `ownTables`: the uploads service's own tables (zerver_realmexport), read by the caller.
  * `exported`: who asked for this export and its zerver_realmexport row, for its REALM_EXPORTED
  * audit entry (none for the management CLI's). Returns each table's row count (Zulip's `stats`).
  */
 export async function writeExport(
 	source: ExportSource,
-	tarball: TarballWriter,
+	tarball: ExportArchive,
 	dir: string,
 	realm: ExportRealm,
-	exportType: number,
+	publicOnly: boolean,
 	ownTables: Tables,
 	progress: ExportProgress,
 	exported: RealmExported = { acting_user: null, realm_export_id: null },
@@ -140,7 +144,7 @@ export async function writeExport(
 	const written: Tables = {
 		zerver_realm: realmRows(realm, { ...groupSettings, ...realmImageFields(extras) }),
 		...groups.tables,
-		zerver_userprofile: userRows(users, realm.id, recipients, exportType === ExportType.PUBLIC),
+		zerver_userprofile: userRows(users, realm.id, recipients, publicOnly),
 		zerver_userprofile_crossrealm: crossRealmRows(realm.cross_realm_bots, recipients),
 		...(extras && fullTables(realm.id, extras, recipients, clients)),
 		...(extras && botTables(users)),
@@ -152,6 +156,7 @@ export async function writeExport(
 	};
 	const tables = inFl339Shapes(withImportTables(written, {
 		realmId: realm.id,
+		userDefaults: realm.user_defaults,
 		dateCreated: realm.date_created,
 		subscriptions: written.zerver_subscription,
 		channelRecipients: new Map(channelIds.map((id) => [id, recipients.channel(id)!])),
@@ -161,35 +166,18 @@ export async function writeExport(
 		exported,
 	}), everyone);
 	count(tables);
-	await tarball.add(`${dir}/realm.json`, json({ ...tables, import_source: IMPORT_SOURCE }));
+	await tarball.add(`${dir}/${JsonFile.REALM}`, json({ ...tables, import_source: IMPORT_SOURCE }));
 	const attachments: Tables = { zerver_attachment: extras ? attachmentRows(realm.id, extras) : [] };
 	count(attachments);
-	await tarball.add(`${dir}/attachment.json`, json(attachments));
+	await tarball.add(`${dir}/${JsonFile.ATTACHMENTS}`, json(attachments));
 	// Every folder's records.json, even a public export's (empty): Zulip's import opens avatars/ and uploads/ whatever the export holds.
 	for (const [name, rows] of folders.recordFiles()) await tarball.add(`${dir}/${name}`, json(rows));
 	count(ANALYTICS);
-	await tarball.add(`${dir}/analytics.json`, json(ANALYTICS));
-	await tarball.add(`${dir}/migration_status.json`, json(MIGRATION_STATUS));
-	await tarball.add(`${dir}/stats.json`, json(stats));
+	await tarball.add(`${dir}/${JsonFile.ANALYTICS}`, json(ANALYTICS));
+	await tarball.add(`${dir}/${JsonFile.MIGRATION_STATUS}`, json(MIGRATION_STATUS));
+	await tarball.add(`${dir}/${JsonFile.STATS}`, json(stats));
 	await progress({ phase: "tables", count: Object.keys(stats).length });
 	return stats;
-}
-
-/**
- * zerver_huddle, and each group DM's members' subscriptions to it (how Zulip records its members),
- * after the channel tables' (their recipients are complete once the messages are written).
- */
-function withGroupDms(tables: Tables, recipients: Recipients, users: ExportUser[]): Tables {
-	const active = new Map(users.map((u) => [u.id, u.is_active]));
-	const zerver_subscription: Row[] = [...tables.zerver_subscription];
-	for (const { row, members } of recipients.groupDms) {
-		// A system bot among them is subscribed too (Zulip's import maps it onto its own bot): its
-		// group DM's hash, made from the subscribers, then differs from the group DM without it.
-		for (const user of members) {
-			zerver_subscription.push({ id: zerver_subscription.length + 1, user_profile: user, recipient: row.recipient, active: true, is_user_active: active.get(user) ?? true, is_muted: false, color: "#c2c2c2", pin_to_top: false });
-		}
-	}
-	return { ...tables, zerver_subscription, zerver_huddle: recipients.groupDms.map((g) => g.row) };
 }
 
 /** zerver_realm's icon and logo fields: uploaded ("U") with their versions, where a full export holds them. */

@@ -12,7 +12,7 @@ import zlib from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import { Writable } from "node:stream";
 import tar from "tar-stream";
-import { ImportError } from "./errors";
+import { ImportError } from "./import-error";
 
 export interface OpenedExport {
 	/** The directory holding realm.json. */
