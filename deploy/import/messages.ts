@@ -5,6 +5,7 @@
 // differently, and the export's rendering is what its users saw); the fields a send derives are
 // computed by the messages service's own functions: the search stems of the rendered content and
 // topic (search.ts searchFields), the per-user rows (userMessageRow), the recipient key.
+import { serverReactionType } from "../../shared/zulip-format/reaction-types";
 import fs from "node:fs";
 import path from "node:path";
 import type { ChannelDoc } from "../../services/channels/models/channel";
@@ -209,16 +210,15 @@ function editHistory(ctx: ImportContext, r: Rec): EditRecord[] {
 export async function importReactions(ctx: ImportContext): Promise<void> {
 	const records = table(ctx, "zerver_reaction");
 	const docs: ReactionDoc[] = records.map((r) => {
-		const type = r.str("reaction_type");
-		if (!["unicode_emoji", "realm_emoji", "zulip_extra_emoji"].includes(type)) r.fail(`"reaction_type" ${type} is not a reaction type`);
+		const type = serverReactionType(r.str("reaction_type"));
+		if (!type) r.fail(`"reaction_type" ${r.str("reaction_type")} is not a reaction type`);
 		return {
 			_id: r.int("id"),
 			message_id: ctx.ids.messages.get(r.int("message"), r, "message"),
 			user_id: ctx.ids.users.get(r.int("user_profile"), r, "user_profile"),
 			emoji_name: r.str("emoji_name"),
 			emoji_code: r.str("emoji_code"),
-			// Zulip's zulip_extra_emoji is this server's service_extra_emoji.
-			reaction_type: (type === "zulip_extra_emoji" ? "service_extra_emoji" : type) as ReactionType,
+			reaction_type: type as ReactionType,
 		};
 	});
 	await insertAll(ctx.target.m.Reaction, docs);

@@ -2,6 +2,7 @@
 // users, alert words and statuses, bots' storage, the organization's linkifiers, code playgrounds
 // and custom emoji, scheduled messages (realm.json), and the uploaded files' records
 // (attachment.json). Rows are numbered here where this server keeps no ID of its own.
+import { formatReactionType } from "./reaction-types";
 import type { Clients } from "./message-files";
 import type { Recipients } from "./recipients";
 import type { FullExtras } from "./source";
@@ -29,7 +30,7 @@ export function fullTables(realmId: number, x: FullExtras, recipients: Recipient
 			status_text: s.status_text,
 			emoji_name: s.emoji_name,
 			emoji_code: s.emoji_code,
-			reaction_type: s.reaction_type,
+			reaction_type: formatReactionType(s.reaction_type),
 		})),
 		zerver_botstoragedata: numbered(x.bot_storage, (b) => ({ bot_profile: b.bot_id, key: b.key, value: b.value })),
 		zerver_realmfilter: x.linkifiers.map((l) => ({ id: l.id, realm: realmId, pattern: l.pattern, url_template: l.url_template, order: l.order })),

@@ -6,6 +6,7 @@
 // starred, mentioned) are their private data, which a public export does not hold; Zulip's import
 // makes the rows it needs for channel messages. A full export holds every user's row, its flags
 // as Zulip's bitmask (flags_mask).
+import { formatReactionType } from "./reaction-types";
 import type { ExportMessage, ExportReaction, ExportUserMessage } from "../export-rows";
 import type { Recipients } from "./recipients";
 import { MessageType, type Row, type Tables } from "./tables";
@@ -95,7 +96,7 @@ function zulipEditHistory(history: Array<Record<string, unknown>>): Array<Record
 
 /** zerver_reaction rows (in realm.json, as Zulip's): the reactions to the messages an export holds. */
 export function reactionRows(reactions: ExportReaction[]): Row[] {
-	return reactions.map((r) => ({ id: r.id, message: r.message_id, user_profile: r.user_id, emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type }));
+	return reactions.map((r) => ({ id: r.id, message: r.message_id, user_profile: r.user_id, emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: formatReactionType(r.reaction_type) }));
 }
 
 /**
