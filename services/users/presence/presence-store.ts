@@ -2,7 +2,7 @@
 // organization's counter, so any replica can answer "what changed since last_update_id"), and
 // reading the organization's presence in either of Zulip's forms.
 import { clock } from "../../../shared/clock";
-import { isDuplicateKey } from "../../../shared/db";
+import { createOnce } from "../../../shared/db";
 import type { PresenceChanged } from "../../../shared/org-events";
 import { activeUserIds, type UsersDb } from "../db";
 import type { PresenceDoc } from "./presence-model";
@@ -44,15 +44,9 @@ export async function recordPresence(db: UsersDb, user: PresenceUser, status: Pr
 	let times: PresenceTimes;
 	if (plan.creating) {
 		const doc = { realm_id: user.realm_id, ...(plan.set as PresenceTimes), last_update_id: id };
-		// Two first reports at once: the first creates the document, the other changes nothing (Zulip's ON CONFLICT DO NOTHING).
-		const created = await db.Presence.updateOne({ _id: user._id }, { $setOnInsert: doc }, { upsert: true }).then(
-			(r) => r.upsertedCount > 0,
-			(err) => {
-				if (isDuplicateKey(err)) return false;
-				throw err;
-			},
-		);
-		if (!created) return undefined;
+		// Two first reports at once: the first creates the document, the other changes nothing
+		// (Zulip's ON CONFLICT DO NOTHING), decided by a unique insert, not by a racing upsert.
+		if (!(await createOnce(db.Presence, { _id: user._id, ...doc } as PresenceDoc))) return undefined;
 		times = doc;
 	} else {
 		// A later stamp already written (a concurrent report) is not overwritten by this one.
