@@ -8,14 +8,16 @@
 //   import/command.ts    import-zulip: a Zulip export into an empty database prefix
 //   export/command.ts    export-zulip: the organization as a Zulip export
 //   store-commands.ts    store-check, store-repair, store-backup: the embedded store's data
+//   email-commands.ts    email-dead-letters: the emails the notifications service could not deliver
 // A new command is an entry in one of these (or a module of its own) added to COMMANDS.
 import { runCommandLine, type Command } from "./command-line";
 import { EXPORT_COMMAND } from "./export/command";
 import { IMPORT_COMMAND } from "./import/command";
 import { STORE_COMMANDS } from "./store-commands";
 import { USER_COMMANDS } from "./user-commands";
+import { EMAIL_COMMANDS } from "./email-commands";
 
-const COMMANDS: Command[] = [...USER_COMMANDS, IMPORT_COMMAND, EXPORT_COMMAND, ...STORE_COMMANDS];
+const COMMANDS: Command[] = [...USER_COMMANDS, IMPORT_COMMAND, EXPORT_COMMAND, ...STORE_COMMANDS, ...EMAIL_COMMANDS];
 
 runCommandLine(COMMANDS, process.argv.slice(2)).then(
 	(code) => process.exit(code),

@@ -17,15 +17,15 @@ import { usageModel } from "../services/uploads/upload-space";
 import { FileStore } from "../services/uploads/file-store";
 import { realmModel } from "../services/users/models/realm";
 import { userModel } from "../services/users/models/user";
-import { userGroupModel } from "../services/users/models/user-group";
-import { realmEmojiModel } from "../services/users/models/realm-emoji";
-import { linkifierModel } from "../services/users/models/linkifier";
-import { mutedUserModel } from "../services/users/models/muted-user";
+import { userGroupModel } from "../services/users/groups/user-group-model";
+import { realmEmojiModel } from "../services/users/catalog/realm-emoji-model";
+import { linkifierModel } from "../services/users/catalog/linkifier-model";
+import { mutedUserModel } from "../services/users/muting/muted-user-model";
 import { scheduledMessageModel } from "../services/scheduling/models/scheduled-message";
-import { userStatusModel } from "../services/users/models/user-status";
-import { botStorageModel } from "../services/users/models/bot-storage";
-import { playgroundModel } from "../services/users/models/playground";
-import { profileFieldModel } from "../services/users/models/profile-field";
+import { userStatusModel } from "../services/users/status/user-status-model";
+import { botStorageModel } from "../services/users/bot-storage/bot-storage-model";
+import { playgroundModel } from "../services/users/catalog/playground-model";
+import { profileFieldModel } from "../services/users/profile-fields/profile-field-model";
 
 /** The service databases an import writes and an export reads (the others hold nothing that moves). */
 export const TARGET_SERVICES = ["users", "channels", "messages", "uploads", "scheduling"] as const;

@@ -6,13 +6,13 @@
 // API path, so the same checks, writes and broadcasts. Their broadcasts are recorded and handed to
 // the running server, whose users service broadcasts them on the server's bus (NATS, or the one
 // process's own) before the command returns, so every running node drops its caches and clients
-// hear of the change at once; services/users/change-relay.ts says how and why that way.
+// hear of the change at once; services/users/management/change-relay.ts says how and why that way.
 import { loadConfig } from "../shared/config";
 import { startNode, type RunningNode } from "../services";
 import { Role } from "../shared/roles";
-import { zuliprc } from "../services/users/accounts";
-import { recordBroadcasts, RELAY_WAIT_MS, type RelayedEvent, type RelayOutcome } from "../services/users/change-relay";
-import { SPECIAL_PERMISSIONS } from "../services/users/actions/management";
+import { zuliprc } from "../services/users/accounts/accounts";
+import { recordBroadcasts, RELAY_WAIT_MS, type RelayedEvent, type RelayOutcome } from "../services/users/management/change-relay";
+import { SPECIAL_PERMISSIONS } from "../services/users/management/actions";
 import { EXIT, type Command } from "./command-line";
 
 const ROLE_NAMES: Record<string, number> = {

@@ -18,6 +18,7 @@ import { schedulingService } from "./scheduling/scheduling.service";
 import { moderationService } from "./moderation/moderation.service";
 import { invitesService } from "./invites/invites.service";
 import { uploadsService } from "./uploads/uploads.service";
+import { notificationsService } from "./notifications/notifications.service";
 
 /** What a service is made from: the settings, the database URL, and whether the node is the management CLI's. */
 export type NodeConfig = Config & { mongoUrl: string; cli?: boolean };
@@ -34,6 +35,7 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	moderation: { factory: moderationService, needsDb: true },
 	invites: { factory: invitesService, needsDb: true },
 	uploads: { factory: uploadsService, needsDb: true },
+	notifications: { factory: notificationsService, needsDb: true },
 };
 
 /** How long a stopping gateway waits for the requests in flight (the broker then waits 10 s more per service). */
@@ -50,7 +52,7 @@ export interface RunningNode {
 /**
  * Starts this node's services (config.services, or all), with the embedded store if needed.
  * `cli`: the node of `npm run manage`, which serves no one (its users service relays nothing:
- * services/users/change-relay.ts).
+ * services/users/management/change-relay.ts).
  */
 export async function startNode(config: Config, nodeName = "node", o: { cli?: boolean } = {}): Promise<RunningNode> {
 	const names = config.services.length ? config.services : Object.keys(SERVICES);

@@ -6,6 +6,7 @@ import type { ImagePreview } from "./markdown/image-previews";
 import type { Linkifier, RealmEmoji } from "./org-events";
 import type { ExportChannel, ExportMessage, ExportReaction, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 import type { BusBytes } from "./bus-bytes";
+import type { EmailRequest } from "./email";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
 export interface Identity {
@@ -195,7 +196,7 @@ export interface InvitedUser {
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
 	"users.confirmEmailChange": { params: { confirmation_key: string }; result: { email: string } };
-	/** The password reset pages (services/users/password-reset.ts): fields as posted, checked by the action. */
+	/** The password reset pages (services/users/password-reset/password-reset.ts): fields as posted, checked by the action. */
 	"users.requestPasswordReset": { params: { email: unknown }; result: { email: string } };
 	"users.passwordResetInfo": { params: { key: string }; result: { email: string; realm_name: string; realm_url: string } };
 	"users.resetPassword": { params: { key: string; new_password1: unknown; new_password2: unknown }; result: { user_id: number; email: string } };
@@ -213,6 +214,14 @@ export interface ActionMap {
 	"users.settingsOf": { params: { user_ids: number[]; names: string[] }; result: { values: Record<string, Record<string, unknown>> } };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"users.inviteContext": { params: { emails: string[] }; result: InviteContext };
+	/** PATCH /settings as the caller (the notifications service: an unsubscribe link turns login emails off). */
+	"users.updateSettings": { params: { enable_login_emails?: boolean }; result: { ignored_parameters_unsupported?: string[] } };
+	/** One of Zulip's emails, stored in the outbox once per idempotency key and delivered off the request path. */
+	"notifications.sendEmail": { params: EmailRequest; result: { stored: boolean } };
+	/** A password login succeeded: the new-login email, if the caller wants it (Zulip's enable_login_emails). */
+	/** An email's unsubscribe link opened (the gateway's page): that kind of email is off for its recipient. */
+	"notifications.unsubscribe": { params: { type: string; key: string }; result: { what: string } };
+	"notifications.loginNotice": { params: { user_agent: string; ip: string; idempotency_key: string }; result: { stored: boolean } };
 	"users.checkInviteGroups": { params: { group_ids: number[] }; result: None };
 	"users.createInvitedUser": { params: InvitedUser; result: { user_id: number; email: string; full_name: string } };
 	"users.welcomeBot": { params: None; result: Identity };

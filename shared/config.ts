@@ -33,6 +33,12 @@ function url(name: string, fallback: string): string {
 	return raw;
 }
 
+/** An smtp: or smtps: URL (nodemailer's), or empty. */
+function smtpUrl(raw: string): string {
+	if (raw && (!URL.canParse(raw) || !["smtp:", "smtps:"].includes(new URL(raw).protocol))) throw new Error("SMTP_URL must be an smtp:// or smtps:// URL");
+	return raw;
+}
+
 export interface Config {
 	/** HTTP listen address and port of the gateway. */
 	host: string;
@@ -69,8 +75,18 @@ export interface Config {
 	ownerEmail: string;
 	ownerName: string;
 	ownerPassword: string;
-	/** Where the file email backend writes outgoing messages. */
+	/** Where the file email backend writes outgoing messages (the backend when SMTP_URL is empty). */
 	emailDir: string;
+	/** SMTP_URL: nodemailer's connection URL (smtp://user:password@host:587, smtps://...); empty writes files into emailDir. */
+	smtpUrl: string;
+	/** NOREPLY_EMAIL: the sender address of every email the server sends (Zulip's NOREPLY_EMAIL_ADDRESS). */
+	noreplyEmail: string;
+	/** Attempts at sending one email before it is a dead letter. */
+	emailMaxAttempts: number;
+	/** The wait after a failed attempt, doubled after each further one (at most an hour). */
+	emailRetrySeconds: number;
+	/** How often each notifications replica looks for emails due (again); 0 turns the sweep off. */
+	emailSweepSeconds: number;
 	/** Exposes the no-op route that `npm run bench` uses as its baseline. */
 	benchRoutes: boolean;
 	/** Server setting WEB_PUBLIC_STREAMS_ENABLED: whether channels may be web-public at all. */
@@ -112,7 +128,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 	const port = int("PORT", 9991);
 	const externalUrl = str("EXTERNAL_URL", `http://localhost:${port}`).replace(/\/+$/, "");
 	const dataDir = path.resolve(str("DATA_DIR", "data"));
-	return {
+	const config: Omit<Config, "noreplyEmail"> & { noreplyEmail?: string } = {
 		host: str("HOST", "0.0.0.0"),
 		port,
 		externalUrl,
@@ -120,6 +136,10 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		dbPrefix: str("DB_PREFIX", "chat"),
 		dataDir,
 		emailDir: path.resolve(str("EMAIL_DIR", path.join(dataDir, "emails"))),
+		smtpUrl: smtpUrl(str("SMTP_URL", "")),
+		emailMaxAttempts: positive("EMAIL_MAX_ATTEMPTS", 6),
+		emailRetrySeconds: int("EMAIL_RETRY_SECONDS", 30),
+		emailSweepSeconds: int("EMAIL_SWEEP_SECONDS", 10),
 		storePort: int("STORE_PORT", 27117),
 		transporter: str("TRANSPORTER", ""),
 		services: str("SERVICES", "")
@@ -160,4 +180,6 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		uploadQuotaMib: int("UPLOAD_QUOTA_MIB", 0),
 		...overrides,
 	};
+	// The sender's default follows EXTERNAL_URL as overridden.
+	return { ...config, noreplyEmail: config.noreplyEmail ?? str("NOREPLY_EMAIL", `noreply@${new URL(config.externalUrl).hostname}`) };
 }

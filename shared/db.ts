@@ -67,12 +67,19 @@ export async function incrementCreating<D extends { _id: unknown }>(model: Model
 	return created;
 }
 
-/** Inserts `doc` unless a document with its _id exists (another caller's insert won: fine). */
-export async function createOnce<D extends { _id: unknown }>(model: Model<D>, doc: D): Promise<void> {
+/**
+ * Inserts `doc` unless a document with its _id exists (another caller's insert won: fine).
+ * Answers whether this call created it: a unique insert decides that on every store, where an
+ * upsert's `upsertedCount` does not (two racing upserts may both report an insert on some
+ * MongoDB-compatible engines).
+ */
+export async function createOnce<D extends { _id: unknown }>(model: Model<D>, doc: D): Promise<boolean> {
 	try {
 		await model.collection.insertOne(doc as never);
+		return true;
 	} catch (err) {
 		if (!isDuplicateKey(err)) throw err;
+		return false;
 	}
 }
 

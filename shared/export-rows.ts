@@ -1,7 +1,8 @@
 // What each service answers the uploads service for an organization export (Zulip's data
-// export, services/uploads/export/): its own data in its own terms, read in bulk (a page of up
-// to EXPORT_PAGE rows a call, never one call per user or message). The uploads service turns them
-// into Zulip's export tables; no other service knows the export format.
+// export): its own data in its own terms, read in bulk (a page of up to EXPORT_PAGE rows a call,
+// never one call per user or message). The export's writer (shared/zulip-format/write-export.ts,
+// run by the uploads service's export job and by the management CLI) turns them into Zulip's
+// export tables; no service's own code knows the export format.
 import type { GroupSettingValue } from "./group-settings";
 
 /** The most rows one export call answers (Zulip's message files hold 1,000 messages each). */
@@ -31,6 +32,8 @@ export interface ExportRealm {
 	cross_realm_bots: Array<{ id: number; email: string }>;
 	/** The custom profile fields, in their order. */
 	profile_fields: ExportProfileField[];
+	/** Every personal setting's default, by its API name: where every new user starts (fixed here). */
+	user_defaults: Record<string, unknown>;
 }
 
 /** A custom profile field (every member sees them). */
@@ -115,19 +118,30 @@ export interface ExportChannel {
 	settings: Record<string, GroupSettingValue>;
 }
 
+/** A subscription's notification settings, Zulip's names here and in its export (null: the user's default). */
+export const SUBSCRIPTION_NOTIFICATION_SETTINGS = ["desktop_notifications", "audible_notifications", "push_notifications", "email_notifications", "wildcard_mentions_notify"] as const;
+export type SubscriptionNotifications = Record<(typeof SUBSCRIPTION_NOTIFICATION_SETTINGS)[number], boolean | null>;
+
+/** A subscription's own settings, Zulip's names here and in its export. */
+export interface SubscriptionSettings extends SubscriptionNotifications {
+	is_muted: boolean;
+	color: string;
+	pin_to_top: boolean;
+}
+
+/** The settings of a subscription (or of anything that holds them), in the order Zulip's rows hold them. */
+export const subscriptionSettings = (s: SubscriptionSettings): SubscriptionSettings => ({
+	is_muted: s.is_muted,
+	color: s.color,
+	pin_to_top: s.pin_to_top,
+	...(Object.fromEntries(SUBSCRIPTION_NOTIFICATION_SETTINGS.map((name) => [name, s[name]])) as SubscriptionNotifications),
+});
+
 /** `channels.exportSubscriptions`: one user's subscription to a channel. */
-export interface ExportSubscription {
+export interface ExportSubscription extends SubscriptionSettings {
 	user_id: number;
 	channel_id: number;
 	active: boolean;
-	color: string;
-	is_muted: boolean;
-	pin_to_top: boolean;
-	desktop_notifications: boolean | null;
-	audible_notifications: boolean | null;
-	push_notifications: boolean | null;
-	email_notifications: boolean | null;
-	wildcard_mentions_notify: boolean | null;
 }
 
 /** `messages.exportMessages`: one reaction to a message of the page. */

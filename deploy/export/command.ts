@@ -9,7 +9,7 @@ import path from "node:path";
 import { loadConfig } from "../../shared/config";
 import { startEmbeddedStore } from "../../shared/store";
 import { EXIT, UsageError, type Command, type Parsed } from "../command-line";
-import { Progress } from "../import/progress";
+import { Progress } from "../progress";
 import { exportZulip } from "./export-zulip";
 
 export const EXPORT_COMMAND: Command = {

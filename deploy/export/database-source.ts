@@ -1,4 +1,4 @@
-// The full export's source (services/uploads/export/source.ts): everything the server keeps,
+// The full export's source (shared/zulip-format/source.ts): everything the server keeps,
 // read straight from each service's database.
 //
 // Decision (how the command reaches the data): `export-zulip` reads the service databases
@@ -10,19 +10,19 @@
 // server or its backup. Where the services have a function that turns their documents into the
 // export's rows (export-data.ts in users, channels, messages), it is called here with the models:
 // one place for each mapping; the rest (small per-user tables, files) is read here.
-import { exportRealm, exportUsers } from "../../services/users/export-data";
-import { graphData } from "../../services/users/user-group-rules";
+import { exportRealm, exportUsers } from "../../services/users/realm-export/export-data";
+import { graphData } from "../../services/users/groups/user-group-rules";
 import type { UsersReads } from "../../services/users/db";
-import { USER_SETTINGS, canonicalSetting } from "../../services/users/user-settings";
+import { USER_SETTINGS, canonicalSetting } from "../../services/users/settings/user-settings";
 import { exportChannels, exportSubscriptions } from "../../services/channels/export-data";
 import { exportMessages, exportReactions, exportUserMessages } from "../../services/messages/export-data";
-import type { ExportSource, ExportFile, FullExtras, GroupDetails, RealmImageKind } from "../../services/uploads/export/source";
+import type { ExportSource, ExportFile, FullExtras, GroupDetails } from "../../shared/zulip-format/source";
+import { REALM_IMAGE_KINDS, realmImagePath } from "../../shared/zulip-format/realm-table";
 import { avatarImagePaths } from "../../shared/public-images";
 import type { ExportRealm, ExportUser } from "../../shared/export-rows";
 import type { RealmDoc } from "../../services/users/models/realm";
 import type { Models } from "../service-dbs";
 
-const REALM_IMAGES: RealmImageKind[] = ["icon", "logo", "night_logo"];
 const IMAGE_PAGE = 100;
 
 export interface DatabaseSource {
@@ -148,7 +148,7 @@ async function extras(m: Models, realmId: number, images: RealmDoc["images"]): P
 			is_realm_public: a.messages.some((c) => c.is_realm_public),
 			is_web_public: a.messages.some((c) => c.is_web_public),
 		})),
-		realm_images: Object.fromEntries(REALM_IMAGES.filter((k) => images?.[k]?.path).map((k) => [k, { version: images![k]!.changes + 1 }])),
+		realm_images: Object.fromEntries(REALM_IMAGE_KINDS.filter((k) => images?.[k]?.path).map((k) => [k, { version: images![k]!.changes + 1 }])),
 	};
 }
 
@@ -191,13 +191,13 @@ async function* files(m: Models, realmId: number, images: RealmDoc["images"]): A
 	}
 
 	// The icon and logos: the original and the shown image, under Zulip's names (`<realm>/realm/icon.png`).
-	for (const kind of REALM_IMAGES) {
+	for (const kind of REALM_IMAGE_KINDS) {
 		const shown = images?.[kind]?.path;
 		if (!shown) continue;
 		const base = shown.replace(/\.png$/, "");
 		for (const [stored, named] of [
-			[`${base}.original`, `${realmId}/realm/${kind}.original`],
-			[shown, `${realmId}/realm/${kind}.png`],
+			[`${base}.original`, realmImagePath(realmId, kind, "original")],
+			[shown, realmImagePath(realmId, kind, "png")],
 		]) {
 			const image = await m.Images.findById(stored).lean();
 			if (!image) continue;

@@ -1,15 +1,15 @@
 // Writes the organization of a database prefix as a Zulip export (a .tar.gz as Zulip's
 // `manage.py export` writes it, feature level 339's tables and layout): everything the server
 // keeps, through the same writer as POST /export/realm's public export
-// (services/uploads/export/write-export.ts), from the service databases (database-source.ts).
+// (shared/zulip-format/write-export.ts), from the service databases (database-source.ts).
 import path from "node:path";
 import { clock } from "../../shared/clock";
 import { FileStore } from "../../services/uploads/file-store";
-import { ExportType, realmExportModel } from "../../services/uploads/models/realm-export";
-import { realmExportRows } from "../../services/uploads/export/realm-export-table";
+import { realmExportModel } from "../../services/uploads/models/realm-export";
+import { realmExportRows } from "../../shared/zulip-format/realm-export-table";
 import { TarballWriter } from "../../services/uploads/export/tarball";
-import { writeExport } from "../../services/uploads/export/write-export";
-import type { Progress } from "../import/progress";
+import { writeExport } from "../../shared/zulip-format/write-export";
+import type { Progress } from "../progress";
 import { phaseLines } from "./phase-lines";
 import { connectServiceDbs, serviceModels } from "../service-dbs";
 import { ArchiveFile } from "./archive-file";
@@ -45,7 +45,7 @@ export async function exportZulip(o: ExportOptions): Promise<ExportResult> {
 		const tarball = new TarballWriter(archive, FileStore.newId(), new Date(clock.nowMs()));
 		try {
 			const lines = phaseLines(o.progress);
-			const stats = await writeExport(source, tarball, archiveDir(o.out), realm, ExportType.FULL_WITHOUT_CONSENT, { zerver_realmexport: realmExportRows(exports) }, async (step) => lines.step(step));
+			const stats = await writeExport(source, tarball, archiveDir(o.out), realm, /* publicOnly */ false, { zerver_realmexport: realmExportRows(exports) }, async (step) => lines.step(step));
 			lines.end();
 			const { length } = await tarball.finish();
 			await archive.finish();

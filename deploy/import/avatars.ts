@@ -9,7 +9,7 @@ import { resizeAvatar } from "../../services/uploads/image-resize";
 import { imageToken } from "../../services/uploads/image-store";
 import type { PublicImageDoc } from "../../services/uploads/models/public-image";
 import { insertAll, type ImportContext } from "./context";
-import { fileBytes, fileRecords, sniffImage } from "./files";
+import { fileBytes, fileRecords, sniffImage } from "../../shared/zulip-format/file-records";
 
 export async function importAvatars(ctx: ImportContext): Promise<number> {
 	const originals = fileRecords(ctx.dir, "avatars").filter((r) => r.str("s3_path").endsWith(".original"));

@@ -4,14 +4,12 @@
 import { CHANNEL_GROUP_SETTINGS, type ChannelDoc } from "../../services/channels/models/channel";
 import { subscriptionKey, type SubscriptionDoc } from "../../services/channels/models/subscription";
 import { userTopicKey, type UserTopicDoc } from "../../services/channels/models/user-topic";
+import { SUBSCRIPTION_NOTIFICATION_SETTINGS, type SubscriptionNotifications } from "../../shared/export-rows";
 import type { GroupSettingValue } from "../../shared/group-settings";
+import { DEFAULT_SUBSCRIPTION_COLOR } from "../../shared/zulip-format/channel-tables";
+import { RecipientType } from "../../shared/zulip-format/tables";
 import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
 import type { GroupValues } from "./groups";
-
-// Zulip's Recipient.type values.
-const PERSONAL = 1;
-const STREAM = 2;
-const HUDDLE = 3;
 
 export async function importChannels(ctx: ImportContext, groups: GroupValues): Promise<void> {
 	const { ids } = ctx;
@@ -20,9 +18,9 @@ export async function importChannels(ctx: ImportContext, groups: GroupValues): P
 	for (const r of table(ctx, "zerver_recipient")) {
 		const type = r.int("type");
 		const of = r.int("type_id");
-		if (type === STREAM) ids.recipients.set(r.int("id"), { kind: "channel", channel_id: ids.channels.get(of, r, "type_id") });
-		else if (type === PERSONAL) ids.recipients.set(r.int("id"), { kind: "user", user_id: ids.users.get(of, r, "type_id") });
-		else if (type === HUDDLE) ids.recipients.set(r.int("id"), { kind: "huddle", huddle_id: of });
+		if (type === RecipientType.STREAM) ids.recipients.set(r.int("id"), { kind: "channel", channel_id: ids.channels.get(of, r, "type_id") });
+		else if (type === RecipientType.PERSONAL) ids.recipients.set(r.int("id"), { kind: "user", user_id: ids.users.get(of, r, "type_id") });
+		else if (type === RecipientType.DIRECT_MESSAGE_GROUP) ids.recipients.set(r.int("id"), { kind: "huddle", huddle_id: of });
 		else r.fail(`"type" ${type} is not a recipient type (1, 2 or 3)`);
 	}
 	table(ctx, "zerver_huddle");
@@ -93,14 +91,10 @@ export async function importChannels(ctx: ImportContext, groups: GroupValues): P
 			user_id: user,
 			channel_id: to.channel_id,
 			active: r.bool("active"),
-			color: r.optStr("color") ?? "#c2c2c2",
+			color: r.optStr("color") ?? DEFAULT_SUBSCRIPTION_COLOR,
 			is_muted: r.optBool("is_muted") ?? false,
 			pin_to_top: r.optBool("pin_to_top") ?? false,
-			desktop_notifications: r.optBool("desktop_notifications"),
-			audible_notifications: r.optBool("audible_notifications"),
-			push_notifications: r.optBool("push_notifications"),
-			email_notifications: r.optBool("email_notifications"),
-			wildcard_mentions_notify: r.optBool("wildcard_mentions_notify"),
+			...(Object.fromEntries(SUBSCRIPTION_NOTIFICATION_SETTINGS.map((name) => [name, r.optBool(name)])) as SubscriptionNotifications),
 		});
 	}
 	await insertAll(ctx.target.m.Subscription, rows, ctx.progress);

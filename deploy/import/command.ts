@@ -13,8 +13,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../../shared/config";
 import { startEmbeddedStore } from "../../shared/store";
-import { RESET_PATH } from "../../services/users/password-reset";
-import { ImportError } from "./errors";
+import { RESET_PATH } from "../../services/users/password-reset/password-reset";
+import { ImportError } from "../../shared/zulip-format/import-error";
 import { importZulip } from "./import-zulip";
 import { EXIT, type Command, type Parsed } from "../command-line";
 

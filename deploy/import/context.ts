@@ -2,8 +2,8 @@
 import type { Model } from "mongoose";
 import type { Ids } from "./ids";
 import type { Target } from "./import-target";
-import type { Progress } from "./progress";
-import type { Rec, TableFile } from "./records";
+import type { Progress } from "../progress";
+import type { Rec, TableFile } from "../../shared/zulip-format/records";
 import type { NotKept } from "./report";
 
 export interface ImportContext {

@@ -2,10 +2,10 @@
 // service stores an uploaded emoji's (a public image at shared/public-images.ts's emojiPath, its
 // bytes in GridFS), under this organization's ID instead of Zulip's.
 import { emojiPath } from "../../shared/public-images";
-import type { RealmEmojiDoc } from "../../services/users/models/realm-emoji";
+import type { RealmEmojiDoc } from "../../services/users/catalog/realm-emoji-model";
 import type { PublicImageDoc } from "../../services/uploads/models/public-image";
 import { insertAll, table, type ImportContext } from "./context";
-import { fileBytes, fileRecords, typeOfName } from "./files";
+import { fileBytes, fileRecords, typeOfName } from "../../shared/zulip-format/file-records";
 
 export async function importEmoji(ctx: ImportContext): Promise<void> {
 	const records = table(ctx, "zerver_realmemoji");

@@ -1,12 +1,13 @@
 // The small per-organization and per-user tables: linkifiers, code playgrounds, alert words, muted users, user
 // statuses, bots' storage, services and configuration, custom
 // profile fields and each user's values (kept on the user, keyed by field ID, as the API shows them).
-import type { ProfileFieldDoc } from "../../services/users/models/profile-field";
-import type { UserStatusDoc, StatusReactionType } from "../../services/users/models/user-status";
-import type { BotStorageDoc } from "../../services/users/models/bot-storage";
-import type { PlaygroundDoc } from "../../services/users/models/playground";
-import type { LinkifierDoc } from "../../services/users/models/linkifier";
-import { mutedUserKey, type MutedUserDoc } from "../../services/users/models/muted-user";
+import { serverReactionType } from "../../shared/zulip-format/reaction-types";
+import type { ProfileFieldDoc } from "../../services/users/profile-fields/profile-field-model";
+import type { UserStatusDoc, StatusReactionType } from "../../services/users/status/user-status-model";
+import type { BotStorageDoc } from "../../services/users/bot-storage/bot-storage-model";
+import type { PlaygroundDoc } from "../../services/users/catalog/playground-model";
+import type { LinkifierDoc } from "../../services/users/catalog/linkifier-model";
+import { mutedUserKey, type MutedUserDoc } from "../../services/users/muting/muted-user-model";
 import type { AlertWordsDoc } from "../../services/messages/models/alert-words";
 import { insertAll, seconds, table, type ImportContext } from "./context";
 
@@ -55,7 +56,7 @@ export async function importExtras(ctx: ImportContext): Promise<void> {
 		status_text: r.optStr("status_text") ?? "",
 		emoji_name: r.optStr("emoji_name") ?? "",
 		emoji_code: r.optStr("emoji_code") ?? "",
-		reaction_type: (r.optStr("reaction_type") ?? "unicode_emoji") as StatusReactionType,
+		reaction_type: (serverReactionType(r.optStr("reaction_type") ?? "unicode_emoji") ?? "unicode_emoji") as StatusReactionType,
 		timestamp: new Date(r.num("timestamp") * 1000),
 	}));
 	await insertAll(target.m.UserStatus, statuses);

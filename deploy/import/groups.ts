@@ -2,10 +2,10 @@
 // group settings, and the anonymous groups (zerver_usergroup rows with no name) that group
 // settings point to, which this server stores inline as {direct_members, direct_subgroups}.
 import type { GroupSettingValue } from "../../shared/group-settings";
-import { GROUP_SETTINGS, type UserGroupDoc } from "../../services/users/models/user-group";
-import { SYSTEM_GROUPS } from "../../services/users/system-groups";
+import { GROUP_SETTINGS, type UserGroupDoc } from "../../services/users/groups/user-group-model";
+import { SYSTEM_GROUPS } from "../../services/users/groups/system-groups";
 import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
-import type { Rec } from "./records";
+import type { Rec } from "../../shared/zulip-format/records";
 
 export interface GroupValues {
 	/** The value of a group setting naming Zulip group `id`. */

@@ -8,7 +8,7 @@
 // are mapped here: Zulip's cross-realm bots become this server's system bots (matched by address),
 // and recipients, which this server keys differently (channel:<id>, dm:<sorted user IDs>), get new
 // IDs. Each service's ID counter is then raised past the largest ID imported (import-target.ts).
-import type { Rec } from "./records";
+import type { Rec } from "../../shared/zulip-format/records";
 
 export type ZulipRecipient = { kind: "channel"; channel_id: number } | { kind: "user"; user_id: number } | { kind: "huddle"; huddle_id: number };
 

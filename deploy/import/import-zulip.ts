@@ -7,19 +7,22 @@ import type { ImportContext } from "./context";
 import { importAvatars } from "./avatars";
 import { importChannels } from "./channels";
 import { importEmoji } from "./emoji";
-import { openExport } from "./export-reader";
+import { openExport } from "../../shared/zulip-format/export-reader";
 import { importExtras, importProfileFields } from "./extras";
 import { importGroups } from "./groups";
 import { Ids } from "./ids";
 import { openTarget } from "./import-target";
 import { countMessages, importMessages, importReactions, messageFiles } from "./messages";
-import { Progress } from "./progress";
+import { Progress } from "../progress";
 import { importRealm } from "./realm";
 import { reportReconstructed } from "./reconstructed";
-import { mergeNewerFields } from "./newer-fields";
+import { mergeNewerFields, NEWER_FIELDS_TABLE } from "../../shared/zulip-format/fl339-shapes";
 import { importRealmImages } from "./realm-images";
 import { importScheduled } from "./scheduled";
-import { TableFile } from "./records";
+import { UNREAD_TABLES } from "../../shared/zulip-format/import-coverage";
+import { MESSAGE_FILE } from "../../shared/zulip-format/message-files";
+import { TableFile } from "../../shared/zulip-format/records";
+import { JsonFile } from "../../shared/zulip-format/tables";
 import { NotKept } from "./report";
 import { importUploads, readAttachments } from "./uploads";
 import { importUsers, type Credential } from "./users";
@@ -47,34 +50,19 @@ export interface ImportResult {
 // This server holds one organization per database prefix, with this ID (services/users/bootstrap.ts).
 const REALM_ID = 1;
 
-// Why each table of realm.json that no phase reads is not kept; any other table (one a newer
-// Zulip adds) is reported as having no place here yet.
-const UNREAD: Record<string, string> = {
-	zerver_presencesequence: "Zulip's presence bookkeeping",
-	zerver_realmauditlog: "the organization's audit log (this server keeps none)",
-	zerver_useractivity: "usage statistics (recomputed here)",
-	zerver_useractivityinterval: "usage statistics (recomputed here)",
-	zerver_onboardingstep: "onboarding progress (users see the onboarding hints again)",
-	zerver_onboardingusermessage: "onboarding progress (users see the onboarding hints again)",
-	zerver_userpresence: "presence (users appear offline until they come back)",
-	zerver_realmexport: "the history of exports made on Zulip's server",
-	zerver_realmauthenticationmethod: "sign-in methods (this server's own apply)",
-	zerver_realmuserdefault: "defaults of new users' settings (fixed here)",
-	zerver_realmdomain: "the organization's email domains (no place here yet)",
-	zerver_userprofile_mirrordummy: "Zephyr mirror accounts (no place here)",
-};
-
 export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 	const progress = o.progress ?? new Progress();
 	const opened = await openExport(o.source);
 	try {
-		const realm = TableFile.read(opened.dir, "realm.json");
+		const realm = TableFile.read(opened.dir, JsonFile.REALM);
 		const files = messageFiles(opened.dir);
 		const attachments = readAttachments(opened.dir);
 		const target = await openTarget(o.mongoUrl, o.prefix);
 		const ctx: ImportContext = { dir: opened.dir, realm, ids: new Ids(), target, notKept: new NotKept(), progress, realmId: REALM_ID, url: o.url, read: new Set() };
 		try {
-			mergeNewerFields(ctx);
+			// This server's own exports keep the fields newer than feature level 339 apart: back into their rows first.
+			ctx.read.add(NEWER_FIELDS_TABLE);
+			mergeNewerFields(realm);
 			const credentials = await importUsers(ctx);
 			const avatars = await importAvatars(ctx);
 			const groups = await importGroups(ctx);
@@ -123,13 +111,13 @@ export async function importZulip(o: ImportOptions): Promise<ImportResult> {
 function reportUnread(ctx: ImportContext): void {
 	for (const name of ctx.realm.names()) {
 		if (ctx.read.has(name)) continue;
-		const why = UNREAD[name] ?? "no place for it on this server yet";
+		const why = UNREAD_TABLES[name] ?? "no place for it on this server yet";
 		if (!reportReconstructed(ctx, name, why)) ctx.notKept.add(name, why, ctx.realm.count(name));
 	}
 	// The other files of the export: statistics (analytics.json) and such.
 	for (const f of fs.readdirSync(ctx.dir)) {
-		if (!f.endsWith(".json") || f === "realm.json" || f === "attachment.json" || /^messages-\d+\.json$/.test(f)) continue;
-		if (["stats.json", "migration_status.json"].includes(f)) continue;
+		if (!f.endsWith(".json") || MESSAGE_FILE.test(f)) continue;
+		if (([JsonFile.REALM, JsonFile.ATTACHMENTS, JsonFile.STATS, JsonFile.MIGRATION_STATUS] as string[]).includes(f)) continue;
 		let file: TableFile;
 		try {
 			file = TableFile.read(ctx.dir, f);

@@ -5,6 +5,7 @@
 // differently, and the export's rendering is what its users saw); the fields a send derives are
 // computed by the messages service's own functions: the search stems of the rendered content and
 // topic (search.ts searchFields), the per-user rows (userMessageRow), the recipient key.
+import { serverReactionType } from "../../shared/zulip-format/reaction-types";
 import fs from "node:fs";
 import path from "node:path";
 import type { ChannelDoc } from "../../services/channels/models/channel";
@@ -13,15 +14,11 @@ import { userMessageRow, type UserMessageDoc } from "../../services/messages/mod
 import type { RecipientDoc } from "../../services/messages/models/recipient";
 import type { ReactionDoc, ReactionType } from "../../services/messages/models/reaction";
 import { searchFields } from "../../services/messages/search";
-import { USER_MESSAGE_FLAG_BITS } from "../../services/uploads/export/message-files";
+import { flagNames, MESSAGE_FILE } from "../../shared/zulip-format/message-files";
+import { JsonFile, MessageType } from "../../shared/zulip-format/tables";
 import { insertAll, memberOrSkip, seconds, table, type ImportContext } from "./context";
-import { TableFile, type Rec } from "./records";
+import { TableFile, type Rec } from "../../shared/zulip-format/records";
 import { messageFileMoved } from "../../shared/transfer-garbage";
-
-const KEPT_FLAGS = new Set(["read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "has_alert_word", "historical"]);
-// is_private and active_mobile_push_notification are Zulip's bookkeeping (the message's type, a
-// push sent), not the user's data: this server derives the one and has no use for the other.
-const BOOKKEEPING = new Set(["is_private", "active_mobile_push_notification"]);
 
 /** Batches of one file written at once (the store takes concurrent inserts faster than one by one). */
 const WRITERS = 4;
@@ -36,7 +33,7 @@ export interface SentWhere {
 export function messageFiles(dir: string): string[] {
 	return fs
 		.readdirSync(dir)
-		.filter((f) => /^messages-\d+\.json$/.test(f))
+		.filter((f) => MESSAGE_FILE.test(f))
 		.sort();
 }
 
@@ -45,7 +42,7 @@ export function messageFiles(dir: string): string[] {
  * each file's records, else by reading every file once (one at a time).
  */
 export function countMessages(dir: string, files: string[]): number {
-	const statsFile = path.join(dir, "stats.json");
+	const statsFile = path.join(dir, JsonFile.STATS);
 	if (fs.existsSync(statsFile)) {
 		try {
 			const stats = JSON.parse(fs.readFileSync(statsFile, "utf8")) as Record<string, { zerver_message?: unknown }>;
@@ -126,8 +123,7 @@ export async function importMessages(ctx: ImportContext, claimed: Set<number>, t
 				has_image: r.optBool("has_image") ?? false,
 				has_attachment: r.optBool("has_attachment") ?? false,
 				...searchFields(rendered, topic),
-				// Zulip's Message.type 2 is a topic resolved or unresolved.
-				is_resolve_notice: r.optInt("type") === 2,
+				is_resolve_notice: r.optInt("type") === MessageType.RESOLVE_TOPIC_NOTIFICATION,
 				edit_history: history,
 				last_edit_timestamp: r.optNum("last_edit_time") === null ? null : seconds(r.num("last_edit_time")),
 				last_edit_time: r.optNum("last_edit_time"),
@@ -152,7 +148,7 @@ export async function importMessages(ctx: ImportContext, claimed: Set<number>, t
 			if (!m) return r.fail(`"message" names message ${r.int("message")}, which is not in this file`);
 			const user = memberOrSkip(ctx, r, "user_profile");
 			if (user === undefined) continue;
-			const row = userMessageRow(user, m, flags(r.int("flags_mask"), dropped));
+			const row = userMessageRow(user, m, flagNames(r.int("flags_mask"), dropped));
 			// Messages' rows are all in their message's file: a repeat is found here, before the
 			// unique index is built (import-target.ts).
 			if (seenRows.has(row._id)) r.fail(`user ${user} has message ${m._id} twice`);
@@ -185,18 +181,6 @@ export async function importMessages(ctx: ImportContext, claimed: Set<number>, t
 	return where;
 }
 
-function flags(mask: number, dropped: Map<string, number>): string[] {
-	const out = new Set<string>();
-	USER_MESSAGE_FLAG_BITS.forEach((flag, bit) => {
-		if (!(mask & (1 << bit))) return;
-		// A group mention is a mention here.
-		if (flag === "group_mentioned") out.add("mentioned");
-		else if (KEPT_FLAGS.has(flag)) out.add(flag);
-		else if (!BOOKKEEPING.has(flag)) dropped.set(flag, (dropped.get(flag) ?? 0) + 1);
-	});
-	return [...out];
-}
-
 /** Zulip's edit history (a JSON list, newest first), in this server's records. */
 function editHistory(ctx: ImportContext, r: Rec): EditRecord[] {
 	const raw = r.optStr("edit_history");
@@ -226,16 +210,15 @@ function editHistory(ctx: ImportContext, r: Rec): EditRecord[] {
 export async function importReactions(ctx: ImportContext): Promise<void> {
 	const records = table(ctx, "zerver_reaction");
 	const docs: ReactionDoc[] = records.map((r) => {
-		const type = r.str("reaction_type");
-		if (!["unicode_emoji", "realm_emoji", "zulip_extra_emoji"].includes(type)) r.fail(`"reaction_type" ${type} is not a reaction type`);
+		const type = serverReactionType(r.str("reaction_type"));
+		if (!type) r.fail(`"reaction_type" ${r.str("reaction_type")} is not a reaction type`);
 		return {
 			_id: r.int("id"),
 			message_id: ctx.ids.messages.get(r.int("message"), r, "message"),
 			user_id: ctx.ids.users.get(r.int("user_profile"), r, "user_profile"),
 			emoji_name: r.str("emoji_name"),
 			emoji_code: r.str("emoji_code"),
-			// Zulip's zulip_extra_emoji is this server's service_extra_emoji.
-			reaction_type: (type === "zulip_extra_emoji" ? "service_extra_emoji" : type) as ReactionType,
+			reaction_type: type as ReactionType,
 		};
 	});
 	await insertAll(ctx.target.m.Reaction, docs);

@@ -7,18 +7,17 @@ import { imageToken } from "../../services/uploads/image-store";
 import type { PublicImageDoc } from "../../services/uploads/models/public-image";
 import type { RealmDoc } from "../../services/users/models/realm";
 import { insertAll, table, type ImportContext } from "./context";
-import { fileBytes, fileRecords, sniffImage } from "./files";
-
-const KINDS = ["icon", "logo", "night_logo"] as const;
+import { fileBytes, fileRecords, sniffImage } from "../../shared/zulip-format/file-records";
+import { REALM_IMAGE_KINDS, realmImagePath } from "../../shared/zulip-format/realm-table";
 
 export async function importRealmImages(ctx: ImportContext): Promise<number> {
 	const realm = table(ctx, "zerver_realm")[0];
 	const records = new Map(fileRecords(ctx.dir, "realm_icons").map((r) => [r.str("path"), r]));
 	const images: PublicImageDoc[] = [];
 	const set: NonNullable<RealmDoc["images"]> = {};
-	for (const kind of KINDS) {
+	for (const kind of REALM_IMAGE_KINDS) {
 		if (realm.optStr(`${kind}_source`) !== "U") continue;
-		const record = records.get(`${ctx.ids.zulipRealmId}/realm/${kind}.original`);
+		const record = records.get(realmImagePath(ctx.ids.zulipRealmId, kind, "original"));
 		if (!record) {
 			ctx.notKept.add("realm_icons/", `the organization's ${kind.replace("_", " ")} (its original is missing from the export)`);
 			continue;

@@ -2,18 +2,12 @@
 // has a setting for, stored where the users service reads it (`settings.realm_<name>`, only where
 // it differs from the default, as realm-update.ts stores a change). Group settings name groups
 // (groups.ts); the announcement channels name channels, whose IDs are kept.
-import { REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS } from "../../services/users/realm-settings";
+import { REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS } from "../../services/users/realm/realm-settings";
 import type { RealmDoc } from "../../services/users/models/realm";
-import { CHANNEL_FIELDS } from "../../services/uploads/export/realm-table";
+import { REALM_IDENTITY } from "../../shared/zulip-format/import-coverage";
+import { CHANNEL_FIELDS } from "../../shared/zulip-format/realm-table";
 import { seconds, table, type ImportContext } from "./context";
 import type { GroupValues } from "./groups";
-
-// Fields that are the realm's identity or bookkeeping, not settings.
-// The icon's and logos' sources and versions are realm-images.ts's.
-const IDENTITY = new Set([
-	"id", "name", "description", "string_id", "uuid", "uuid_owner_secret", "date_created", "deactivated",
-	"icon_source", "icon_version", "logo_source", "logo_version", "night_logo_source", "night_logo_version",
-]);
 
 export async function importRealm(ctx: ImportContext, groups: GroupValues, name: string | undefined): Promise<void> {
 	const records = table(ctx, "zerver_realm");
@@ -21,7 +15,8 @@ export async function importRealm(ctx: ImportContext, groups: GroupValues, name:
 	const r = records[0];
 	ctx.ids.zulipRealmId = r.int("id");
 	const settings: Record<string, unknown> = {};
-	const kept = new Set<string>(IDENTITY);
+	// The icon's and logos' sources and versions are realm-images.ts's.
+	const kept = new Set<string>(REALM_IDENTITY);
 	for (const [key, def] of Object.entries(REALM_SETTING_DEFAULTS)) {
 		const field = key.slice("realm_".length);
 		if (!Object.hasOwn(r.raw, field)) continue;

@@ -1,9 +1,10 @@
 // The tables of realm.json this server has no place for, but whose rows may hold nothing it lacks:
 // the ones Zulip's import requires, which this server's own export (export-zulip) builds from what
-// it has (services/uploads/export/zulip-import-tables.ts). Only what is lost is reported as not
+// it has (shared/zulip-format/zulip-import-tables.ts). Only what is lost is reported as not
 // kept, so re-importing this server's export lists none of them, while a Zulip export's real audit
 // log, sign-in methods and user defaults still are.
-import { OWN_AUTH_METHODS, userDefaults } from "../../services/uploads/export/zulip-import-tables";
+import { USER_SETTINGS } from "../../services/users/settings/user-settings";
+import { OWN_AUTH_METHODS, userDefaults } from "../../shared/zulip-format/zulip-import-tables";
 import { table, type ImportContext } from "./context";
 
 /** Reports what `name`'s rows hold that is lost here; false when the table has no rule of its own. */
@@ -29,7 +30,7 @@ const RULES: Record<string, Rule> = {
 	zerver_presencesequence: (rows, lost) => lost(rows.filter((r) => r.last_update_id !== 0).length),
 	// This server's defaults are fixed: only the ones that differ from them are lost.
 	zerver_realmuserdefault: (rows, lost) => {
-		const ours = userDefaults();
+		const ours = userDefaults(Object.fromEntries(Object.entries(USER_SETTINGS).map(([k, def]) => [k, def.default])));
 		const differ = rows.flatMap((r) => Object.keys(ours).filter((k) => Object.hasOwn(r, k) && r[k] !== ours[k]));
 		lost(differ.length, `these differ from this server's: ${differ.join(", ")}`);
 	},

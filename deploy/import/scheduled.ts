@@ -7,9 +7,8 @@ import type { ScheduledMessageDoc } from "../../services/scheduling/models/sched
 import type { UserDoc } from "../../services/users/models/user";
 import { uploadPathIds } from "../../shared/markdown/upload-links";
 import { apiEmail } from "../../services/users/user-view";
+import { DeliveryType } from "../../shared/zulip-format/tables";
 import { insertAll, seconds, table, type ImportContext } from "./context";
-
-const SEND_LATER = 1;
 
 /** Answers how many were imported. */
 export async function importScheduled(ctx: ImportContext): Promise<number> {
@@ -19,7 +18,7 @@ export async function importScheduled(ctx: ImportContext): Promise<number> {
 	const host = new URL(ctx.url).host;
 	const docs: ScheduledMessageDoc[] = [];
 	for (const r of records) {
-		if (r.optInt("delivery_type") !== SEND_LATER) {
+		if (r.optInt("delivery_type") !== DeliveryType.SEND_LATER) {
 			ctx.notKept.add("zerver_scheduledmessage", "reminders (no place for them here yet)");
 			continue;
 		}

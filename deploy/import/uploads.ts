@@ -3,13 +3,14 @@
 // path_id, so the /user_uploads/ links inside imported messages name the same files here.
 import type { AttachmentDoc } from "../../services/uploads/models/attachment";
 import type { ImportContext } from "./context";
-import { fileBytes, fileRecords, typeOfName } from "./files";
+import { fileBytes, fileRecords, typeOfName } from "../../shared/zulip-format/file-records";
 import type { SentWhere } from "./messages";
-import { TableFile, type Rec } from "./records";
+import { TableFile, type Rec } from "../../shared/zulip-format/records";
+import { JsonFile } from "../../shared/zulip-format/tables";
 
 /** attachment.json's records (the messages they name are imported first). */
 export function readAttachments(dir: string): Rec[] {
-	return TableFile.read(dir, "attachment.json").records("zerver_attachment");
+	return TableFile.read(dir, JsonFile.ATTACHMENTS).records("zerver_attachment");
 }
 
 export async function importUploads(ctx: ImportContext, attachments: Rec[], where: Map<number, SentWhere>): Promise<void> {

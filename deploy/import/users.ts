@@ -2,12 +2,12 @@
 // which become this server's system bots.
 import { randomToken } from "../../shared/passwords";
 import { Role } from "../../shared/roles";
-import { USER_SETTINGS } from "../../services/users/user-settings";
-import { ensureSystemBots, NOTIFICATION_BOT_EMAIL, SYSTEM_REALM_ID } from "../../services/users/system-bots";
+import { USER_SETTINGS } from "../../services/users/settings/user-settings";
+import { ensureSystemBots, NOTIFICATION_BOT_EMAIL, SYSTEM_REALM_ID } from "../../services/users/accounts/system-bots";
 import { counters } from "../../shared/db";
 import type { UserDoc } from "../../services/users/models/user";
+import { USERPROFILE_HANDLED, USERPROFILE_UNKEPT } from "../../shared/zulip-format/import-coverage";
 import { insertAll, table, type ImportContext } from "./context";
-import type { Rec } from "./records";
 
 const ROLES = new Set<number>(Object.values(Role));
 
@@ -20,31 +20,6 @@ export interface Credential {
 	is_bot: boolean;
 	api_key: string;
 }
-
-// Fields of Zulip's user profile this server keeps elsewhere or derives, and need no report:
-// Zulip's own bookkeeping (soft deactivation, the avatar's hash, the terms' version its import
-// resets, Django's groups and permissions, which its import drops too).
-const HANDLED = new Set([
-	"id", "realm", "recipient", "delivery_email", "email", "full_name", "date_joined", "is_active", "is_bot", "bot_type", "bot_owner", "role",
-	"is_billing_admin", "timezone", "avatar_source", "avatar_version", "email_address_visibility", "can_change_user_emails", "can_create_users", "default_sending_stream",
-	"default_events_register_stream", "default_all_public_streams", "groups", "user_permissions", "long_term_idle", "last_active_message_id",
-	"avatar_hash", "tos_version",
-]);
-
-/**
- * Fields of Zulip's user profile this server has no place for, reported for each user whose value
- * is not Zulip's default (so an export of this server's, which writes the defaults, reports none).
- */
-const UNKEPT_VALUES: Record<string, { unset: (v: unknown, r: Rec) => boolean; why: string }> = {
-	last_login: { unset: (v) => v == null, why: "last sign-in times" },
-	last_reminder: { unset: (v) => v == null, why: "when the last reminder email was sent" },
-	is_superuser: { unset: (v) => v !== true, why: "server administrator (superuser) flags" },
-	is_staff: { unset: (v) => v !== true, why: "server staff flags" },
-	is_mirror_dummy: { unset: (v) => v !== true, why: "Zephyr mirror dummy flags" },
-	can_forge_sender: { unset: (v) => v !== true, why: "can_forge_sender permissions" },
-	rate_limits: { unset: (v) => v == null || v === "", why: "per-user rate limits" },
-	zoom_token: { unset: (v) => v == null, why: "Zoom accounts' tokens" },
-};
 
 export async function importUsers(ctx: ImportContext): Promise<Credential[]> {
 	const records = table(ctx, "zerver_userprofile");
@@ -92,9 +67,9 @@ export async function importUsers(ctx: ImportContext): Promise<Credential[]> {
 			...(r.raw.default_all_public_streams != null ? { default_all_public_streams: r.bool("default_all_public_streams") } : {}),
 		});
 	}
-	for (const [field, { unset, why }] of Object.entries(UNKEPT_VALUES)) ctx.notKept.add("zerver_userprofile", why, records.filter((r) => !unset(r.raw[field], r)).length);
+	for (const [field, { unset, why }] of Object.entries(USERPROFILE_UNKEPT)) ctx.notKept.add("zerver_userprofile", why, records.filter((r) => !unset(r.raw[field])).length);
 	const fields = new Set(records.flatMap((r) => Object.keys(r.raw)));
-	const unknown = [...fields].filter((f) => !HANDLED.has(f) && !Object.hasOwn(UNKEPT_VALUES, f) && !Object.hasOwn(USER_SETTINGS, f)).sort();
+	const unknown = [...fields].filter((f) => !USERPROFILE_HANDLED.has(f) && !Object.hasOwn(USERPROFILE_UNKEPT, f) && !Object.hasOwn(USER_SETTINGS, f)).sort();
 	if (unknown.length) ctx.notKept.add("zerver_userprofile", `fields with no place here: ${unknown.join(", ")}`, unknown.length);
 	await insertAll(ctx.target.m.User, docs, ctx.progress);
 	ctx.progress.finish();

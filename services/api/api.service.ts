@@ -26,6 +26,8 @@ import { logErrorAnswer, withRequestId } from "./request-log";
 import { sendEmojiData } from "./static-files";
 import { EMOJI_DATA_DIR } from "../../shared/emoji-data";
 import { resetPasswordPage, resetRequestPage } from "./password-reset-page";
+import { unsubscribePage } from "./unsubscribe-page";
+import { noticeLogin } from "./login-notice";
 import { PageGuard } from "./page-guard";
 import { clientAddressOf } from "./client-address";
 import { observeHttp } from "./http-metrics";
@@ -146,6 +148,7 @@ export function apiService(config: Config): ServiceSchema {
 					: call(endpoint);
 			// Called again (a keyed write whose answer was lost), the action goes to any replica.
 			const data = await (write ? callWrite(this.broker, route.action, honoursKeys(endpoint), (again) => (again ? call(route.action) : first())) : first());
+			if (route.login) await noticeLogin(req.$ctx, req, data, clientAddress(req), this.logger);
 			sendJson(res, 200, successJson(data, ignored), rateHeaders);
 		} catch (err) {
 			sendError(this, res, err, rateHeaders);
@@ -288,6 +291,7 @@ export function apiService(config: Config): ServiceSchema {
 	const signup = (kind: "invitation" | "link") => page((req, res, guard) => signupPage(req, res, kind, guard));
 	const resetRequest = page(resetRequestPage);
 	const resetPassword = page(resetPasswordPage);
+	const unsubscribe = page(unsubscribePage);
 
 	/** A request's route for the HTTP metrics: its action under /api/v1, else "other". */
 	const routeLabel = (method: string, url: string): string => {
@@ -365,6 +369,13 @@ export function apiService(config: Config): ServiceSchema {
 					mappingPolicy: "restrict",
 					bodyParsers: pageBodyParsers,
 					aliases: { "GET /": resetRequest, "POST /": resetRequest, "GET /:key": resetPassword, "POST /:key": resetPassword },
+				},
+				{
+					// Not part of the API: the page an email's unsubscribe link opens (unsubscribe-page.ts).
+					path: "/accounts/unsubscribe",
+					mappingPolicy: "restrict",
+					bodyParsers: false,
+					aliases: { "GET /:type/:key": unsubscribe },
 				},
 				{
 					// Downloads: outside /api/v1, as Zulip serves them.

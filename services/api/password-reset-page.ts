@@ -1,5 +1,5 @@
 // The password reset pages, outside the API, at Zulip's paths: `/accounts/password/reset/` asks
-// for an address and sends the link (services/users/password-reset.ts decides everything), and
+// for an address and sends the link (services/users/password-reset/password-reset.ts decides everything), and
 // `/accounts/password/reset/<key>` sets the new password. The link's key is a secret in the URL as
 // a sign-up link's is, so the same guard (page-guard.ts) counts wrong keys per address and refuses
 // cross-site posts. A POST from an API client (JSON) gets Zulip's JSON envelope back.

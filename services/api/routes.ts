@@ -36,10 +36,12 @@ export interface Route {
 	 * one); any other body is read as on every route (Zulip's POST and PATCH /bots).
 	 */
 	file?: true | "optional";
+	/** A password login: the user gets Zulip's new-login email (login-notice.ts). */
+	login?: true;
 }
 
 export const routes: Route[] = [
-	{ method: "POST", path: "/fetch_api_key", action: "users.fetchApiKey", auth: false },
+	{ method: "POST", path: "/fetch_api_key", action: "users.fetchApiKey", auth: false, login: true },
 	{ method: "GET", path: "/server_settings", action: "users.serverSettings", auth: false },
 	{ method: "POST", path: "/register", action: "api.register" },
 	{ method: "GET", path: "/events", action: "events.get", owner: "queue_id" },

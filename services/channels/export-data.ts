@@ -1,9 +1,9 @@
-// The channels service's part of an organization export (services/uploads/export/): the public
+// The channels service's part of an organization export (shared/zulip-format/): the public
 // channels (archived ones too; web-public ones are public) and their subscriptions, read in bulk.
 // Query shapes and their indexes (models/):
 //   the organization's (public) channels      -> { realm_id, name_key } (prefix)
 //   the subscriptions of a batch of channels  -> { channel_id, active } (prefix)
-import type { ExportChannel, ExportSubscription } from "../../shared/export-rows";
+import { subscriptionSettings, type ExportChannel, type ExportSubscription } from "../../shared/export-rows";
 import type { ChannelsDb } from "./db";
 
 /**
@@ -40,13 +40,6 @@ export async function exportSubscriptions(db: Pick<ChannelsDb, "Subscription">, 
 		user_id: s.user_id,
 		channel_id: s.channel_id,
 		active: s.active,
-		color: s.color,
-		is_muted: s.is_muted,
-		pin_to_top: s.pin_to_top,
-		desktop_notifications: s.desktop_notifications,
-		audible_notifications: s.audible_notifications,
-		push_notifications: s.push_notifications,
-		email_notifications: s.email_notifications,
-		wildcard_mentions_notify: s.wildcard_mentions_notify,
+		...subscriptionSettings(s),
 	}));
 }

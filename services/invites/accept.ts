@@ -8,7 +8,7 @@
 import { call, type Identity } from "../../shared/actions";
 import { clock } from "../../shared/clock";
 import { badRequest } from "../../shared/errors";
-import { customWelcome, referrerNote, welcomeContent } from "./messages";
+import { accountRegisteredEmail, customWelcome, referrerNote, welcomeContent } from "./messages";
 import type { InvitationDoc, MultiuseInviteDoc } from "./models/invitation";
 import type { Ctx, InvitesDeps } from "./actions/deps";
 
@@ -82,6 +82,11 @@ export async function accept(d: InvitesDeps, ctx: Ctx<any>, invite: InvitationDo
 			if (!content.trim()) continue;
 			await asBot(ctx, bot, user.user_id, content, `invite:${user.user_id}:welcome:${i}`);
 		}
+	});
+	// Zulip's account_registered email, sent on sign-up.
+	await effect("the new account's email", async () => {
+		const { realm } = await call(ctx, "users.inviteContext", { emails: [] });
+		await call(ctx, "notifications.sendEmail", accountRegisteredEmail({ ...user, email: invite.email }, invite.invited_as, realm));
 	});
 	if (invite.notify_referrer_on_join) {
 		await effect("the note to the inviter", async () => {

@@ -6,7 +6,7 @@ import type { InviteContext } from "../../shared/actions";
 
 export type Refusal = [email: string, reason: string, deactivated: boolean];
 
-/** Zulip's cross-realm bots' addresses (ours: services/users/system-bots.ts). */
+/** Zulip's cross-realm bots' addresses (ours: services/users/accounts/system-bots.ts). */
 const SYSTEM_BOT_EMAILS = new Set(["notification-bot@zulip.com", "welcome-bot@zulip.com"]);
 
 const EMAIL = /^[^\s@"<>()[\]\\,;:\p{Cc}]+@([A-Za-z0-9-]+\.)+[A-Za-z0-9-]+$/u;

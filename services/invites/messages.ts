@@ -1,34 +1,34 @@
-// What the new user and their inviter are told: the invitation email, Welcome Bot's greeting
-// (Zulip's wording, onboarding.py), and Notification Bot's note to the inviter (create_user.py).
-import type { Email } from "../../shared/email";
+// What the new user and their inviter are told: the invitation email and the new account's
+// details (the notifications service renders and sends them), Welcome Bot's greeting (Zulip's
+// wording, onboarding.py), and Notification Bot's note to the inviter (create_user.py).
+import type { EmailRequest } from "../../shared/email";
 import { isAdmin } from "../../shared/roles";
 
-export function invitationEmail(o: { to: string; realmName: string; realmUrl: string; referrer: string; link: string; expiresAt: number | null }): Email {
-	const host = new URL(o.realmUrl).host;
-	const until = o.expiresAt === null ? "" : ` The link works until ${new Date(o.expiresAt * 1000).toUTCString()}.`;
+type Realm = { name: string; url: string };
+
+/** An invitation email; `key` tells this sending from any other (a resend is another). */
+export function invitationEmail(o: { to: string; realm: Realm; referrer: { full_name: string; email: string }; link: string; expiresAt: number | null; key: string }): EmailRequest {
 	return {
-		from: `noreply@${host}`,
+		template: "invitation",
 		to: o.to,
-		subject: `${o.referrer} invited you to join ${o.realmName}`,
-		body: `Hi,\n\n${o.referrer} invited you to join ${o.realmName} (${o.realmUrl}).\n\nTo create your account, open this link:${until}\n\n${o.link}\n`,
+		idempotency_key: o.key,
+		context: { realm_name: o.realm.name, realm_url: o.realm.url, referrer_name: o.referrer.full_name, referrer_email: o.referrer.email, link: o.link, expires_at: o.expiresAt },
 	};
 }
 
 /** The confirmation a reusable link sends to the address given on its form. */
-export function confirmationEmail(o: { to: string; realmName: string; realmUrl: string; link: string; expiresAt: number | null }): Email {
-	const until = o.expiresAt === null ? "" : ` The link works until ${new Date(o.expiresAt * 1000).toUTCString()}.`;
+export function confirmationEmail(o: { to: string; realm: Realm; link: string; expiresAt: number | null; key: string }): EmailRequest {
+	return { template: "confirm_registration", to: o.to, idempotency_key: o.key, context: { realm_name: o.realm.name, realm_url: o.realm.url, link: o.link, expires_at: o.expiresAt } };
+}
+
+/** The new account's details (Zulip's account_registered), once per account. */
+export function accountRegisteredEmail(user: { user_id: number; email: string; full_name: string }, role: number, realm: Realm): EmailRequest {
 	return {
-		from: `noreply@${new URL(o.realmUrl).host}`,
-		to: o.to,
-		subject: `Confirm your email address for ${o.realmName}`,
-		body: `Hi,
-
-To finish joining ${o.realmName} (${o.realmUrl}), open this link:${until}
-
-${o.link}
-
-If you did not ask for this, ignore this message.
-`,
+		template: "account_registered",
+		to: user.email,
+		user_id: user.user_id,
+		idempotency_key: `account-registered:${user.user_id}`,
+		context: { realm_name: realm.name, realm_url: realm.url, full_name: user.full_name, email: user.email, is_admin: isAdmin(role) },
 	};
 }
 

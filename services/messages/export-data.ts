@@ -1,4 +1,4 @@
-// The messages service's part of an organization export (services/uploads/export/): the messages
+// The messages service's part of an organization export (shared/zulip-format/): the messages
 // of the channels the export holds, a page at a time in ID order, and how many there are (the
 // export's size limit). Direct messages and users' flags are never read through the service's
 // actions: only a full export reads them (`"all"`), from the management CLI's direct reads of the

@@ -5,7 +5,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { Connection, Schema } from "mongoose";
 import { clock } from "../../shared/clock";
-import { upsertRetrying } from "../../shared/db";
+import { createOnce } from "../../shared/db";
 
 /** How long a temporary URL works (Zulip: 60 seconds). */
 export const TEMPORARY_URL_SECONDS = 60;
@@ -17,13 +17,15 @@ interface KeyDoc {
 
 const schema = new Schema<KeyDoc>({ _id: String, key: String }, { versionKey: false });
 
-/** The signing key, made once by whichever replica starts first ($setOnInsert), then shared. */
+/**
+ * The signing key, made once by whichever replica starts first, then shared: a unique insert (on
+ * every store only one succeeds), then the stored key is read, whoever wrote it.
+ */
 export async function signingKey(conn: Connection): Promise<Buffer> {
 	const Keys = conn.model<KeyDoc>("SigningKey", schema, "signing_keys");
-	const doc = await upsertRetrying(() =>
-		Keys.findOneAndUpdate({ _id: "temporary-urls" }, { $setOnInsert: { key: randomBytes(32).toString("base64") } }, { upsert: true, returnDocument: "after", lean: true }),
-	);
-	return Buffer.from((doc as KeyDoc).key, "base64");
+	await createOnce(Keys, { _id: "temporary-urls", key: randomBytes(32).toString("base64") });
+	const doc = await Keys.findById("temporary-urls").lean();
+	return Buffer.from(doc!.key, "base64");
 }
 
 const mac = (key: Buffer, text: string) => createHmac("sha256", key).update(text).digest("base64url");

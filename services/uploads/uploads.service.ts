@@ -1,6 +1,8 @@
 // The uploads service: files (its own database, `<prefix>_uploads`), their bytes in GridFS
 // (file-store.ts). This file wires the service; the endpoints are in actions/, the rules of a file
-// in transit in transfer.ts, who may read a file in file-access.ts.
+// in transit in transfer.ts, who may read a file in file-access.ts. Organization exports
+// (POST /export/realm): export/ is the background job that writes the archive into GridFS; the
+// Zulip format it writes is shared/zulip-format/'s.
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";

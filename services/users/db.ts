@@ -1,47 +1,57 @@
-// The users service's database handles, shared by its modules.
-import type { Model } from "mongoose";
+// The users service's database handles, shared by its modules: each feature's collections (their
+// models live in the feature's folder), the organization, and the ID counters.
+import type { Connection } from "mongoose";
 import type { Config } from "../../shared/config";
-import type { RealmDoc } from "./models/realm";
-import type { UserDoc } from "./models/user";
-import type { ProfileFieldDoc } from "./models/profile-field";
-import type { EmailChangeDoc } from "./models/email-change";
-import type { UserGroupDoc } from "./models/user-group";
-import type { NavigationViewDoc } from "./models/navigation-view";
-import type { PlaygroundDoc } from "./models/playground";
-import type { LinkifierDoc } from "./models/linkifier";
-import type { PresenceDoc } from "./models/presence";
-import type { OwnerGuardDoc } from "./models/owner-guard";
-import type { BotStorageDoc } from "./models/bot-storage";
-import type { PushDeviceDoc } from "./models/push-device";
-import type { PasswordResetBudgetDoc, PasswordResetDoc } from "./models/password-reset";
-import type { UserStatusDoc } from "./models/user-status";
-import type { MutedUserDoc } from "./models/muted-user";
-import type { CliChangeDoc } from "./models/cli-change";
-import type { RealmEmojiDoc } from "./models/realm-emoji";
-import type { CliRelayDoc } from "./models/cli-relay";
+import type { EmailRequest } from "../../shared/email";
+import { realmModel, type RealmDoc } from "./models/realm";
+import { userModel } from "./models/user";
+import { profileFieldModel } from "./profile-fields/profile-field-model";
+import { emailChangeModel } from "./settings/email-change-model";
+import { passwordResetBudgetModel, passwordResetModel } from "./password-reset/password-reset-model";
+import { userGroupModel } from "./groups/user-group-model";
+import { linkifierModel } from "./catalog/linkifier-model";
+import { navigationViewModel } from "./navigation-views/navigation-view-model";
+import { playgroundModel } from "./catalog/playground-model";
+import { presenceModel } from "./presence/presence-model";
+import { ownerGuardModel } from "./accounts/owner-guard-model";
+import { botStorageModel } from "./bot-storage/bot-storage-model";
+import { pushDeviceModel } from "./push-devices/push-device-model";
+import { userStatusModel } from "./status/user-status-model";
+import { mutedUserModel } from "./muting/muted-user-model";
+import { realmEmojiModel } from "./catalog/realm-emoji-model";
+import { cliChangeModel } from "./management/cli-change-model";
+import { cliRelayModel } from "./management/cli-relay-model";
 
-export interface UsersDb {
+/** Every collection of the users service, on this connection. */
+export function usersModels(conn: Connection) {
+	return {
+		User: userModel(conn),
+		Realm: realmModel(conn),
+		ProfileField: profileFieldModel(conn),
+		EmailChange: emailChangeModel(conn),
+		UserGroup: userGroupModel(conn),
+		NavigationView: navigationViewModel(conn),
+		Playground: playgroundModel(conn),
+		Linkifier: linkifierModel(conn),
+		Presence: presenceModel(conn),
+		OwnerGuard: ownerGuardModel(conn),
+		BotStorage: botStorageModel(conn),
+		PushDevice: pushDeviceModel(conn),
+		PasswordReset: passwordResetModel(conn),
+		PasswordResetBudget: passwordResetBudgetModel(conn),
+		UserStatus: userStatusModel(conn),
+		MutedUser: mutedUserModel(conn),
+		CliChange: cliChangeModel(conn),
+		RealmEmoji: realmEmojiModel(conn),
+		CliRelay: cliRelayModel(conn),
+	};
+}
+
+export interface UsersDb extends ReturnType<typeof usersModels> {
 	config: Config;
-	User: Model<UserDoc>;
-	Realm: Model<RealmDoc>;
-	ProfileField: Model<ProfileFieldDoc>;
-	EmailChange: Model<EmailChangeDoc>;
-	UserGroup: Model<UserGroupDoc>;
-	NavigationView: Model<NavigationViewDoc>;
-	Playground: Model<PlaygroundDoc>;
-	Linkifier: Model<LinkifierDoc>;
-	Presence: Model<PresenceDoc>;
-	OwnerGuard: Model<OwnerGuardDoc>;
-	BotStorage: Model<BotStorageDoc>;
-	PushDevice: Model<PushDeviceDoc>;
-	PasswordReset: Model<PasswordResetDoc>;
-	PasswordResetBudget: Model<PasswordResetBudgetDoc>;
-	UserStatus: Model<UserStatusDoc>;
-	MutedUser: Model<MutedUserDoc>;
-	CliChange: Model<CliChangeDoc>;
-	RealmEmoji: Model<RealmEmojiDoc>;
-	CliRelay: Model<CliRelayDoc>;
 	nextId: (entity: string) => Promise<number>;
+	/** Sends one of Zulip's emails through the notifications service's outbox. */
+	sendEmail(email: EmailRequest): Promise<unknown>;
 	/** The organization (one per server), loaded at start. */
 	realm: RealmDoc;
 }

@@ -6,11 +6,11 @@ import { badRequest } from "../../shared/errors";
 import type { GroupGraphCache } from "../../shared/group-settings";
 import { activeUserIds, type UsersDb } from "./db";
 import type { UserDoc } from "./models/user";
-import { fieldMap } from "./profile-field-store";
-import { realmHost } from "./realm-settings";
-import { SYSTEM_REALM_ID } from "./system-bots";
-import { loadGroups, groupView } from "./user-group-rules";
-import { userSettings } from "./user-settings";
+import { fieldMap } from "./profile-fields/profile-field-store";
+import { realmHost } from "./realm/realm-settings";
+import { SYSTEM_REALM_ID } from "./accounts/system-bots";
+import { loadGroups, groupView } from "./groups/user-group-rules";
+import { userSettings } from "./settings/user-settings";
 import { apiEmail, canSeeDeliveryEmail, type ViewOptions } from "./user-view";
 
 /** GET /users' options for the user objects. */

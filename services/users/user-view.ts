@@ -3,8 +3,8 @@ import { createHash } from "node:crypto";
 import type { ApiUser, Identity } from "../../shared/actions";
 import { Role, isAdmin, isGuest, isModerator, isOwner } from "../../shared/roles";
 import type { UserDoc } from "./models/user";
-import type { ProfileFieldDoc } from "./models/profile-field";
-import { profileDataView } from "./profile-fields";
+import type { ProfileFieldDoc } from "./profile-fields/profile-field-model";
+import { profileDataView } from "./profile-fields/profile-fields";
 import { avatarImagePaths, publicImageUrl } from "../../shared/public-images";
 
 export const Visibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;

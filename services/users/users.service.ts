@@ -1,72 +1,86 @@
 // The users service: the organization, users and bots, roles, authentication and API keys,
-// personal settings, custom profile fields and user groups. This file wires the service (its
-// database, the organization and its start-up records, the events it follows); the actions are
-// in actions/ and the rules in the modules beside this file.
+// personal settings, custom profile fields, user groups, presence and status, and the
+// organization's linkifiers, playgrounds and custom emoji. This file wires the service (its
+// database, the organization and its start-up records, the events it follows, the action groups);
+// each feature's actions, rules and models are in its folder beside this file.
 import type { Connection } from "mongoose";
 import cron, { type ScheduledTask } from "node-cron";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
+import { call } from "../../shared/actions";
+import type { EmailRequest } from "../../shared/email";
 import { GroupGraphCache } from "../../shared/group-settings";
-import type { UsersDb } from "./db";
-import { realmModel } from "./models/realm";
-import { userModel } from "./models/user";
-import { profileFieldModel } from "./models/profile-field";
-import { emailChangeModel } from "./models/email-change";
-import { passwordResetBudgetModel, passwordResetModel } from "./models/password-reset";
-import { userGroupModel } from "./models/user-group";
-import { linkifierModel } from "./models/linkifier";
-import { navigationViewModel } from "./models/navigation-view";
-import { playgroundModel } from "./models/playground";
-import { presenceModel } from "./models/presence";
-import { ownerGuardModel } from "./models/owner-guard";
-import { botStorageModel } from "./models/bot-storage";
-import { pushDeviceModel } from "./models/push-device";
-import { userStatusModel } from "./models/user-status";
-import { mutedUserModel } from "./models/muted-user";
-import { ensureOwner, ensureRealm } from "./bootstrap";
-import { ensureSystemBots } from "./system-bots";
-import { ensureOwnerGuard } from "./owner-guard";
-import { ensureSystemGroups } from "./system-groups";
-import { backfillPending, promoteFullMembers } from "./full-member-promotion";
-import { graphData } from "./user-group-rules";
-import { userLookup } from "./user-lookup";
-import { userChanges } from "./user-changes";
-import { forgetCached } from "./profile-cache";
-import type { ServiceDeps } from "./actions/deps";
-import { authActions } from "./actions/auth";
-import { serverActions } from "./actions/server";
-import { userActions } from "./actions/users";
-import { settingsActions } from "./actions/settings";
-import { customProfileFieldActions } from "./actions/custom-profile-fields";
-import { userGroupActions } from "./actions/user-groups";
-import { lookupActions } from "./actions/lookups";
-import { managementActions } from "./actions/management";
-import { registerActions } from "./actions/register";
-import { realmActions } from "./actions/realm";
-import { invitationActions } from "./actions/invitations";
-import { navigationViewActions } from "./actions/navigation-views";
-import { playgroundActions } from "./actions/playgrounds";
-import { linkifierActions } from "./actions/linkifiers";
-import { presenceActions } from "./actions/presence";
-import { userStatusActions } from "./actions/user-status";
-import { realmEmojiActions } from "./actions/realm-emoji";
-import { avatarActions } from "./actions/avatars";
-import { realmEmojiModel } from "./models/realm-emoji";
-import { fullMemberActions } from "./actions/full-members";
-import { botStorageActions } from "./actions/bot-storage";
-import { pushDeviceActions } from "./actions/push-devices";
-import { passwordResetActions } from "./actions/password-reset";
-import { mutedUserActions } from "./actions/muted-users";
-import { botActions } from "./actions/bots";
-import { realmExportActions } from "./actions/realm-export";
-import { cliChangeModel } from "./models/cli-change";
-import { cliRelayModel } from "./models/cli-relay";
-import { startRelay } from "./change-relay";
+import { usersModels, type UsersDb } from "./db";
+import { serviceDeps, type ActionGroup } from "./deps";
+import { ensureOwner, ensureRealm } from "./accounts/bootstrap";
+import { ensureSystemBots } from "./accounts/system-bots";
+import { ensureOwnerGuard } from "./accounts/owner-guard";
+import { forgetCached } from "./accounts/profile-cache";
+import { ensureSystemGroups } from "./groups/system-groups";
+import { backfillPending, promoteFullMembers } from "./groups/full-member-promotion";
+import { graphData } from "./groups/user-group-rules";
+import { startRelay } from "./management/change-relay";
+import { userActions } from "./accounts/actions";
+import { authActions } from "./auth/actions";
+import { lookupActions } from "./lookups/actions";
+import { invitationActions } from "./invitations/actions";
+import { managementActions } from "./management/actions";
+import { avatarActions } from "./avatars/actions";
+import { settingsActions } from "./settings/actions";
+import { customProfileFieldActions } from "./profile-fields/actions";
+import { userGroupActions } from "./groups/actions";
+import { fullMemberActions } from "./groups/promotion-actions";
+import { botActions } from "./bots/actions";
+import { botStorageActions } from "./bot-storage/actions";
+import { presenceActions } from "./presence/actions";
+import { userStatusActions } from "./status/actions";
+import { mutedUserActions } from "./muting/actions";
+import { pushDeviceActions } from "./push-devices/actions";
+import { navigationViewActions } from "./navigation-views/actions";
+import { linkifierActions } from "./catalog/linkifier-actions";
+import { playgroundActions } from "./catalog/playground-actions";
+import { realmEmojiActions } from "./catalog/emoji-actions";
+import { realmActions } from "./realm/actions";
+import { realmImageActions } from "./realm/realm-image-actions";
+import { serverActions } from "./realm/server-actions";
+import { realmExportActions } from "./realm-export/actions";
+import { registerActions } from "./register/actions";
+import { passwordResetActions } from "./password-reset/actions";
+
+/** Every action group of the service, each made from the same deps. */
+const ACTION_GROUPS: ActionGroup[] = [
+	userActions,
+	authActions,
+	lookupActions,
+	invitationActions,
+	managementActions,
+	avatarActions,
+	settingsActions,
+	customProfileFieldActions,
+	userGroupActions,
+	fullMemberActions,
+	botActions,
+	botStorageActions,
+	presenceActions,
+	userStatusActions,
+	mutedUserActions,
+	pushDeviceActions,
+	navigationViewActions,
+	linkifierActions,
+	playgroundActions,
+	realmEmojiActions,
+	realmActions,
+	realmImageActions,
+	serverActions,
+	realmExportActions,
+	registerActions,
+	passwordResetActions,
+];
 
 const REALM_POLL_MS = 5_000;
 
-/** `cli`: the node of `npm run manage`, which relays nothing (change-relay.ts). */
+/** `cli`: the node of `npm run manage`, which relays nothing (management/change-relay.ts). */
 export function usersService(config: Config & { mongoUrl: string; cli?: boolean }): ServiceSchema {
 	let conn: Connection;
 	const db = {} as UsersDb;
@@ -89,38 +103,18 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 		}
 	}
 
-	const lookup = userLookup(db, graphs);
-	const deps: ServiceDeps = { db, graphs, config, ...lookup, ...userChanges(db, graphs, lookup.host, lookup.view) };
+	const deps = serviceDeps(db, graphs, config);
+	const actions: Record<string, unknown> = {};
+	for (const group of ACTION_GROUPS) {
+		for (const [name, action] of Object.entries(group(deps))) {
+			if (Object.hasOwn(actions, name)) throw new Error(`users.${name} is defined by two action groups`);
+			actions[name] = action;
+		}
+	}
 
 	return {
 		name: "users",
-		actions: {
-			...authActions(deps),
-			...serverActions(deps),
-			...userActions(deps),
-			...settingsActions(deps),
-			...customProfileFieldActions(deps),
-			...userGroupActions(deps),
-			...lookupActions(deps),
-			...managementActions(deps),
-			...registerActions(deps),
-			...realmActions(db, graphs),
-			...navigationViewActions(db),
-			...playgroundActions(db),
-			...linkifierActions(db),
-			...presenceActions(deps),
-			...userStatusActions(deps),
-			...realmEmojiActions(deps),
-			...avatarActions(deps),
-			...fullMemberActions(db),
-			...botStorageActions(db),
-			...pushDeviceActions(db),
-			...passwordResetActions(db),
-			...mutedUserActions(deps),
-			...botActions(deps),
-			...realmExportActions(db),
-			...invitationActions({ db, graphs, identity: deps.identity, groupBefore: deps.groupBefore, created: (ctx, id) => deps.changed(ctx, [id], undefined, true), groupChanged: deps.groupsChanged }),
-		},
+		actions,
 
 		events: {
 			async "users.changed"(this: any, ctx: Context<{ user_ids: number[] }>) {
@@ -145,26 +139,9 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "users");
 			Object.assign(db, {
 				config,
-				User: userModel(conn),
-				Realm: realmModel(conn),
-				ProfileField: profileFieldModel(conn),
-				EmailChange: emailChangeModel(conn),
-				UserGroup: userGroupModel(conn),
-				NavigationView: navigationViewModel(conn),
-				Playground: playgroundModel(conn),
-				Linkifier: linkifierModel(conn),
-				Presence: presenceModel(conn),
-				OwnerGuard: ownerGuardModel(conn),
-				BotStorage: botStorageModel(conn),
-				PushDevice: pushDeviceModel(conn),
-				PasswordReset: passwordResetModel(conn),
-				PasswordResetBudget: passwordResetBudgetModel(conn),
-				UserStatus: userStatusModel(conn),
-				MutedUser: mutedUserModel(conn),
-				CliChange: cliChangeModel(conn),
-				RealmEmoji: realmEmojiModel(conn),
-				CliRelay: cliRelayModel(conn),
+				...usersModels(conn),
 				nextId: counters(conn),
+				sendEmail: (email: EmailRequest) => call(this.broker, "notifications.sendEmail", email),
 			});
 			await ensureIndexes(conn);
 			db.realm = await ensureRealm(db.Realm, config);
@@ -173,7 +150,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 			await ensureOwnerGuard(db);
 			await ensureSystemBots(db.User, db.nextId);
 			await backfillPending(db);
-			// The management CLI's changes, broadcast here as the API path broadcasts its own (change-relay.ts).
+			// The management CLI's changes, broadcast here as the API path broadcasts its own (management/change-relay.ts).
 			if (!config.cli) relay = await startRelay(db, this.broker, this.logger);
 			// A backstop for an organization change whose broadcast this replica missed (cut off from
 			// the bus meanwhile): picked up within seconds.

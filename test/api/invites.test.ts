@@ -349,6 +349,13 @@ describe("invitations", () => {
 			expect(res.body).toMatchObject({ email: "zoe@example.com", user_id: expect.any(Number) });
 			expect(seen.map((e) => e.payload.user_ids)).toEqual([expect.arrayContaining([admin.user_id])]);
 
+			// The invitation and the new account's details (Zulip's account_registered), each as text and HTML.
+			const toZoe = mails(app).filter((m) => m.to === "zoe@example.com");
+			expect(toZoe.map((m) => m.subject)).toEqual([`${(await as(admin).get("/users/me")).body.full_name} has invited you to join Team chat`, "Team chat on Zulip: Your new account details"]);
+			for (const m of toZoe) expect(m.html).toMatch(/^<!DOCTYPE html>/);
+			expect(toZoe[1].body).toContain("Your account email: zoe@example.com");
+			expect(toZoe[1].headers["list-unsubscribe"]).toMatch(/^<http:\/\/chat\.test\/accounts\/unsubscribe\/welcome\/\w{32}>$/);
+
 			const key = await fetch(`${app.baseUrl}/fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "zoe@example.com", password: "secret-123" }) });
 			const zoe = { email: "zoe@example.com", api_key: ((await key.json()) as any).api_key, user_id: res.body.user_id };
 			const me = (await as(zoe).get("/users/me")).body;

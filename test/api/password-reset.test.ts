@@ -51,7 +51,7 @@ async function open(pagePath: string, o: { form?: Record<string, string | string
 }
 
 /** Every email sent to `to`, oldest first, as written. */
-const emailsTo = (to: string) => sentEmails(app.dataDir, to).map((m) => m.text);
+const emailsTo = (to: string) => sentEmails(app.dataDir, to).map((m) => m.body);
 
 /** The reset link in the newest email to `to`, as a path on the gateway. */
 const linkTo = (to: string) => new URL(lastLinkTo(app.dataDir, to)).pathname;
@@ -115,7 +115,7 @@ test("an address without an account gets an email saying so, with no link; the p
 	expect([sent.status, sent.text]).toEqual([200, expect.stringContaining("Check your email")]);
 	const mails = emailsTo(stranger);
 	expect(mails).toHaveLength(1);
-	expect(mails[0]).toContain("There is no account");
+	expect(mails[0]).toContain("you do not have an active account");
 	expect(mails[0]).not.toContain("/accounts/password/reset/");
 
 	const deactivated = await app.createUser({});

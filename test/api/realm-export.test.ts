@@ -96,6 +96,7 @@ beforeAll(async () => {
 	await copyMessage(app, publicId, 1100);
 	const privateId = await sendMessage(as(cast.member2), { type: "stream", to: PRIVATE_CHANNEL, topic: "money", content: PRIVATE_TEXT });
 	expectSuccess(await as(cast.admin).post(`/messages/${publicId}/reactions`, { emoji_name: "tada" }));
+	expectSuccess(await as(cast.member).post(`/messages/${publicId}/reactions`, { emoji_name: "zulip" }));
 	const field = await as(app.owner).post("/realm/profile_fields", { name: "Phone", field_type: 1 });
 	expectSuccess(field);
 	expectSuccess(await as(cast.member).patch("/users/me/profile_data", { data: [{ id: field.body.id, value: "+1 555 0100" }] }));
@@ -220,8 +221,11 @@ test("an administrator's export: pending then done in realm_export events, liste
 	expect(phone).toMatchObject({ field_type: 1, realm: realm.zerver_realm[0].id });
 	expect(realm.zerver_customprofilefieldvalue).toContainEqual({ id: expect.any(Number), user_profile: cast.member.user_id, field: phone.id, value: "+1 555 0100", rendered_value: null });
 
-	// The public message's reaction, not the private one's.
-	expect(realm.zerver_reaction).toEqual([{ id: expect.any(Number), message: sent.id, user_profile: cast.admin.user_id, emoji_name: "tada", emoji_code: "1f389", reaction_type: "unicode_emoji" }]);
+	// The public message's reactions, not the private one's; the server's own emoji under Zulip's type name.
+	expect(realm.zerver_reaction).toEqual([
+		{ id: expect.any(Number), message: sent.id, user_profile: cast.admin.user_id, emoji_name: "tada", emoji_code: "1f389", reaction_type: "unicode_emoji" },
+		{ id: expect.any(Number), message: sent.id, user_profile: cast.member.user_id, emoji_name: "zulip", emoji_code: "zulip", reaction_type: "zulip_extra_emoji" },
+	]);
 	// Channels' group settings are group IDs of the export.
 	for (const key of Object.keys(stream).filter((k) => k.endsWith("_group"))) expect(groupIds).toContain(stream[key]);
 

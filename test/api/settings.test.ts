@@ -7,7 +7,7 @@ import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { BAD_FULL_NAMES, GOOD_FULL_NAMES } from "../support/full-names";
 import { eventQueues } from "../support/events";
-import { USER_SETTINGS, type SettingDef } from "../../services/users/user-settings";
+import { USER_SETTINGS, type SettingDef } from "../../services/users/settings/user-settings";
 
 let app: TestApp;
 let user: Account;
@@ -273,7 +273,7 @@ describe("email", () => {
 	function lastEmailTo(to: string): string {
 		const mine = sentEmails(app.dataDir, to);
 		expect(mine.length).toBeGreaterThan(0);
-		return mine[mine.length - 1].text;
+		return mine[mine.length - 1].body;
 	}
 
 	test("sends a confirmation link to the new address; opening it makes the change", async () => {

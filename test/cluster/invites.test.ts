@@ -4,6 +4,7 @@
 // together; an emailed link opened through the gateway creates the account on the other nodes.
 import fs from "node:fs";
 import path from "node:path";
+import { parseMail } from "../support/emails";
 import { client, expectSuccess, type Client } from "../support/http";
 import { startCluster, type Cluster } from "../support/cluster";
 
@@ -18,7 +19,7 @@ const emailDir = () => path.join(cluster.dataDir, "emails");
 beforeAll(async () => {
 	cluster = await startCluster({
 		name: "invites",
-		nodes: ["api,users,channels,messages,events", "invites", "invites"],
+		nodes: ["api,users,channels,messages,events,notifications", "invites", "invites"],
 		gateways: 0,
 		env: { INVITES_DAILY_LIMIT: "4" },
 		ready: async (c) => (await c.get("/invites")).status === 200,
@@ -35,11 +36,11 @@ test("two replicas share the daily limit; a link opened through the gateway make
 	const results = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => owner.post("/invites", { invitee_emails: `c${i}a@example.com,c${i}b@example.com`, stream_ids: [] })));
 	expect(results.filter((r) => r.status === 200)).toHaveLength(2);
 	for (const r of results.filter((r) => r.status !== 200)) expect(r.body).toMatchObject({ code: "INVITATION_FAILED", daily_limit_reached: true });
-	const mails = fs.readdirSync(emailDir()).map((f) => fs.readFileSync(path.join(emailDir(), f), "utf8"));
+	const mails = fs.readdirSync(emailDir()).map((f) => parseMail(fs.readFileSync(path.join(emailDir(), f), "utf8")));
 	expect(mails).toHaveLength(4);
 
-	const link = /(http:\/\/invites\.test\/\S+)/.exec(mails[0])![1];
-	const to = /^To: (.*)$/m.exec(mails[0])![1].trim();
+	const link = /(http:\/\/invites\.test\/[^\s>]+)/.exec(mails[0].body)![1];
+	const to = mails[0].to;
 	const url = `${baseUrl.replace(/\/api\/v1$/, "")}${new URL(link).pathname}`;
 	const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ full_name: "Cluster Person", password: "secret-123" }) });
 	expect(res.status).toBe(200);

@@ -1,5 +1,5 @@
 // `npm run manage` run as a real process beside a running server: each change it makes reaches
-// every running node before the command returns (services/users/change-relay.ts). A user it creates
+// every running node before the command returns (services/users/management/change-relay.ts). A user it creates
 // can create a channel at once (the channels service's cached group graph was dropped), clients
 // hear of the user (realm_user add), and an organization setting it changes applies at once, both
 // in one process with the embedded store (`npm start`'s default, no bus another process could join)
@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { freePort } from "../../shared/store";
-import { RELAY_WAIT_MS } from "../../services/users/change-relay";
+import { RELAY_WAIT_MS } from "../../services/users/management/change-relay";
 import { client, expectError, expectSuccess, type Client } from "../support/http";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
 import { ownerKey, startCluster, type Cluster } from "../support/cluster";

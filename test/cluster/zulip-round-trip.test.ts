@@ -25,7 +25,7 @@ import { client, expectSuccess, type Client } from "../support/http";
 import { sendMultipart, stillImage } from "../support/images";
 import { manage } from "../support/manage";
 import { startServerNode, waitFor, type Proc } from "../support/processes";
-import { AuditEvent, REQUIRED_TABLES } from "../../services/uploads/export/zulip-import-tables";
+import { AuditEvent, REQUIRED_TABLES } from "../../shared/zulip-format/zulip-import-tables";
 
 jest.setTimeout(600_000);
 

@@ -1,12 +1,12 @@
-// The relay of the management CLI's changes (services/users/change-relay.ts) against the test
+// The relay of the management CLI's changes (services/users/management/change-relay.ts) against the test
 // store: no server stamped lately, the CLI hands nothing over; a live replica broadcasts each record
 // once, in order, however many replicas poll at once; a record no one claims is withdrawn.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
 import { connectServiceDb, ensureIndexes } from "../../shared/db";
-import { cliChangeModel } from "../../services/users/models/cli-change";
-import { cliRelayModel } from "../../services/users/models/cli-relay";
-import { relayPending, relayThroughServer, RELAY_ALIVE_MS, type RelayedEvent } from "../../services/users/change-relay";
+import { cliChangeModel } from "../../services/users/management/cli-change-model";
+import { cliRelayModel } from "../../services/users/management/cli-relay-model";
+import { relayPending, relayThroughServer, RELAY_ALIVE_MS, type RelayedEvent } from "../../services/users/management/change-relay";
 import type { UsersDb } from "../../services/users/db";
 
 let conn: Connection;

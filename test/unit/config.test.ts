@@ -39,3 +39,28 @@ test("EVENT_QUEUE_MAX_EVENTS: 10,000 by default, a positive integer otherwise", 
 		else process.env.EVENT_QUEUE_MAX_EVENTS = before;
 	}
 });
+
+test("SMTP_URL and NOREPLY_EMAIL: files and noreply@<EXTERNAL_URL's host> by default; a bad URL stops the start without echoing it", () => {
+	const before = { SMTP_URL: process.env.SMTP_URL, NOREPLY_EMAIL: process.env.NOREPLY_EMAIL, EXTERNAL_URL: process.env.EXTERNAL_URL };
+	try {
+		delete process.env.SMTP_URL;
+		delete process.env.NOREPLY_EMAIL;
+		process.env.EXTERNAL_URL = "https://chat.example.com";
+		expect(loadConfig()).toMatchObject({ smtpUrl: "", noreplyEmail: "noreply@chat.example.com" });
+		// The default follows an overridden EXTERNAL_URL (the tests' servers).
+		expect(loadConfig({ externalUrl: "http://chat.test" }).noreplyEmail).toBe("noreply@chat.test");
+		process.env.NOREPLY_EMAIL = "bot@mail.example.com";
+		process.env.SMTP_URL = "smtps://user:pass@smtp.example.com:465";
+		expect(loadConfig()).toMatchObject({ smtpUrl: "smtps://user:pass@smtp.example.com:465", noreplyEmail: "bot@mail.example.com" });
+		for (const bad of ["smtp.example.com", "https://user:secret@smtp.example.com", "mailto:x@example.com"]) {
+			process.env.SMTP_URL = bad;
+			expect(() => loadConfig()).toThrow("SMTP_URL must be an smtp:// or smtps:// URL");
+			expect(() => loadConfig()).not.toThrow(/secret/);
+		}
+	} finally {
+		for (const [k, v] of Object.entries(before)) {
+			if (v === undefined) delete process.env[k];
+			else process.env[k] = v;
+		}
+	}
+});

@@ -1,7 +1,7 @@
 // export-zulip's progress lines (deploy/export/phase-lines.ts on import-zulip's Progress): a line
 // per phase on a terminal, nothing when the output is not a terminal or CI is set.
 import { phaseLines } from "../../deploy/export/phase-lines";
-import { Progress } from "../../deploy/import/progress";
+import { Progress } from "../../deploy/progress";
 
 /** A stream that records what is written, a terminal or not. */
 function stream(isTTY: boolean) {

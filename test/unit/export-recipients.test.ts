@@ -3,9 +3,9 @@
 // zerver_userprofile_crossrealm carries, but no zerver_recipient row (Zulip's import maps the ID
 // onto its own bot's recipient; a row would be a second (PERSONAL, bot) recipient there), and an
 // edit's previous rendering carries its Markdown version.
-import { messageFile, Clients } from "../../services/uploads/export/message-files";
-import { Recipients } from "../../services/uploads/export/recipients";
-import { crossRealmRows } from "../../services/uploads/export/user-tables";
+import { messageFile, Clients } from "../../shared/zulip-format/message-files";
+import { Recipients } from "../../shared/zulip-format/recipients";
+import { crossRealmRows } from "../../shared/zulip-format/user-tables";
 import type { ExportMessage } from "../../shared/export-rows";
 
 const USERS = [10, 11, 12];

@@ -1,7 +1,7 @@
 // The deprecated policy values POST /register derives from organization group settings, by
 // Zulip's rules (get_corresponding_policy_value_for_group_setting).
 import { GroupGraph, type GroupSettingValue } from "../../shared/group-settings";
-import { legacyPolicies } from "../../services/users/realm-settings";
+import { legacyPolicies } from "../../services/users/realm/realm-settings";
 
 const NAMES = ["role:nobody", "role:owners", "role:administrators", "role:moderators", "role:fullmembers", "role:members", "role:everyone"];
 const groups = [...NAMES.map((name, i) => ({ id: i + 1, name, members: [], subgroups: [], deactivated: false })), { id: 20, name: "helpers", members: [5], subgroups: [], deactivated: false }];

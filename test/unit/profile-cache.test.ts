@@ -1,5 +1,5 @@
 import { ServiceBroker } from "moleculer";
-import { forgetCached, PROFILE_KEYS } from "../../services/users/profile-cache";
+import { forgetCached, PROFILE_KEYS } from "../../services/users/accounts/profile-cache";
 
 test("a change to some users drops their cached profiles by key, and the system bots' identities", async () => {
 	const broker = new ServiceBroker({ logger: false, cacher: { type: "Memory", options: { ttl: 300, clone: false } } });

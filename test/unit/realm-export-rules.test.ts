@@ -19,6 +19,7 @@ const realm = (o: Partial<ExportRealm> = {}): ExportRealm => ({
 	admin_user_ids: [1],
 	cross_realm_bots: [],
 	profile_fields: [],
+	user_defaults: {},
 	...o,
 });
 const facts = (o: Partial<StartFacts> = {}): StartFacts => ({ realm: realm(), recent: 0, messages: 0, uploadBytes: 0, supportEmail: "admin@chat.test", ...o });

@@ -15,7 +15,7 @@ export interface InvitesDeps {
 	nextId: (entity: string, count?: number) => Promise<number>;
 	/** The organization's group graph, from the users service, cleaned by its events. */
 	graphs: GroupGraphCache;
-	config: Pick<Config, "invitationLinkValidityMinutes" | "invitesDailyLimit" | "seatLimit" | "emailDir">;
+	config: Pick<Config, "invitationLinkValidityMinutes" | "invitesDailyLimit" | "seatLimit">;
 	/** Zulip's invites_changed, to the organization's administrators and these users. */
 	announce(ctx: Ctx<any>, userIds: number[]): Promise<void>;
 	logger: { error(...args: unknown[]): void };

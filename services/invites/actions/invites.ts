@@ -3,7 +3,6 @@
 // order (views/invite.py, actions/invites.py); everything is checked before anything is written.
 import { call, requireUser, type Identity } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
-import { sendEmail } from "../../../shared/email";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { randomToken } from "../../../shared/passwords";
@@ -116,8 +115,10 @@ export function inviteActions(d: InvitesDeps) {
 					created_user_id: null,
 				}));
 				await d.Invitation.insertMany(docs);
+				const referrer = { full_name: actor.full_name, email: actor.delivery_email };
 				for (const doc of docs) {
-					sendEmail(d.config.emailDir, invitationEmail({ to: doc.email, realmName: context.realm.name, realmUrl: context.realm.url, referrer: actor.full_name, link: inviteLink(context.realm.url, doc.key), expiresAt: doc.expires_at }));
+					const link = inviteLink(context.realm.url, doc.key);
+					await call(ctx, "notifications.sendEmail", invitationEmail({ to: doc.email, realm: context.realm, referrer, link, expiresAt: doc.expires_at, key: `invitation:${doc._id}` }));
 				}
 				await d.announce(ctx, [actor.user_id]);
 				if (skipped.length) {
@@ -174,8 +175,10 @@ export function inviteActions(d: InvitesDeps) {
 				// Every email sent counts against the day's limit (Zulip's do_send_user_invite_email).
 				await takeFromDailyLimit(d.Quota, d.config.invitesDailyLimit, 1);
 				const { users } = await call(ctx, "users.getMany", { user_ids: [invite.referrer_id] });
-				const referrer = users[0]?.full_name ?? actor.full_name;
-				sendEmail(d.config.emailDir, invitationEmail({ to: invite.email, realmName: context.realm.name, realmUrl: context.realm.url, referrer, link: inviteLink(context.realm.url, invite.key), expiresAt: invite.expires_at }));
+				const referrer = users[0] ? { full_name: users[0].full_name, email: users[0].delivery_email ?? users[0].email } : { full_name: actor.full_name, email: actor.delivery_email };
+				const link = inviteLink(context.realm.url, invite.key);
+				// Each resend is an email of its own (the key's random part; a retried call keeps it).
+				await call(ctx, "notifications.sendEmail", invitationEmail({ to: invite.email, realm: context.realm, referrer, link, expiresAt: invite.expires_at, key: `invitation:${invite._id}:${randomToken(16)}` }));
 				await d.Invitation.updateOne({ _id: invite._id, status: "sent" }, { $set: { invited_at: clock.now() } });
 				await d.announce(ctx, [invite.referrer_id]);
 				return {};

@@ -2,7 +2,6 @@
 // link invites to, accepting an email invitation, and asking for one through a reusable link.
 import { call } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
-import { sendEmail } from "../../../shared/email";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { randomToken } from "../../../shared/passwords";
@@ -55,8 +54,9 @@ export function signupActions(d: InvitesDeps) {
 				if (skipped.length) throw badRequest(skipped[0][1]);
 				const key = randomToken(24);
 				const now = clock.now();
+				const id = await d.nextId("invitation");
 				await d.Invitation.create({
-					_id: await d.nextId("invitation"),
+					_id: id,
 					referrer_id: source.referrer_id,
 					invited_as: source.invited_as,
 					stream_ids: source.stream_ids,
@@ -73,7 +73,8 @@ export function signupActions(d: InvitesDeps) {
 					multiuse_id: source._id,
 					created_user_id: null,
 				});
-				sendEmail(d.config.emailDir, confirmationEmail({ to: email, realmName: context.realm.name, realmUrl: context.realm.url, link: inviteLink(context.realm.url, key), expiresAt: source.expires_at }));
+				const activate = inviteLink(context.realm.url, key);
+				await call(ctx, "notifications.sendEmail", confirmationEmail({ to: email, realm: context.realm, link: activate, expiresAt: source.expires_at, key: `confirm-registration:${id}` }));
 				return { email };
 			},
 		},

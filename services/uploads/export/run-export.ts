@@ -15,12 +15,12 @@ import type { ExportRealm } from "../../../shared/export-rows";
 import type { RealmExportsChanged } from "../../../shared/org-events";
 import { FileStore } from "../file-store";
 import type { UploadSpace } from "../upload-space";
-import { ExportStatus, type RealmExportDoc } from "../models/realm-export";
+import { ExportStatus, ExportType, type RealmExportDoc } from "../models/realm-export";
 import { listExports } from "../realm-export-rules";
-import { realmExportRows } from "./realm-export-table";
+import { realmExportRows } from "../../../shared/zulip-format/realm-export-table";
 import { TarballWriter } from "./tarball";
-import { busSource } from "./source";
-import { writeExport } from "./write-export";
+import { busSource } from "../../../shared/zulip-format/source";
+import { writeExport } from "../../../shared/zulip-format/write-export";
 
 /** A pending export whose worker reported nothing for this long is failed by the sweep. */
 export const STALE_MS = 10 * 60 * 1000;
@@ -89,7 +89,7 @@ async function runExport(deps: ExportDeps, id: number, realm: ExportRealm): Prom
 	try {
 		const exports = await deps.Export.find({ realm_id: realm.id }).sort({ _id: 1 }).lean();
 		const exported = { acting_user: claimed.acting_user_id, realm_export_id: id };
-		const stats = await writeExport(busSource(deps.bus), tarball, dir, realm, claimed.type, { zerver_realmexport: realmExportRows(exports) }, progress, exported);
+		const stats = await writeExport(busSource(deps.bus), tarball, dir, realm, claimed.type === ExportType.PUBLIC, { zerver_realmexport: realmExportRows(exports) }, progress, exported);
 		const { length, sha256 } = await tarball.finish();
 		await deps.store.complete(tarball.fileId, length, `${dir}.tar.gz`, { path_id: pathId, content_type: "application/gzip", realm_export_id: id });
 		const done = await deps.Export.updateOne(mine, {

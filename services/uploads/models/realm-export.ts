@@ -6,6 +6,7 @@
 //   exports whose worker stopped reporting progress          -> { status, progress_at }
 //   an export's file by its URL path (unique, sparse)        -> { path_id }
 import { Connection, Schema, type Types } from "mongoose";
+import type { RealmExportRecord } from "../../../shared/zulip-format/realm-export-table";
 
 /** Zulip's RealmExport.status values. */
 export const ExportStatus = { REQUESTED: 1, STARTED: 2, SUCCEEDED: 3, FAILED: 4, DELETED: 5 } as const;
@@ -13,28 +14,12 @@ export const ExportStatus = { REQUESTED: 1, STARTED: 2, SUCCEEDED: 3, FAILED: 4,
 /** Zulip's RealmExport.export_type: the endpoint takes the first two; the management CLI writes the third (deploy/export/). */
 export const ExportType = { PUBLIC: 1, FULL_WITH_CONSENT: 2, FULL_WITHOUT_CONSENT: 3 } as const;
 
-export interface RealmExportDoc {
-	_id: number;
-	realm_id: number;
-	acting_user_id: number;
-	type: number;
-	status: number;
-	/** UNIX milliseconds, each set when the export reached that state. */
-	date_requested: number;
-	date_started: number | null;
-	date_succeeded: number | null;
-	date_failed: number | null;
-	date_deleted: number | null;
+/** Zulip's RealmExport fields (shared/zulip-format/realm-export-table.ts), and the worker's own. */
+export interface RealmExportDoc extends RealmExportRecord {
 	/** While pending: when the worker last reported progress (UNIX ms); a stale one is failed. */
 	progress_at: number;
 	/** The file, once written. */
 	file_id?: Types.ObjectId | null;
-	/** `exports/<realm_id>/<random>/<name>.tar.gz`: the URL is `/user_uploads/<path_id>`. */
-	path_id?: string | null;
-	tarball_size_bytes: number | null;
-	sha256sum_hex: string | null;
-	/** What the export holds (table name to row count), as Zulip's `stats`. */
-	stats: Record<string, number> | null;
 }
 
 const schema = new Schema<RealmExportDoc>(

@@ -11,9 +11,9 @@ export interface RealmDoc {
 	url: string;
 	date_created: number;
 	deactivated: boolean;
-	/** Organization settings that differ from the defaults in realm-settings.ts. */
+	/** Organization settings that differ from the defaults in ../realm/realm-settings.ts. */
 	settings: Record<string, unknown>;
-	/** The organization's uploaded icon and logos (realm-images.ts); absent: never changed. */
+	/** The organization's uploaded icon and logos (../realm/realm-images.ts); absent: never changed. */
 	images?: Partial<Record<"icon" | "logo" | "night_logo", { changes: number; path: string | null }>>;
 }
 

@@ -3,7 +3,7 @@
 //   by API key (authentication)   -> { api_key } unique
 //   by email in a realm           -> { realm_id, email_key } unique (email_key: lowercased address)
 //   all users of a realm          -> { realm_id, email_key } (prefix; also their names, for
-//                                    realm_require_unique_names, accounts.ts)
+//                                    realm_require_unique_names, ../accounts/accounts.ts)
 //   owners of a realm             -> { realm_id, role }
 //   a user's bots                 -> { realm_id, bot_owner_id }
 //   members awaiting role:fullmembers, past the waiting period
@@ -36,7 +36,7 @@ export interface UserDoc {
 	avatar_path?: string | null;
 	/** Who may see delivery_email: 1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators. */
 	email_address_visibility: number;
-	/** Personal settings that differ from the defaults in user-settings.ts. */
+	/** Personal settings that differ from the defaults in ../settings/user-settings.ts. */
 	settings: Record<string, unknown>;
 	/** Custom profile field values, keyed by field ID, as the API shows them (strings). */
 	profile_data: Record<string, string>;
@@ -46,7 +46,7 @@ export interface UserDoc {
 	can_create_users: boolean;
 	/**
 	 * A member not yet announced in role:fullmembers: the periodic promotion announces the member
-	 * once past the waiting period (full-member-promotion.ts). Absent on users from before it.
+	 * once past the waiting period (../groups/full-member-promotion.ts). Absent on users from before it.
 	 */
 	full_member_pending?: boolean;
 	/** A bot's default channels (IDs; absent or null for none) and default_all_public_streams. */

@@ -1,0 +1,72 @@
+// The notifications service: what reaches people who are away. Today email: the outbox (its own
+// database, `<prefix>_notifications`), delivery over SMTP (SMTP_URL) or into EMAIL_DIR, dead
+// letters, new-login emails and unsubscribe links. This file wires the service and its sweep
+// timer (EMAIL_SWEEP_SECONDS); the actions are in actions/, the outbox and its delivery in
+// outbox/, the emails in templates/ and login-notice/, unsubscribing in unsubscribe/.
+import { randomBytes } from "node:crypto";
+import type { Connection } from "mongoose";
+import type { ServiceSchema } from "moleculer";
+import type { Config } from "../../shared/config";
+import { connectServiceDb, ensureIndexes } from "../../shared/db";
+import { outboxEmailModel } from "./models/outbox-email";
+import { unsubscribeKeyModel } from "./models/unsubscribe-key";
+import { transportFor } from "./outbox/transports";
+import { sweep } from "./outbox/delivery";
+import type { MailerDeps } from "./outbox/mailer";
+import { emailActions } from "./actions/emails";
+import { outboxActions } from "./actions/outbox";
+import { unsubscribeActions } from "./actions/unsubscribe";
+
+/** `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. */
+export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }): ServiceSchema {
+	let conn: Connection;
+	let timer: NodeJS.Timeout | undefined;
+	let sweeping: Promise<unknown> | undefined;
+	// This replica's name in claims: the node and a random part (several may share a node in tests).
+	let replica = "";
+	const deps = { replica: () => replica, inflight: new Set() } as unknown as MailerDeps;
+
+	return {
+		name: "notifications",
+		actions: {
+			...emailActions(deps),
+			...outboxActions(deps),
+			...unsubscribeActions(deps),
+		},
+
+		async started(this: any) {
+			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "notifications");
+			replica = `${this.broker.nodeID}/${randomBytes(4).toString("hex")}`;
+			Object.assign(deps, {
+				broker: this.broker,
+				logger: this.logger,
+				Outbox: outboxEmailModel(conn),
+				UnsubscribeKey: unsubscribeKeyModel(conn),
+				transport: transportFor(config),
+				noreply: config.noreplyEmail,
+				maxAttempts: config.emailMaxAttempts,
+				retrySeconds: config.emailRetrySeconds,
+			} satisfies Partial<MailerDeps>);
+			await ensureIndexes(conn);
+			this.logger.info(`email goes ${config.smtpUrl ? "out over SMTP" : `into ${config.emailDir}`}`);
+			if (!config.emailSweepSeconds || config.cli) return;
+			const tick = () => {
+				if (sweeping) return; // the previous sweep is still sending
+				sweeping = sweep(deps, replica)
+					.catch((err: unknown) => this.logger.error({ err }, "email sweep failed"))
+					.finally(() => (sweeping = undefined));
+			};
+			timer = setInterval(tick, config.emailSweepSeconds * 1000).unref();
+			// What fell due while no replica ran goes out now, not at the next tick.
+			tick();
+		},
+
+		async stopped() {
+			clearInterval(timer);
+			await sweeping;
+			await Promise.all([...(deps.inflight ?? [])]);
+			deps.transport?.close();
+			await conn?.close();
+		},
+	} as ServiceSchema;
+}

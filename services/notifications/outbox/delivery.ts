@@ -1,0 +1,100 @@
+// Delivery: the replica that stored an email tries it at once, and every replica sweeps for emails
+// due again (EMAIL_SWEEP_SECONDS). Each attempt starts with a claim, one conditional update of the
+// email's document ({_id, state: "queued", due} -> "sending", attempts + 1), atomic on MongoDB and
+// the embedded store, so exactly one replica sends it. A failed attempt queues it again after a
+// doubling wait; the last allowed one makes it a dead letter, logged with the reason and kept. A
+// claim whose replica died is queued again after CLAIM_TIMEOUT_MS (the attempt counted): the
+// email may then go out twice, with one Message-ID.
+import type { Model } from "mongoose";
+import { clock } from "../../../shared/clock";
+import type { OutboxEmailDoc } from "../models/outbox-email";
+import { SMTP_TIMEOUTS, type Transport } from "./transports";
+
+export interface DeliveryDeps {
+	Outbox: Model<OutboxEmailDoc>;
+	transport: Transport;
+	maxAttempts: number;
+	retrySeconds: number;
+	logger: { info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void };
+}
+
+/** Longer than any one SMTP exchange can take (its three timeouts), so a live claim is never taken. */
+export const CLAIM_TIMEOUT_MS = 2 * (SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout);
+/** The longest wait between two attempts. */
+const MAX_WAIT_SECONDS = 3600;
+/** Due emails read per sweep; the rest wait for the next one. */
+const BATCH = 200;
+/** Sends in flight per replica (the SMTP pool holds 5 connections). */
+const PARALLEL = 5;
+
+export type Outcome = "sent" | "retrying" | "dead";
+
+/** The wait after the `attempts`-th failed attempt: retrySeconds, doubled each time, at most an hour. */
+export const retryWaitSeconds = (retrySeconds: number, attempts: number) => Math.min(MAX_WAIT_SECONDS, retrySeconds * 2 ** Math.max(0, attempts - 1));
+
+/** Claims a due email for this replica; null when another replica has it (or it is not due). */
+async function claim(deps: DeliveryDeps, _id: string, replica: string): Promise<OutboxEmailDoc | null> {
+	const now = clock.nowMs();
+	const done = await deps.Outbox.updateOne(
+		{ _id, state: "queued", next_attempt_at: { $lte: now } },
+		{ $set: { state: "sending", claimed_by: replica, claimed_at: now }, $inc: { attempts: 1 } },
+	);
+	if (!done.modifiedCount) return null;
+	return deps.Outbox.findOne({ _id, state: "sending", claimed_by: replica }).lean();
+}
+
+/** The reason an attempt failed, as the SMTP server or the socket gave it. */
+function reason(err: unknown): string {
+	const e = err as { response?: string; responseCode?: number; code?: string; message?: string };
+	return (e.response ?? e.message ?? String(err)).slice(0, 1000) + (e.code ? ` (${e.code})` : "");
+}
+
+/** One attempt at a claimed email; records the outcome (only while the claim is still this replica's). */
+async function attempt(deps: DeliveryDeps, email: OutboxEmailDoc, replica: string): Promise<Outcome> {
+	const mine = { _id: email._id, state: "sending" as const, claimed_by: replica };
+	const log = { email: email._id, kind: email.kind, attempt: email.attempts, transport: deps.transport.kind };
+	try {
+		await deps.transport.send(email);
+	} catch (err) {
+		const why = reason(err);
+		const now = clock.nowMs();
+		if (email.attempts >= deps.maxAttempts) {
+			await deps.Outbox.updateOne(mine, { $set: { state: "dead", last_error: why, failed_at: now, claimed_by: null, claimed_at: null } });
+			deps.logger.error({ ...log, reason: why }, "email not delivered after its last attempt: kept as a dead letter");
+			return "dead";
+		}
+		const next = now + retryWaitSeconds(deps.retrySeconds, email.attempts) * 1000;
+		await deps.Outbox.updateOne(mine, { $set: { state: "queued", last_error: why, next_attempt_at: next, claimed_by: null, claimed_at: null } });
+		deps.logger.warn({ ...log, reason: why, next_attempt_at: new Date(next).toISOString() }, "email delivery failed; will retry");
+		return "retrying";
+	}
+	// The body goes once sent: its links (a password reset's) open accounts; the envelope stays.
+	await deps.Outbox.updateOne(mine, { $set: { state: "sent", sent_at: clock.nowMs(), text: "", html: "", last_error: null, claimed_by: null, claimed_at: null } });
+	return "sent";
+}
+
+/** Claims and sends one email now, if it is due and no replica has it; null when not claimed. */
+export async function deliverNow(deps: DeliveryDeps, _id: string, replica: string): Promise<Outcome | null> {
+	const email = await claim(deps, _id, replica);
+	return email ? attempt(deps, email, replica) : null;
+}
+
+/** One sweep: takes back stale claims, then claims and sends the due emails. Answers what this replica did. */
+export async function sweep(deps: DeliveryDeps, replica: string): Promise<Record<Outcome, string[]>> {
+	const out: Record<Outcome, string[]> = { sent: [], retrying: [], dead: [] };
+	const now = clock.nowMs();
+	const stale = await deps.Outbox.find({ state: "sending", claimed_at: { $lte: now - CLAIM_TIMEOUT_MS } }, { _id: 1, claimed_at: 1 }).limit(BATCH).lean();
+	for (const s of stale) {
+		// Conditional on the claim seen, so only one replica takes it back.
+		await deps.Outbox.updateOne({ _id: s._id, state: "sending", claimed_at: s.claimed_at }, { $set: { state: "queued", next_attempt_at: now, claimed_by: null, claimed_at: null } });
+	}
+	const due = await deps.Outbox.find({ state: "queued", next_attempt_at: { $lte: now } }, { _id: 1 }).sort({ next_attempt_at: 1 }).limit(BATCH).lean();
+	const worker = async () => {
+		for (let next = due.shift(); next; next = due.shift()) {
+			const outcome = await deliverNow(deps, next._id, replica);
+			if (outcome) out[outcome].push(next._id);
+		}
+	};
+	await Promise.all(Array.from({ length: PARALLEL }, worker));
+	return out;
+}

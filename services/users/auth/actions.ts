@@ -1,0 +1,28 @@
+// Authentication: an API key with its email for every request the gateway routes
+// (users.authenticate), and POST /fetch_api_key (email and password). The rules live in
+// authentication.ts.
+import type { Identity } from "../../../shared/actions";
+import { p, params } from "../../../shared/params";
+import { userByApiKey, userByPassword } from "./authentication";
+import type { Ctx, ServiceDeps } from "../deps";
+
+export function authActions({ db, host, identity }: ServiceDeps) {
+	return {
+		authenticate: {
+			visibility: "public",
+			params: params({ email: p.string(), api_key: p.string() }),
+			async handler(ctx: Ctx<{ email: string; api_key: string }>): Promise<Identity> {
+				const user = await userByApiKey(db, host(), ctx.params.email, ctx.params.api_key);
+				return identity(user);
+			},
+		},
+
+		fetchApiKey: {
+			params: params({ username: p.string(), password: p.string() }),
+			async handler(ctx: Ctx<{ username: string; password: string }>) {
+				const user = await userByPassword(db, ctx.params.username, ctx.params.password);
+				return { api_key: user.api_key, email: user.delivery_email, user_id: user._id };
+			},
+		},
+	};
+}
