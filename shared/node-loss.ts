@@ -9,9 +9,9 @@
 // connected: Moleculer then rejects the calls in flight to it with REQUEST_REJECTED, a read is
 // retried on another replica, anything else answered 503); an answer means it is alive (or has
 // already reconnected), a timeout leaves it to the heartbeats. Two things start a probe:
-// - a call to the node still unanswered after PENDING_CHECK_MS (checked every PENDING_CHECK_MS):
-//   each node watches the nodes it waits for, on any nats-server, configured or not. A live node
-//   with slow calls costs one probe (a few bytes) per check while they last.
+// - a call to the node still unanswered after PROBE_AFTER_MS (the calls in flight are looked at
+//   every CHECK_MS): each node watches the nodes it waits for, on any nats-server, configured or
+//   not. A live node with slow calls costs a probe (a few bytes) every REPROBE_MS while they last.
 // - nats-server's client disconnect advisory, published when a process's socket closes, with the
 //   reason (LOST_REASONS below: only those that mean the client's side went away count). The
 //   nats-server configurations of the project (deploy/compose-nats.conf, deploy/k8s/nats.yaml,
@@ -37,8 +37,10 @@ const LOST_REASONS = new Set(["Client Closed", "Read Error", "Write Error", "Sta
 /** How long a probed node has to answer; on a timeout the heartbeats decide. */
 const PROBE_TIMEOUT_MS = 2_000;
 
-/** How often calls in flight are looked at, and how long one waits before its node is probed. */
-const PENDING_CHECK_MS = 250;
+/** How often the calls in flight are looked at; how long one waits before its node is probed; how often a node that answered is probed again. */
+const CHECK_MS = 100;
+const PROBE_AFTER_MS = 200;
+const REPROBE_MS = 500;
 
 interface Internals {
 	transit?: {
@@ -62,6 +64,8 @@ export function watchNodeLoss(broker: ServiceBroker): void {
 	nc.subscribe(livenessSubject(broker.namespace, broker.nodeID), { callback: (_err, msg) => msg?.respond() });
 
 	const probing = new Set<string>();
+	/** When each node last answered a probe. */
+	const answered = new Map<string, number>();
 	const probe = (nodeID: string, reason: string) => {
 		if (probing.has(nodeID)) return;
 		const node = internals.registry.nodes.get(nodeID);
@@ -72,6 +76,7 @@ export function watchNodeLoss(broker: ServiceBroker): void {
 	const check = async (nodeID: string, reason: string) => {
 		try {
 			await nc.request(livenessSubject(broker.namespace, nodeID), undefined, { timeout: PROBE_TIMEOUT_MS });
+			answered.set(nodeID, Date.now());
 		} catch (err) {
 			if ((err as NatsError).code !== "503") return; // a timeout: left to the heartbeats
 			if (!internals.registry.nodes.get(nodeID)?.available) return;
@@ -92,17 +97,21 @@ export function watchNodeLoss(broker: ServiceBroker): void {
 		},
 	});
 
-	// The calls seen pending at the previous check: those still pending now have waited at least
-	// PENDING_CHECK_MS, and their nodes are probed.
-	let seen = new Set<unknown>();
+	// Each call in flight, with when a check first saw it; a node that answered a probe for a slow
+	// call is left alone REPROBE_MS.
+	let seen = new Map<unknown, number>();
 	const timer = setInterval(() => {
-		const now = new Set<unknown>();
+		const now = Date.now();
+		const still = new Map<unknown, number>();
 		for (const request of transit.pendingRequests.values()) {
-			now.add(request);
-			if (seen.has(request) && request.nodeID) probe(request.nodeID, "a call unanswered");
+			const since = seen.get(request) ?? now;
+			still.set(request, since);
+			const nodeID = request.nodeID;
+			if (!nodeID || now - since < PROBE_AFTER_MS || now - (answered.get(nodeID) ?? 0) < REPROBE_MS) continue;
+			probe(nodeID, "a call unanswered");
 		}
-		seen = now;
-	}, PENDING_CHECK_MS);
+		seen = still;
+	}, CHECK_MS);
 	timer.unref();
 	nc.closed().then(() => clearInterval(timer), () => clearInterval(timer));
 }

@@ -18,8 +18,15 @@ import { OWN_KEYS } from "../../shared/request-records";
 const RETRY_WAIT_MS = 10_000;
 const POLL_MS = 100;
 
-/** The errors after which a call may have run: it was sent, and its answer never came. */
-export const answerLost = (err: unknown) => ["REQUEST_REJECTED", "REQUEST_TIMEOUT"].includes((err as { type?: string })?.type ?? "");
+/**
+ * Whether the call of `action` may have run: it was sent, and its answer never came. The same
+ * errors from a call that action made (its data names another action) are its own failure, as
+ * any other error it answers.
+ */
+export function answerLost(err: unknown, action: string): boolean {
+	const e = err as { type?: string; data?: { action?: string } } | null;
+	return (e?.type === "REQUEST_REJECTED" || e?.type === "REQUEST_TIMEOUT") && e.data?.action === action;
+}
 
 /** A new request key for a write's call of `action`, for its meta: it names the action, so the calls that one makes ignore it. */
 export const requestKey = (action: string) => `${action}:${randomUUID()}`;
@@ -40,7 +47,7 @@ export async function callWrite<T>(broker: ServiceBroker, action: string, keyed:
 	try {
 		return await call(false);
 	} catch (err) {
-		if (!answerLost(err)) throw err;
+		if (!answerLost(err, action)) throw err;
 		if (!keyed) throw outcomeUnknown();
 		for (const until = Date.now() + RETRY_WAIT_MS; !reachable(broker, action); ) {
 			if (Date.now() >= until) throw outcomeUnknown();
@@ -50,7 +57,7 @@ export async function callWrite<T>(broker: ServiceBroker, action: string, keyed:
 		try {
 			return await call(true);
 		} catch (again) {
-			throw answerLost(again) ? outcomeUnknown() : again;
+			throw answerLost(again, action) ? outcomeUnknown() : again;
 		}
 	}
 }
