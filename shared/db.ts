@@ -2,11 +2,13 @@
 // per-entity counters that give the API its integer IDs.
 import mongoose, { Connection, Schema, type Model } from "mongoose";
 import { queryLogOptions, recordQueries } from "./query-log";
-import { registerConnection } from "./request-records";
 
 /** The service database connections of this process not closed yet, for the health endpoint. */
 const connections = new Set<Connection>();
 export const openConnections = (): Connection[] => [...connections];
+/** The same, by database name (`<prefix>_<service>`), for shared/request-records.ts. */
+const byName = new Map<string, Connection>();
+export const serviceConnection = (dbName: string): Connection | undefined => byName.get(dbName);
 
 export async function connectServiceDb(url: string, prefix: string, service: string): Promise<Connection> {
 	const conn = mongoose.createConnection(url, {
@@ -21,7 +23,8 @@ export async function connectServiceDb(url: string, prefix: string, service: str
 	recordQueries(conn, service);
 	connections.add(conn);
 	conn.once("close", () => connections.delete(conn));
-	registerConnection(`${prefix}_${service}`, conn);
+	byName.set(`${prefix}_${service}`, conn);
+	conn.once("close", () => byName.get(`${prefix}_${service}`) === conn && byName.delete(`${prefix}_${service}`));
 	return conn;
 }
 

@@ -19,7 +19,7 @@
 // honours it.
 import type { Connection, Collection } from "mongoose";
 import type { Middleware, ServiceSchema } from "moleculer";
-import { isDuplicateKey } from "./db";
+import { isDuplicateKey, serviceConnection } from "./db";
 import { outcomeUnknown } from "./errors";
 
 /** The actions that keep request keys with their own writes (the gateway treats them as keyed). */
@@ -38,14 +38,7 @@ interface RequestDoc {
 	expires: number;
 }
 
-/** The database connection of each service in this process, by database name (shared/db.ts registers them). */
-const connections = new Map<string, Connection>();
 const pruned = new WeakMap<Connection, number>();
-
-export function registerConnection(dbName: string, conn: Connection): void {
-	connections.set(dbName, conn);
-	conn.once("close", () => connections.get(dbName) === conn && connections.delete(dbName));
-}
 
 function requestsOf(conn: Connection): Collection<RequestDoc> {
 	const requests = conn.collection<RequestDoc>("requests");
@@ -90,7 +83,7 @@ export function requestRecords(): Middleware {
 			if (!action.requestKeyed) return next;
 			return async (ctx: Parameters<Handler>[0]) => {
 				const key = ctx.meta?.request_key;
-				const conn = connections.get(`${action.service?.broker?.namespace}_${action.service?.name}`);
+				const conn = serviceConnection(`${action.service?.broker?.namespace}_${action.service?.name}`);
 				if (typeof key !== "string" || !key.startsWith(`${action.name}:`) || !conn) return next(ctx);
 				const requests = requestsOf(conn);
 				for (;;) {
