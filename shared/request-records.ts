@@ -44,9 +44,10 @@ function requestsOf(conn: Connection): Collection<RequestDoc> {
 	const requests = conn.collection<RequestDoc>("requests");
 	const now = Date.now();
 	if ((pruned.get(conn) ?? 0) + PRUNE_EVERY_MS <= now) {
-		if (!pruned.has(conn)) void requests.createIndex({ expires: 1 }).catch(() => undefined);
+		// The index that serves the pruning, created (idempotent) before this process's first.
+		const indexed = pruned.has(conn) ? Promise.resolve() : requests.createIndex({ expires: 1 });
 		pruned.set(conn, now);
-		void requests.deleteMany({ expires: { $lte: now } }).catch(() => undefined);
+		void indexed.then(() => requests.deleteMany({ expires: { $lte: now } })).catch(() => undefined);
 	}
 	return requests;
 }
