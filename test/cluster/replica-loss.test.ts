@@ -7,9 +7,9 @@
 // reads with 200 (a read caught on the dead node is retried on another replica), sends with 200
 // or, for a send caught on the dead node, 503; every send answered 200 is stored and nothing is
 // stored that no call sent; and the clients go on at their pace. That last is measured against
-// the same run: the calls answered in the second after the kill against those in the second
-// before (the heartbeat timeout alone left every client waiting 6 to 12 s, and no call was
-// answered in that window). The absolute figures (longest stall, time to a send's 503) are the
+// the same run: the calls answered in each of the two seconds after the kill against those in the
+// second before (the heartbeat timeout alone left every client waiting 6 to 12 s: measured 0.46
+// of the calls in the first second, those already on live replicas, and next to none after). The absolute figures (longest stall, time to a send's 503) are the
 // bench's: `BENCH_ONLY=replica-loss npm run bench`.
 import { answeredIn, CLIENTS, loseReplica, startLossCluster, type LossCluster, type LossRun } from "../support/replica-loss";
 import { startNats } from "../support/processes";
@@ -57,15 +57,20 @@ describe.each([
 		expect([...run.stored.keys()].filter((content) => !answered.has(content))).toEqual([]);
 	});
 
-	test("the clients go on: the calls answered in the second after the kill compare to those in the second before, GET /users/me included", () => {
+	test("the clients go on: the calls answered in each of the two seconds after the kill compare to those in the second before, GET /users/me included", () => {
 		const before = answeredIn(run.calls, run.killedAt - WINDOW_MS, run.killedAt);
-		const after = answeredIn(run.calls, run.killedAt, run.killedAt + WINDOW_MS);
-		console.log(`replica loss, advisories ${advisories}: ${before.length} calls answered in the second before the kill, ${after.length} in the second after`);
+		// The first second also holds the calls that were on live replicas at the kill, answered
+		// before their clients' next call got caught on the dead one: the second second is where
+		// a client stuck until the heartbeat timeout shows.
+		const first = answeredIn(run.calls, run.killedAt, run.killedAt + WINDOW_MS);
+		const second = answeredIn(run.calls, run.killedAt + WINDOW_MS, run.killedAt + 2 * WINDOW_MS);
+		console.log(`replica loss, advisories ${advisories}: calls answered in the second before the kill ${before.length}, in the first second after ${first.length}, in the next ${second.length}`);
 		expect(before.length).toBeGreaterThan(CLIENTS / 2);
-		expect(after.length / before.length).toBeGreaterThan(0.5);
-		expect(after.filter((c) => c.kind === "me").length).toBeGreaterThan(0);
-		// And in the next second every client has had answers.
-		const served = new Set(answeredIn(run.calls, run.killedAt, run.killedAt + 2 * WINDOW_MS).map((c) => c.client));
+		expect(first.length / before.length).toBeGreaterThan(0.5);
+		expect(second.length / before.length).toBeGreaterThan(0.5);
+		expect(first.filter((c) => c.kind === "me").length).toBeGreaterThan(0);
+		// Every client has answers in the second second: none is stuck.
+		const served = new Set(second.map((c) => c.client));
 		expect(CLIENTS - served.size).toBe(0);
 	});
 });
