@@ -63,8 +63,9 @@ export async function startNode(config: Config, nodeName = "node", o: { cli?: bo
 	const options = brokerOptions(config, nodeName);
 	// While the store this node runs is down, its database services answer 503 at once (shared/store-guard.ts).
 	const dbServices = new Set(names.filter((n) => SERVICES[n].needsDb));
-	// A write the gateway calls again after a lost answer runs once (shared/request-records.ts).
-	options.middlewares = [...(options.middlewares ?? []), storeGuard(dbServices, () => !storeUp()), requestRecords()];
+	// A write the gateway calls again after a lost answer runs once (shared/request-records.ts),
+	// inside the store guard (the last middleware wraps the others), which refuses first.
+	options.middlewares = [...(options.middlewares ?? []), requestRecords(), storeGuard(dbServices, () => !storeUp())];
 	const broker = new ServiceBroker(options);
 	let mongoUrl = config.mongoUrl;
 	if (!mongoUrl && names.some((n) => SERVICES[n].needsDb)) {
