@@ -34,8 +34,12 @@ export const DISCONNECT_SUBJECT = "chat.nats.client_disconnect";
  */
 const LOST_REASONS = new Set(["Client Closed", "Read Error", "Write Error", "Stale Connection"]);
 
-/** How long a probed node has to answer; on a timeout the heartbeats decide. */
-const PROBE_TIMEOUT_MS = 2_000;
+/**
+ * How long a probed node has to answer; a timeout decides nothing (the heartbeats, or the next
+ * probe, will). Short, because a probe sent just before the node died times out rather than
+ * meeting "no responders", and no other probe of that node goes out meanwhile.
+ */
+const PROBE_TIMEOUT_MS = 400;
 
 /** How often the calls in flight are looked at; how long one waits before its node is probed; how often a node that answered is probed again. */
 const CHECK_MS = 100;
