@@ -92,6 +92,11 @@ export class GroupGraph {
 		return this.active.has(userId);
 	}
 
+	/** The organization's active users, in ID order: who hears of an organization-wide change. */
+	activeUserIds(): number[] {
+		return [...this.active].sort((a, b) => a - b);
+	}
+
 	/** Whether the user holds an organization-level permission. */
 	realmAllows(setting: string, userId: number): boolean {
 		const value = this.realm[setting];
