@@ -185,6 +185,18 @@ export class GroupGraphCache {
 	}
 }
 
+/** The events that drop a service's group graph cache (`cache()`: the service's, once it started). */
+export function groupGraphEvents(cache: () => GroupGraphCache | undefined) {
+	return {
+		"users.groupsChanged"() {
+			cache()?.invalidate();
+		},
+		"users.changed"() {
+			cache()?.invalidate();
+		},
+	};
+}
+
 /** Checks the shape of a group-setting value and that every group and user in it exists. */
 export function isGroupSettingValue(v: unknown): v is GroupSettingValue {
 	if (Number.isInteger(v)) return true;

@@ -8,7 +8,7 @@ import type { ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { call } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
-import { GroupGraphCache } from "../../shared/group-settings";
+import { GroupGraphCache, groupGraphEvents } from "../../shared/group-settings";
 import { spreadActionGroups } from "../../shared/action-groups";
 import { catalogModels, type CatalogDb } from "./db";
 import type { ServiceDeps } from "./deps";
@@ -28,15 +28,8 @@ export function catalogService(config: Config & { mongoUrl: string }): ServiceSc
 		name: "catalog",
 		actions: spreadActionGroups("catalog", ACTION_GROUPS, deps),
 
-		events: {
-			// Who may add emoji, and who the organization's active users are, come with the group graph.
-			"users.groupsChanged"() {
-				deps.graphs?.invalidate();
-			},
-			"users.changed"() {
-				deps.graphs?.invalidate();
-			},
-		},
+		// Who may add emoji, and who the organization's active users are, come with the group graph.
+		events: groupGraphEvents(() => deps.graphs),
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "catalog");
