@@ -7,6 +7,8 @@ import type { Linkifier, RealmEmoji } from "./org-events";
 import type { ExportChannel, ExportMessage, ExportReaction, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 import type { BusBytes } from "./bus-bytes";
 import type { EmailRequest } from "./email";
+import { adminRequired } from "./errors";
+import { isAdmin } from "./roles";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
 export interface Identity {
@@ -54,6 +56,13 @@ export type Ctx<P = Record<string, never>> = Context<P, Meta>;
 export function requireUser(ctx: Context<unknown, Meta>): Identity {
 	const user = ctx.meta.user;
 	if (!user) throw new Error("action called without an authenticated user");
+	return user;
+}
+
+/** The caller, who must be an organization administrator. */
+export function requireAdmin(ctx: Context<unknown, Meta>): Identity {
+	const user = requireUser(ctx);
+	if (!isAdmin(user.role)) throw adminRequired();
 	return user;
 }
 
@@ -223,7 +232,6 @@ export interface ActionMap {
 	"users.checkInviteGroups": { params: { group_ids: number[] }; result: None };
 	"users.createInvitedUser": { params: InvitedUser; result: { user_id: number; email: string; full_name: string } };
 	"users.welcomeBot": { params: None; result: Identity };
-	"users.linkifiers": { params: None; result: { linkifiers: Linkifier[] } };
 	/** Who muted this user (their new messages arrive read for them). */
 	"users.mutersOf": { params: { user_id: number }; result: { user_ids: number[] } };
 	/** Of these readers of a message, those whose read receipts the caller sees (ascending); refused when the organization disables read receipts. */
@@ -302,18 +310,22 @@ export interface ActionMap {
 	"uploads.removeAvatarImages": { params: { avatar_path: string }; result: None };
 	"uploads.botAvatarImages": { params: None; result: { avatar_path: string } };
 	"users.setRealmImage": { params: { kind: "icon" | "logo" | "night_logo"; path: string | null }; result: { url: string; previous_path: string | null } };
-	/** Refuses a custom emoji upload before its body is read (name, permission, name in use); answers the name as stored. */
-	"users.checkEmojiUpload": { params: { emoji_name: string }; result: { emoji_name: string } };
-	/** A custom emoji whose images are stored: checked again, then created and announced. */
-	"users.addEmoji": { params: { emoji_name: string; file_name: string; is_animated: boolean }; result: { id: number } };
 	/** Refuses an avatar change where avatar changes are disabled (Zulip's avatar_changes_disabled). */
 	"users.checkAvatarChange": { params: None; result: None };
 	/** The caller's avatar is now the uploaded one at `avatar_path`: announced; answers its URL and the previous upload's path. */
 	"users.setAvatar": { params: { avatar_path: string }; result: { avatar_url: string; previous_path: string | null } };
-	/** The organization's custom emoji by ID, as GET /realm/emoji lists them (the messages service's cache). */
-	"users.realmEmoji": { params: None; result: { emoji: Record<string, RealmEmoji> } };
 	/** Where GET /avatar/{user_id_or_email} redirects (Zulip's avatar view). */
 	"users.avatarRedirect": { params: { user_id_or_email: string; medium: boolean }; result: { url: string } };
+	/** The organization's linkifiers in order (the messages service's rendering cache). */
+	"catalog.linkifiers": { params: None; result: { linkifiers: Linkifier[] } };
+	/** The organization's custom emoji by ID, as GET /realm/emoji lists them (the messages service's cache, a status's emoji). */
+	"catalog.realmEmoji": { params: None; result: { emoji: Record<string, RealmEmoji> } };
+	/** Refuses a custom emoji upload before its body is read (name, permission, name in use); answers the name as stored. */
+	"catalog.checkEmojiUpload": { params: { emoji_name: string }; result: { emoji_name: string } };
+	/** A custom emoji whose images are stored: checked again, then created and announced. */
+	"catalog.addEmoji": { params: { emoji_name: string; file_name: string; is_animated: boolean }; result: { id: number } };
+	/** The catalog's part of POST /register (the gateway finds it by name, with every other service's). */
+	"catalog.registerState": { params: RegisterStateParams; result: RegisterState };
 	"channels.autoTopicVisibility": {
 		params: { channel_id: number; topic: string; follow: number[]; unmute: number[] };
 		result: { changed: Array<{ user_id: number; visibility_policy: number }> };

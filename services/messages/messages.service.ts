@@ -249,10 +249,10 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			"users.mutesChanged"(ctx: Context<MutesChanged>) {
 				muters.changed(ctx.params.muted_user_id);
 			},
-			"users.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
+			"catalog.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
 				linkifiersChanged(ctx.params.realm_linkifiers);
 			},
-			"users.realmEmojiChanged"(ctx: Context<RealmEmojiChanged>) {
+			"catalog.realmEmojiChanged"(ctx: Context<RealmEmojiChanged>) {
 				realmEmojiChanged(ctx.params.realm_emoji);
 			},
 			/** Turning drafts synchronization off deletes the drafts kept on the server. */
