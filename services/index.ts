@@ -17,6 +17,7 @@ import { schedulingService } from "./scheduling/scheduling.service";
 import { moderationService } from "./moderation/moderation.service";
 import { invitesService } from "./invites/invites.service";
 import { uploadsService } from "./uploads/uploads.service";
+import { integrationsService } from "./integrations/integrations.service";
 
 /** What a service is made from: the settings, the database URL, and whether the node is the management CLI's. */
 export type NodeConfig = Config & { mongoUrl: string; cli?: boolean };
@@ -33,6 +34,7 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	moderation: { factory: moderationService, needsDb: true },
 	invites: { factory: invitesService, needsDb: true },
 	uploads: { factory: uploadsService, needsDb: true },
+	integrations: { factory: integrationsService, needsDb: false },
 };
 
 /** How long a stopping gateway waits for the requests in flight (the broker then waits 10 s more per service). */

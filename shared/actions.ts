@@ -94,6 +94,33 @@ export interface RegisterStateParams {
 /** Each service answers `<service>.registerState` with its own part of the POST /register state. */
 export type RegisterState = Record<string, unknown>;
 
+/** The user of an incoming webhook's URL: who posts, and (for a bot) its type and owner. */
+export interface WebhookSender extends Identity {
+	bot_type: number | null;
+	bot_owner_id: number | null;
+}
+
+/** A request to `/api/v1/external/<integration>`, as the gateway passes it on: nothing parsed but the query. */
+export interface WebhookCall {
+	integration: string;
+	/** Each query parameter's first value, as Django's request.GET reads it. */
+	query: Record<string, string>;
+	/** Header names in lower case. */
+	headers: Record<string, string>;
+	/** The body as sent, decoded as UTF-8. */
+	body: string;
+	path: string;
+}
+
+/**
+ * What a webhook request is answered: Zulip's success envelope around `data`, or (`raw`) an
+ * integration's own answer, as JSON or as text.
+ */
+export interface WebhookAnswer {
+	data?: Record<string, unknown>;
+	raw?: { status: number; json?: unknown; text?: string };
+}
+
 /** A user as permission checks need them. */
 export interface Principal {
 	user_id: number;
@@ -192,6 +219,7 @@ export interface InvitedUser {
 
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
+	"users.authenticateWebhook": { params: { api_key: string; email?: string }; result: WebhookSender };
 	"users.confirmEmailChange": { params: { confirmation_key: string }; result: { email: string } };
 	/** The password reset pages (services/users/password-reset.ts): fields as posted, checked by the action. */
 	"users.requestPasswordReset": { params: { email: unknown }; result: { email: string } };
@@ -223,6 +251,8 @@ export interface ActionMap {
 	"messages.markSenderRead": { params: { sender_id: number }; result: { count: number } };
 	"messages.maxMessageId": { params: None; result: { max_message_id: number } };
 	"messages.checkSend": { params: WouldBeMessage; result: CheckedMessage };
+	/** POST /messages, for the caller in `meta.user` with the client named in `meta.client` (an integration's bot). */
+	"messages.send": { params: WouldBeMessage; result: { id: number } };
 	"messages.reportTarget": { params: { message_id: number }; result: ReportedMessage };
 	"messages.sendNotice": {
 		params: { channel_id: number; topic: string; content: string; mark_as_read?: number[]; limit_unread_user_ids?: number[] };
@@ -231,6 +261,7 @@ export interface ActionMap {
 	"messages.notifyUser": { params: { user_id: number; content: string; idempotency_key: string }; result: { id: number; repeated: boolean } };
 	"messages.notifyUsers": { params: { messages: Array<{ user_id: number; content: string }> }; result: { ids: number[] } };
 	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number }; result: { id: number; repeated: boolean } };
+	"integrations.incoming": { params: WebhookCall; result: WebhookAnswer };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };
 	"channels.messagePermissions": { params: { channel_id: number }; result: ChannelPermissions };

@@ -29,7 +29,9 @@ export type ErrorCode =
 	| "REALM_UPLOAD_QUOTA"
 	| "BAD_IMAGE"
 	| "INTERNAL_SERVER_ERROR"
-	| "SERVICE_UNAVAILABLE";
+	| "SERVICE_UNAVAILABLE"
+	| "MISSING_HTTP_EVENT_HEADER"
+	| "UNSUPPORTED_WEBHOOK_EVENT_TYPE";
 
 const CODES = new Set<string>([
 	"BAD_REQUEST",
@@ -56,6 +58,8 @@ const CODES = new Set<string>([
 	"BAD_IMAGE",
 	"INTERNAL_SERVER_ERROR",
 	"SERVICE_UNAVAILABLE",
+	"MISSING_HTTP_EVENT_HEADER",
+	"UNSUPPORTED_WEBHOOK_EVENT_TYPE",
 ] satisfies ErrorCode[]);
 
 export type ErrorExtra = Record<string, unknown>;
