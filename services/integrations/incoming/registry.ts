@@ -2,9 +2,11 @@
 // were added: a new integration is its module in integrations/ and one line here.
 import type { Integration } from "./integration";
 import { github } from "./integrations/github";
+import { gitlab } from "./integrations/gitlab";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
+	gitlab,
 ];
 
 const byName = new Map<string, Integration>();

@@ -4,7 +4,7 @@
 // arrive on the same view (/external/githubsponsors).
 import type { Wild } from "../payload";
 import { nothing, posts, UnsupportedEvent, type Integration, type WebhookRequest } from "../integration";
-import { setupMessage } from "../toolkit/common";
+import { longMonthDate, setupMessage } from "../toolkit/common";
 import * as git from "../toolkit/git";
 
 interface Helper {
@@ -298,15 +298,7 @@ const ping = ({ payload: p }: Helper) => setupMessage("GitHub", sender(p));
 
 const subscription = (p: Wild) => p.path("sponsorship", "tier", "name").str();
 const priorSubscription = (p: Wild) => p.path("changes", "tier", "from", "name").str();
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-
-function effectiveDate(p: Wild): string {
-	const raw = p.at("effective_date").str().slice(0, 10);
-	const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
-	const month = m ? MONTHS[Number(m[2]) - 1] : undefined;
-	if (!m || !month || Number(m[3]) < 1 || Number(m[3]) > 31) throw new Error("effective_date is not a date");
-	return `${month} ${m[3]}, ${m[1]}`;
-}
+const effectiveDate = (p: Wild) => longMonthDate(p.at("effective_date").str().slice(0, 10));
 
 const cancelled = ({ payload: p }: Helper) => `${sender(p)} cancelled their ${subscription(p)} subscription.`;
 const created = ({ payload: p }: Helper) => `${sender(p)} subscribed for ${subscription(p)}.`;

@@ -12,3 +12,30 @@ export function pyStr(v: unknown): string {
 	if (v === false) return "False";
 	return String(v);
 }
+
+/** Python's str.title(): each run of letters starts upper case, the rest lower case. */
+export function pyTitle(s: string): string {
+	return s.toLowerCase().replace(/(^|[^\p{L}])(\p{L})/gu, (_, before: string, letter: string) => before + letter.toUpperCase());
+}
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** A `YYYY-MM-DD` date's parts; anything else is a malformed payload. */
+function dateParts(date: string): { year: string; month: number; day: string } {
+	const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+	const month = m ? Number(m[2]) : 0;
+	if (!m || month < 1 || month > 12 || Number(m[3]) < 1 || Number(m[3]) > 31) throw new Error(`not a date: ${date}`);
+	return { year: m[1], month, day: m[3] };
+}
+
+/** strftime("%B %d, %Y"): "March 05, 2025". */
+export function longMonthDate(date: string): string {
+	const d = dateParts(date);
+	return `${MONTHS[d.month - 1]} ${d.day}, ${d.year}`;
+}
+
+/** strftime("%b %d, %Y"): "Mar 05, 2025". */
+export function shortMonthDate(date: string): string {
+	const d = dateParts(date);
+	return `${MONTHS[d.month - 1].slice(0, 3)} ${d.day}, ${d.year}`;
+}
