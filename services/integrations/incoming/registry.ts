@@ -3,10 +3,14 @@
 import type { Integration } from "./integration";
 import { github } from "./integrations/github";
 import { gitlab } from "./integrations/gitlab";
+import { gitea } from "./integrations/gitea";
+import { gogs } from "./integrations/gogs";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
 	gitlab,
+	gitea,
+	gogs,
 ];
 
 const byName = new Map<string, Integration>();
