@@ -29,7 +29,11 @@ interface Case {
  * Cases this server answers differently on purpose, each with its reason. Keep it short: a
  * difference that is not a decision is a bug to fix.
  */
-const KNOWN_DIFFERENCES: Record<string, string> = {};
+const OVERLONG_URL = "Zulip's nginx refused the 12 KB query string with its 414 page; this server takes request lines up to its header limit and answers the request";
+const KNOWN_DIFFERENCES: Record<string, string> = {
+	"bitbucket/push_commits_above_limit~test_bitbucket_on_push_commits_above_limit_event_filtered_by_branches": OVERLONG_URL,
+	"bitbucket/push_commits_above_limit~test_bitbucket_push_commits_above_limit_filtered_by_branches_ignore": OVERLONG_URL,
+};
 
 function loadCases(): Record<string, Case> {
 	const file = fs.existsSync(CASES_FILE) ? CASES_FILE : FALLBACK_CASES_FILE;

@@ -2,12 +2,7 @@
 // every step names where it is (`payload['pull_request']['number']`), and a missing key or a value
 // of the wrong type is a 400 in Zulip's words, never an exception deeper in an integration.
 import { badRequest } from "../../../shared/errors";
-
-/** Python's repr of a dictionary key, as Zulip's messages show it. */
-function pyRepr(key: string): string {
-	if (key.includes("'") && !key.includes('"')) return `"${key}"`;
-	return `'${key.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
-}
+import { pyRepr } from "./toolkit/common";
 
 const isDict = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -69,6 +64,13 @@ export class Wild {
 	list(): Wild[] {
 		if (!Array.isArray(this.value)) throw badRequest(`${this.name} is not a list`);
 		return this.value.map((v, i) => new Wild(v, `${this.name}[${i}]`));
+	}
+
+	/** `payload[i]` of a list: the element must be there. */
+	item(i: number): Wild {
+		const list = this.list();
+		if (i >= list.length) throw badRequest(`${this.name}[${i}] is missing`);
+		return list[i];
 	}
 
 	str(): string {

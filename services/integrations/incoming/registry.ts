@@ -5,12 +5,18 @@ import { github } from "./integrations/github";
 import { gitlab } from "./integrations/gitlab";
 import { gitea } from "./integrations/gitea";
 import { gogs } from "./integrations/gogs";
+import { bitbucket } from "./integrations/bitbucket";
+import { bitbucket2 } from "./integrations/bitbucket2";
+import { bitbucket3 } from "./integrations/bitbucket3";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
 	gitlab,
 	gitea,
 	gogs,
+	bitbucket,
+	bitbucket2,
+	bitbucket3,
 ];
 
 const byName = new Map<string, Integration>();

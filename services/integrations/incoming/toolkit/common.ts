@@ -5,12 +5,21 @@ export function setupMessage(integration: string, userName?: string | null): str
 	return `${integration} webhook has been successfully configured${userName ? ` by ${userName}` : ""}.`;
 }
 
-/** A value as Python's str() writes it (None, True, False). */
+/** A value as Python's str() writes it (None, True, False; lists and dicts as their repr). */
 export function pyStr(v: unknown): string {
 	if (v === null || v === undefined) return "None";
 	if (v === true) return "True";
 	if (v === false) return "False";
+	if (typeof v === "object") return pyRepr(v);
 	return String(v);
+}
+
+/** Python's repr() of a JSON value. */
+export function pyRepr(v: unknown): string {
+	if (typeof v === "string") return v.includes("'") && !v.includes('"') ? `"${v}"` : `'${v.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+	if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
+	if (v && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(", ")}}`;
+	return pyStr(v);
 }
 
 /** Python's str.title(): each run of letters starts upper case, the rest lower case. */
