@@ -117,6 +117,11 @@ export class WebhookRequest {
 		return this.parsed;
 	}
 
+	/** Zulip's WebhookPayload: JSON in the `payload` parameter where there is one, else the body. */
+	payload(): Wild {
+		return this.params.payload !== undefined ? this.jsonParam("payload") : this.json();
+	}
+
 	/** A parameter holding JSON (Zulip's `payload: Json[...]` form field). */
 	jsonParam(name: string): Wild {
 		const v = this.params[name];

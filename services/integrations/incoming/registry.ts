@@ -8,6 +8,7 @@ import { gogs } from "./integrations/gogs";
 import { bitbucket } from "./integrations/bitbucket";
 import { bitbucket2 } from "./integrations/bitbucket2";
 import { bitbucket3 } from "./integrations/bitbucket3";
+import { azuredevops } from "./integrations/azuredevops";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -17,6 +18,7 @@ export const INTEGRATIONS: Integration[] = [
 	bitbucket,
 	bitbucket2,
 	bitbucket3,
+	azuredevops,
 ];
 
 const byName = new Map<string, Integration>();

@@ -5,7 +5,7 @@ import { posts, nothing, type Integration, type WebhookRequest } from "../integr
 import * as git from "../toolkit/git";
 
 function handle(req: WebhookRequest) {
-	const p = req.jsonParam("payload");
+	const p = req.payload();
 	const repository = p.at("repository");
 	const user = () => p.get("user", "Someone").str();
 	const url = p.at("canon_url").str() + repository.at("absolute_url").str();
