@@ -219,6 +219,7 @@ export interface InvitedUser {
 
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
+	"users.integrationPeople": { params: { emails: string[]; guesses: string[] }; result: { by_email: Record<string, string>; by_guess: Record<string, string> } };
 	"users.authenticateWebhook": { params: { api_key: string; email?: string }; result: WebhookSender };
 	"users.confirmEmailChange": { params: { confirmation_key: string }; result: { email: string } };
 	/** The password reset pages (services/users/password-reset.ts): fields as posted, checked by the action. */

@@ -31,7 +31,8 @@ export type ErrorCode =
 	| "INTERNAL_SERVER_ERROR"
 	| "SERVICE_UNAVAILABLE"
 	| "MISSING_HTTP_EVENT_HEADER"
-	| "UNSUPPORTED_WEBHOOK_EVENT_TYPE";
+	| "UNSUPPORTED_WEBHOOK_EVENT_TYPE"
+	| "ANOMALOUS_WEBHOOK_PAYLOAD";
 
 const CODES = new Set<string>([
 	"BAD_REQUEST",
@@ -60,6 +61,7 @@ const CODES = new Set<string>([
 	"SERVICE_UNAVAILABLE",
 	"MISSING_HTTP_EVENT_HEADER",
 	"UNSUPPORTED_WEBHOOK_EVENT_TYPE",
+	"ANOMALOUS_WEBHOOK_PAYLOAD",
 ] satisfies ErrorCode[]);
 
 export type ErrorExtra = Record<string, unknown>;

@@ -35,6 +35,9 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
 	"bitbucket/push_commits_above_limit~test_bitbucket_push_commits_above_limit_filtered_by_branches_ignore": OVERLONG_URL,
 };
 
+/** Users of Zulip's test organization the recorded messages name (Jira names assignees by account). */
+const ZULIP_TEST_USERS = [{ email: "othello@zulip.com", full_name: "Othello, the Moor of Venice" }];
+
 function loadCases(): Record<string, Case> {
 	const file = fs.existsSync(CASES_FILE) ? CASES_FILE : FALLBACK_CASES_FILE;
 	return (JSON.parse(fs.readFileSync(file, "utf8")) as { cases: Record<string, Case> }).cases;
@@ -62,6 +65,7 @@ beforeAll(async () => {
 	const res = await owner.post("/bots", { full_name: "Webhook Conformance Bot", short_name: "webhook-conformance", bot_type: 2 });
 	expectSuccess(res);
 	bot = { user_id: res.body.user_id, api_key: res.body.api_key, email: "webhook-conformance-bot@chat.test" };
+	for (const u of ZULIP_TEST_USERS) await app.createUser(u);
 	const names = new Set<string>();
 	for (const list of byIntegration.values()) for (const [, c] of list) {
 		const stream = new URLSearchParams(c.query).get("stream");

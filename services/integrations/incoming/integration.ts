@@ -49,6 +49,13 @@ export class MissingHeader extends Error {
 	}
 }
 
+/** Zulip's AnomalousWebhookPayloadError: a payload the tool would not have sent. */
+export class AnomalousPayload extends Error {
+	constructor() {
+		super("anomalous webhook payload");
+	}
+}
+
 /** Zulip's InvalidJSONError for a body that is not JSON; the framework may tell the bot's owner. */
 export class MalformedJson extends Error {
 	constructor() {
@@ -88,6 +95,12 @@ export function parseJson(text: string): unknown {
 	}
 }
 
+/** What an integration may ask of the organization. */
+export interface Lookups {
+	/** Full names of active users by delivery email, and by a tool's username guessed as Jira does. */
+	people(emails: string[], guesses: string[]): Promise<{ by_email: Record<string, string>; by_guess: Record<string, string> }>;
+}
+
 export class WebhookRequest {
 	/** The form body's fields over the query's, as Django's REQ reads them. */
 	readonly params: Record<string, string>;
@@ -96,6 +109,7 @@ export class WebhookRequest {
 	constructor(
 		readonly call: WebhookCall,
 		readonly bot: { user_id: number; full_name: string; email: string },
+		readonly lookups: Lookups,
 	) {
 		this.params = { ...call.query };
 		if (this.contentType.startsWith("application/x-www-form-urlencoded")) {

@@ -9,6 +9,7 @@ import { bitbucket } from "./integrations/bitbucket";
 import { bitbucket2 } from "./integrations/bitbucket2";
 import { bitbucket3 } from "./integrations/bitbucket3";
 import { azuredevops } from "./integrations/azuredevops";
+import { jira } from "./integrations/jira";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -19,6 +20,7 @@ export const INTEGRATIONS: Integration[] = [
 	bitbucket2,
 	bitbucket3,
 	azuredevops,
+	jira,
 ];
 
 const byName = new Map<string, Integration>();

@@ -9,11 +9,11 @@
 // - a payload of the wrong shape: 400 naming the field; anything else an integration trips on:
 //   400 "Malformed payload". Never a 500, and nothing posted before every message is ready.
 import { Errors } from "moleculer";
-import type { Ctx, WebhookAnswer, WebhookCall, WebhookSender } from "../../../shared/actions";
+import { call, type Ctx, type WebhookAnswer, type WebhookCall, type WebhookSender } from "../../../shared/actions";
 import { apiError, badRequest, notFound } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { integrationNamed } from "./registry";
-import { MalformedJson, MissingHeader, UnsupportedEvent, WebhookRequest, type Integration, type Outcome } from "./integration";
+import { AnomalousPayload, MalformedJson, MissingHeader, UnsupportedEvent, WebhookRequest, type Integration, type Outcome } from "./integration";
 import { invalidJsonNotice, missingHeaderNotice, notifyOwner } from "./owner-notices";
 import { deliver, eventFilter, finalPost, targetOf } from "./deliver";
 
@@ -37,6 +37,7 @@ async function run(ctx: Ctx<any>, bot: WebhookSender, integration: Integration, 
 			if (integration.notifyOnInvalidJson) await notifyOwner(ctx, bot, invalidJsonNotice(integration.displayName));
 			throw badRequest("Malformed JSON");
 		}
+		if (err instanceof AnomalousPayload) throw apiError(400, "ANOMALOUS_WEBHOOK_PAYLOAD", `Unable to parse request: Did ${integration.displayName} generate this event?`);
 		if (err instanceof UnsupportedEvent || err instanceof Errors.MoleculerClientError) throw err;
 		ctx.service?.logger.warn({ err, integration: integration.name }, "webhook payload not understood");
 		throw badRequest("Malformed payload");
@@ -53,7 +54,7 @@ export function incomingActions(deps: IncomingDeps) {
 				if (!integration) throw notFound();
 				const bot = ctx.meta.user as WebhookSender;
 				if (!bot.is_bot || !WEBHOOK_BOT_TYPES.has(bot.bot_type ?? 0)) throw badRequest("Only incoming webhook bots and generic bots can post through integrations.");
-				const req = new WebhookRequest(ctx.params, bot);
+				const req = new WebhookRequest(ctx.params, bot, { people: (emails, guesses) => call(ctx, "users.integrationPeople", { emails, guesses }) });
 				// The URL's own parameters first: a bad one changes nothing whatever the payload.
 				const wanted = eventFilter(req.params);
 				const target = targetOf(req.params, bot, integration);
