@@ -10,6 +10,7 @@ import { bitbucket2 } from "./integrations/bitbucket2";
 import { bitbucket3 } from "./integrations/bitbucket3";
 import { azuredevops } from "./integrations/azuredevops";
 import { jira } from "./integrations/jira";
+import { linear } from "./integrations/linear";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -21,6 +22,7 @@ export const INTEGRATIONS: Integration[] = [
 	bitbucket3,
 	azuredevops,
 	jira,
+	linear,
 ];
 
 const byName = new Map<string, Integration>();
