@@ -87,7 +87,8 @@ export function finalPost(post: Post, params: Record<string, string>, integratio
 	if (params.topic !== undefined && integration.unquoteUrlParameters) topic = safeUnquote(topic);
 	return {
 		topic: truncate(topic, LIMITS.max_topic_length, "..."),
-		content: truncate(post.content, LIMITS.max_message_length, "\n[message truncated]"),
+		// Zulip's normalize_body: no leading blank lines.
+		content: truncate(post.content.replace(/^\n+/, ""), LIMITS.max_message_length, "\n[message truncated]"),
 	};
 }
 

@@ -11,6 +11,7 @@ import { bitbucket3 } from "./integrations/bitbucket3";
 import { azuredevops } from "./integrations/azuredevops";
 import { jira } from "./integrations/jira";
 import { linear } from "./integrations/linear";
+import { sentry } from "./integrations/sentry";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -23,6 +24,7 @@ export const INTEGRATIONS: Integration[] = [
 	azuredevops,
 	jira,
 	linear,
+	sentry,
 ];
 
 const byName = new Map<string, Integration>();
