@@ -52,6 +52,11 @@ export class Wild {
 		return Object.keys(this.dict());
 	}
 
+	/** A dict's entries, each value named as `payload[key]` names it. */
+	entries(): Array<[string, Wild]> {
+		return Object.entries(this.dict()).map(([k, v]) => [k, new Wild(v, `${this.name}[${pyRepr(k)}]`)]);
+	}
+
 	get truthy(): boolean {
 		return truthy(this.value);
 	}
@@ -76,6 +81,13 @@ export class Wild {
 	str(): string {
 		if (typeof this.value !== "string") throw badRequest(`${this.name} is not a string`);
 		return this.value;
+	}
+
+	/** Zulip's check_string_in: one of these strings, else "Invalid <name>". */
+	oneOf<T extends string>(values: readonly T[]): T {
+		const v = this.str();
+		if (!values.includes(v as T)) throw badRequest(`Invalid ${this.name}`);
+		return v as T;
 	}
 
 	strOrNull(): string | null {

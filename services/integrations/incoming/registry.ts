@@ -12,6 +12,8 @@ import { azuredevops } from "./integrations/azuredevops";
 import { jira } from "./integrations/jira";
 import { linear } from "./integrations/linear";
 import { sentry } from "./integrations/sentry";
+import { grafana } from "./integrations/grafana";
+import { alertmanager } from "./integrations/alertmanager";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -25,6 +27,8 @@ export const INTEGRATIONS: Integration[] = [
 	jira,
 	linear,
 	sentry,
+	grafana,
+	alertmanager,
 ];
 
 const byName = new Map<string, Integration>();
