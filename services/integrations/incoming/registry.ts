@@ -14,6 +14,7 @@ import { linear } from "./integrations/linear";
 import { sentry } from "./integrations/sentry";
 import { grafana } from "./integrations/grafana";
 import { alertmanager } from "./integrations/alertmanager";
+import { pagerduty } from "./integrations/pagerduty";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -29,6 +30,7 @@ export const INTEGRATIONS: Integration[] = [
 	sentry,
 	grafana,
 	alertmanager,
+	pagerduty,
 ];
 
 const byName = new Map<string, Integration>();
