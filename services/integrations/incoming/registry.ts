@@ -15,6 +15,7 @@ import { sentry } from "./integrations/sentry";
 import { grafana } from "./integrations/grafana";
 import { alertmanager } from "./integrations/alertmanager";
 import { pagerduty } from "./integrations/pagerduty";
+import { opsgenie } from "./integrations/opsgenie";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -31,6 +32,7 @@ export const INTEGRATIONS: Integration[] = [
 	grafana,
 	alertmanager,
 	pagerduty,
+	opsgenie,
 ];
 
 const byName = new Map<string, Integration>();
