@@ -56,6 +56,16 @@ export class AnomalousPayload extends Error {
 	}
 }
 
+/**
+ * A payload missing what the tool's setup should have put in it: 400 "Invalid payload", and the
+ * bot's owner gets the integration's explanation (Zabbix's, UptimeRobot's).
+ */
+export class MisconfiguredPayload extends Error {
+	constructor(readonly notice: (o: { botName: string; supportEmail: string }) => string) {
+		super("Invalid payload");
+	}
+}
+
 /** Zulip's InvalidJSONError for a body that is not JSON; the framework may tell the bot's owner. */
 export class MalformedJson extends Error {
 	constructor() {

@@ -16,6 +16,12 @@ import { grafana } from "./integrations/grafana";
 import { alertmanager } from "./integrations/alertmanager";
 import { pagerduty } from "./integrations/pagerduty";
 import { opsgenie } from "./integrations/opsgenie";
+import { zabbix } from "./integrations/zabbix";
+import { newrelic } from "./integrations/newrelic";
+import { splunk } from "./integrations/splunk";
+import { uptimerobot } from "./integrations/uptimerobot";
+import { pingdom } from "./integrations/pingdom";
+import { statuspage } from "./integrations/statuspage";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -33,6 +39,12 @@ export const INTEGRATIONS: Integration[] = [
 	alertmanager,
 	pagerduty,
 	opsgenie,
+	zabbix,
+	newrelic,
+	splunk,
+	uptimerobot,
+	pingdom,
+	statuspage,
 ];
 
 const byName = new Map<string, Integration>();

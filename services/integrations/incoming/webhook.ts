@@ -13,7 +13,7 @@ import { call, type Ctx, type WebhookAnswer, type WebhookCall, type WebhookSende
 import { apiError, badRequest, notFound } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { integrationNamed } from "./registry";
-import { AnomalousPayload, MalformedJson, MissingHeader, UnsupportedEvent, WebhookRequest, type Integration, type Outcome } from "./integration";
+import { AnomalousPayload, MalformedJson, MisconfiguredPayload, MissingHeader, UnsupportedEvent, WebhookRequest, type Integration, type Outcome } from "./integration";
 import { invalidJsonNotice, missingHeaderNotice, notifyOwner } from "./owner-notices";
 import { deliver, eventFilter, finalPost, targetOf } from "./deliver";
 
@@ -36,6 +36,10 @@ async function run(ctx: Ctx<any>, bot: WebhookSender, integration: Integration, 
 		if (err instanceof MalformedJson) {
 			if (integration.notifyOnInvalidJson) await notifyOwner(ctx, bot, invalidJsonNotice(integration.displayName));
 			throw badRequest("Malformed JSON");
+		}
+		if (err instanceof MisconfiguredPayload) {
+			await notifyOwner(ctx, bot, err.notice({ botName: bot.full_name, supportEmail: deps.supportEmail }));
+			throw badRequest("Invalid payload");
 		}
 		if (err instanceof AnomalousPayload) throw apiError(400, "ANOMALOUS_WEBHOOK_PAYLOAD", `Unable to parse request: Did ${integration.displayName} generate this event?`);
 		if (err instanceof UnsupportedEvent || err instanceof Errors.MoleculerClientError) throw err;
