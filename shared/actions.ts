@@ -94,6 +94,12 @@ export interface RegisterStateParams {
 /** Each service answers `<service>.registerState` with its own part of the POST /register state. */
 export type RegisterState = Record<string, unknown>;
 
+/** Active users a tool names, by delivery email and by a username guessed as Zulip's Jira and TeamCity views do. */
+export interface IntegrationPeople {
+	by_email: Record<string, { user_id: number; full_name: string }>;
+	by_guess: Record<string, { user_id: number; full_name: string }>;
+}
+
 /** The user of an incoming webhook's URL: who posts, and (for a bot) its type and owner. */
 export interface WebhookSender extends Identity {
 	bot_type: number | null;
@@ -219,7 +225,7 @@ export interface InvitedUser {
 
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
-	"users.integrationPeople": { params: { emails: string[]; guesses: string[] }; result: { by_email: Record<string, string>; by_guess: Record<string, string> } };
+	"users.integrationPeople": { params: { emails: string[]; guesses: string[] }; result: IntegrationPeople };
 	"users.authenticateWebhook": { params: { api_key: string; email?: string }; result: WebhookSender };
 	"users.confirmEmailChange": { params: { confirmation_key: string }; result: { email: string } };
 	/** The password reset pages (services/users/password-reset.ts): fields as posted, checked by the action. */

@@ -82,10 +82,11 @@ const safeUnquote = (s: string) => {
 };
 
 /** A post as it will be stored: the URL's topic over the integration's, both cut as Zulip cuts them. */
-export function finalPost(post: Post, params: Record<string, string>, integration: Integration): { topic: string; content: string } {
+export function finalPost(post: Post, params: Record<string, string>, integration: Integration): { topic: string; content: string; directTo?: number } {
 	let topic = params.topic ?? post.topic;
 	if (params.topic !== undefined && integration.unquoteUrlParameters) topic = safeUnquote(topic);
 	return {
+		directTo: post.directTo,
 		topic: truncate(topic, LIMITS.max_topic_length, "..."),
 		// Zulip's normalize_body: no leading blank lines.
 		content: truncate(post.content.replace(/^\n+/, ""), LIMITS.max_message_length, "\n[message truncated]"),
@@ -95,9 +96,15 @@ export function finalPost(post: Post, params: Record<string, string>, integratio
 const isMissingChannel = (err: unknown) => (err as { type?: string })?.type === "STREAM_DOES_NOT_EXIST";
 
 /** Sends the posts as the bot, in order, with the integration's client name. */
-export async function deliver(ctx: Ctx<any>, bot: WebhookSender, integration: Integration, target: Target, list: Array<{ topic: string; content: string }>): Promise<void> {
+export async function deliver(ctx: Ctx<any>, bot: WebhookSender, integration: Integration, target: Target, list: Array<{ topic: string; content: string; directTo?: number }>): Promise<void> {
 	const meta = { user: bot, client: `Zulip${integration.displayName}Webhook` };
-	const messages = list.map((m) => (target.type === "stream" ? { type: "stream", to: target.to, topic: m.topic, content: m.content } : { type: "private", to: target.to, content: m.content }));
+	const messages = list.map((m) =>
+		m.directTo !== undefined
+			? { type: "private", to: [m.directTo], content: m.content }
+			: target.type === "stream"
+				? { type: "stream", to: target.to, topic: m.topic, content: m.content }
+				: { type: "private", to: target.to, content: m.content },
+	);
 	try {
 		// Several messages: each is checked as POST /messages would before the first is stored.
 		if (messages.length > 1) for (const m of messages) await call(ctx, "messages.checkSend", m, { meta });

@@ -2,7 +2,7 @@
 // as Zulip's views read them) and the messages it asks to post. The framework (webhook.ts) does
 // the rest: who may call, event filters, the channel or the owner, errors, sending.
 import { apiError, badRequest } from "../../../shared/errors";
-import type { WebhookCall } from "../../../shared/actions";
+import type { IntegrationPeople, WebhookCall } from "../../../shared/actions";
 import { Wild } from "./payload";
 
 /** One message an integration asks to post; `event` is the event type only_events/exclude_events match. */
@@ -10,6 +10,8 @@ export interface Post {
 	topic: string;
 	content: string;
 	event?: string;
+	/** A direct message to this user instead of the URL's channel (TeamCity's personal builds). */
+	directTo?: number;
 }
 
 /** An integration's answer: messages to post, and (rarely) its own reply to the tool. */
@@ -19,6 +21,8 @@ export interface Outcome {
 	data?: Record<string, unknown>;
 	/** A reply in the tool's own terms instead of Zulip's envelope. */
 	raw?: { status: number; json?: unknown; text?: string };
+	/** A notice for the bot's owner (rate-limited as every owner notice). */
+	ownerNotice?: (o: { botName: string; supportEmail: string }) => string;
 }
 
 export interface Integration {
@@ -74,6 +78,9 @@ export class MalformedJson extends Error {
 }
 
 export const posts = (...list: Post[]): Outcome => ({ posts: list });
+
+/** Nothing posted, success for the tool, and the bot's owner told what to fix (TeamCity's wrong payload format). */
+export const notifyOwnerOnly = (notice: Outcome["ownerNotice"]): Outcome => ({ posts: [], ownerNotice: notice });
 export const nothing = (): Outcome => ({ posts: [] });
 
 /** Bodies nested deeper than this are refused as malformed before anything reads them. */
@@ -108,7 +115,7 @@ export function parseJson(text: string): unknown {
 /** What an integration may ask of the organization. */
 export interface Lookups {
 	/** Full names of active users by delivery email, and by a tool's username guessed as Jira does. */
-	people(emails: string[], guesses: string[]): Promise<{ by_email: Record<string, string>; by_guess: Record<string, string> }>;
+	people(emails: string[], guesses: string[]): Promise<IntegrationPeople>;
 }
 
 export class WebhookRequest {

@@ -22,6 +22,9 @@ import { splunk } from "./integrations/splunk";
 import { uptimerobot } from "./integrations/uptimerobot";
 import { pingdom } from "./integrations/pingdom";
 import { statuspage } from "./integrations/statuspage";
+import { travis } from "./integrations/travis";
+import { buildbot } from "./integrations/buildbot";
+import { teamcity } from "./integrations/teamcity";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -45,6 +48,9 @@ export const INTEGRATIONS: Integration[] = [
 	uptimerobot,
 	pingdom,
 	statuspage,
+	travis,
+	buildbot,
+	teamcity,
 ];
 
 const byName = new Map<string, Integration>();

@@ -72,6 +72,7 @@ export function incomingActions(deps: IncomingDeps) {
 					return { data: { msg, code: "UNSUPPORTED_WEBHOOK_EVENT_TYPE", event_type: err.eventType, webhook_name: integration.displayName } };
 				}
 				const list = outcome.posts.filter((m) => wanted(m.event)).map((m) => finalPost(m, req.params, integration));
+				if (outcome.ownerNotice) await notifyOwner(ctx, bot, outcome.ownerNotice({ botName: bot.full_name, supportEmail: deps.supportEmail }));
 				await deliver(ctx, bot, integration, target, list);
 				return outcome.raw ? { raw: outcome.raw } : { data: outcome.data };
 			},

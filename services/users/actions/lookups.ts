@@ -10,6 +10,8 @@ import { graphData } from "../user-group-rules";
 import { mentionedUsers, usersByNarrowOperand, usersByPrincipal } from "../user-lookup";
 import type { Ctx, ServiceDeps } from "./deps";
 
+type Person = { user_id: number; full_name: string };
+
 export function lookupActions({ db, identity }: ServiceDeps) {
 	return {
 		/**
@@ -34,7 +36,7 @@ export function lookupActions({ db, identity }: ServiceDeps) {
 		},
 
 		/**
-		 * For the integrations service: the full names of active users named by delivery email
+		 * For the integrations service: active users (ID and full name) named by delivery email
 		 * (Zulip's get_user_by_delivery_email), and of those a tool's username guesses (Jira's
 		 * guess_zulip_user_from_jira: the full name, without regard to case, or the start of the
 		 * email; the oldest account first). What names no one is left out.
@@ -44,14 +46,14 @@ export function lookupActions({ db, identity }: ServiceDeps) {
 			params: params({ emails: p.stringList({ max: 100 }), guesses: p.stringList({ max: 100 }) }),
 			async handler(ctx: Ctx<{ emails: string[]; guesses: string[] }>) {
 				const realm_id = db.realm._id;
-				const byEmail: Record<string, string> = {};
+				const byEmail: Record<string, Person> = {};
 				const keys = ctx.params.emails.map((e) => e.toLowerCase());
 				const found = keys.length ? await db.User.find({ realm_id, email_key: { $in: keys }, is_active: true }, { email_key: 1, full_name: 1 }).lean() : [];
 				for (const e of ctx.params.emails) {
 					const u = found.find((f) => f.email_key === e.toLowerCase());
-					if (u) byEmail[e] = u.full_name;
+					if (u) byEmail[e] = { user_id: u._id, full_name: u.full_name };
 				}
-				const byGuess: Record<string, string> = {};
+				const byGuess: Record<string, Person> = {};
 				for (const g of ctx.params.guesses) {
 					const literal = escapeRegExp(g);
 					const [u] = await db.User.find(
@@ -61,7 +63,7 @@ export function lookupActions({ db, identity }: ServiceDeps) {
 						.sort({ _id: 1 })
 						.limit(1)
 						.lean();
-					if (u) byGuess[g] = u.full_name;
+					if (u) byGuess[g] = { user_id: u._id, full_name: u.full_name };
 				}
 				return { by_email: byEmail, by_guess: byGuess };
 			},

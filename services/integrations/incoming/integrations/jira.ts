@@ -7,6 +7,7 @@ import { Wild } from "../payload";
 import { AnomalousPayload, nothing, posts, UnsupportedEvent, type Integration, type WebhookRequest } from "../integration";
 import { pyStr } from "../toolkit/common";
 import { endsWithPunctuation } from "../toolkit/git";
+import type { IntegrationPeople } from "../../../../shared/actions";
 
 const IGNORED_EVENTS = new Set([
 	"attachment_created",
@@ -44,8 +45,8 @@ function convertMarkup(content: string): string {
 
 const mentionsOf = (content: string) => [...content.matchAll(/\[~(.*?)\]/g)].map((m) => m[1]);
 
-function withMentions(content: string, names: Record<string, string>): string {
-	for (const username of mentionsOf(content)) content = content.replaceAll(`[~${username}]`, `**${names[username] ?? username}**`);
+function withMentions(content: string, names: IntegrationPeople["by_guess"]): string {
+	for (const username of mentionsOf(content)) content = content.replaceAll(`[~${username}]`, `**${names[username]?.full_name ?? username}**`);
 	return content;
 }
 
@@ -89,7 +90,7 @@ async function issueUpdated(p: Wild, req: WebhookRequest): Promise<string> {
 	const rawComment = sub.includes("comment") ? getIn(p, ["comment", "body"]).str() : "";
 	const converted = rawComment ? convertMarkup(rawComment) : "";
 	const people = email || mentionsOf(converted).length ? await req.lookups.people(email ? [email] : [], mentionsOf(converted)) : { by_email: {}, by_guess: {} };
-	const assignee = email ? `**${people.by_email[email] ?? email}**` : "";
+	const assignee = email ? `**${people.by_email[email]?.full_name ?? email}**` : "";
 	const blurb = assignee ? ` (assigned to ${assignee})` : "";
 
 	if (sub.includes("comment")) {
