@@ -25,6 +25,9 @@ import { statuspage } from "./integrations/statuspage";
 import { travis } from "./integrations/travis";
 import { buildbot } from "./integrations/buildbot";
 import { teamcity } from "./integrations/teamcity";
+import { gocd } from "./integrations/gocd";
+import { circleci } from "./integrations/circleci";
+import { semaphore } from "./integrations/semaphore";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -51,6 +54,9 @@ export const INTEGRATIONS: Integration[] = [
 	travis,
 	buildbot,
 	teamcity,
+	gocd,
+	circleci,
+	semaphore,
 ];
 
 const byName = new Map<string, Integration>();
