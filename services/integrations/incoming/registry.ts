@@ -28,6 +28,11 @@ import { teamcity } from "./integrations/teamcity";
 import { gocd } from "./integrations/gocd";
 import { circleci } from "./integrations/circleci";
 import { semaphore } from "./integrations/semaphore";
+import { netlify } from "./integrations/netlify";
+import { heroku } from "./integrations/heroku";
+import { harbor } from "./integrations/harbor";
+import { sonarqube } from "./integrations/sonarqube";
+import { json } from "./integrations/json";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -57,6 +62,11 @@ export const INTEGRATIONS: Integration[] = [
 	gocd,
 	circleci,
 	semaphore,
+	netlify,
+	heroku,
+	harbor,
+	sonarqube,
+	json,
 ];
 
 const byName = new Map<string, Integration>();
