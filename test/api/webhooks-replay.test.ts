@@ -38,6 +38,15 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
 /** Users of Zulip's test organization the recorded messages name (Jira names assignees by account). */
 const ZULIP_TEST_USERS = [{ email: "othello@zulip.com", full_name: "Othello, the Moor of Venice" }];
 
+/**
+ * One rule rather than a list of cases: where Zulip kept the literal topic "(no topic)" (Slack's
+ * incoming webhook without a channel), this server stores the empty topic, as its POST /messages
+ * does with "(no topic)", and shows it by the organization's name for it ("general chat"). Every
+ * other byte of such a message is still compared.
+ */
+const EMPTY_TOPIC_NAMES = new Set(["", "general chat"]);
+const sameTopic = (expected: string | null, got: string | null) => expected === got || (expected === "(no topic)" && got !== null && EMPTY_TOPIC_NAMES.has(got));
+
 function loadCases(): Record<string, Case> {
 	const file = fs.existsSync(CASES_FILE) ? CASES_FILE : FALLBACK_CASES_FILE;
 	return (JSON.parse(fs.readFileSync(file, "utf8")) as { cases: Record<string, Case> }).cases;
@@ -108,7 +117,7 @@ async function replay(c: Case): Promise<string | null> {
 	const posted = await postedSince(before);
 	const problems: string[] = [];
 	if (JSON.stringify(sortKeys(answer)) !== JSON.stringify(sortKeys(c.zulip_answer))) problems.push(`answer ${JSON.stringify(answer)} instead of ${JSON.stringify(c.zulip_answer)}`);
-	const expected = c.zulip_messages.map((m) => ({ type: m.type, topic: m.topic, content: m.content }));
+	const expected = c.zulip_messages.map((m, i) => ({ type: m.type, topic: sameTopic(m.topic, posted[i]?.topic ?? null) ? (posted[i]?.topic ?? null) : m.topic, content: m.content }));
 	if (JSON.stringify(posted) !== JSON.stringify(expected)) problems.push(`posted ${JSON.stringify(posted)}\n    instead of ${JSON.stringify(expected)}`);
 	return problems.length ? problems.join("\n  ") : null;
 }

@@ -37,6 +37,8 @@ export interface Integration {
 	/** Channel and topic arrive URL-encoded twice from this tool (Zulip's unquote_url_parameters). */
 	unquoteUrlParameters?: boolean;
 	handle(req: WebhookRequest): Outcome | Promise<Outcome>;
+	/** The tool's own form of an error answer (Slack's {ok: false, error}), instead of Zulip's envelope. */
+	errorAnswer?: (status: number, msg: string) => { status: number; json?: unknown; text?: string };
 }
 
 /** Zulip's UnsupportedWebhookEventTypeError: answered as a success naming the event, nothing posted. */

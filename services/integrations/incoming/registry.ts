@@ -33,6 +33,7 @@ import { heroku } from "./integrations/heroku";
 import { harbor } from "./integrations/harbor";
 import { sonarqube } from "./integrations/sonarqube";
 import { json } from "./integrations/json";
+import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -66,6 +67,7 @@ export const INTEGRATIONS: Integration[] = [
 	heroku,
 	harbor,
 	sonarqube,
+	slackIncoming,
 	json,
 ];
 

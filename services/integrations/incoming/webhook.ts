@@ -48,6 +48,25 @@ async function run(ctx: Ctx<any>, bot: WebhookSender, integration: Integration, 
 	}
 }
 
+async function processRequest(ctx: Ctx<any>, bot: WebhookSender, integration: Integration, req: WebhookRequest, deps: IncomingDeps): Promise<WebhookAnswer> {
+	// The URL's own parameters first: a bad one changes nothing whatever the payload.
+	const wanted = eventFilter(req.params);
+	const target = targetOf(req.params, bot, integration);
+	let outcome: Outcome;
+	try {
+		outcome = await run(ctx, bot, integration, req, deps);
+	} catch (err) {
+		if (!(err instanceof UnsupportedEvent)) throw err;
+		const msg = `The '${err.eventType}' event isn't currently supported by the ${integration.displayName} webhook; ignoring`;
+		ctx.service?.logger.info({ integration: integration.name, event: err.eventType }, "unsupported webhook event");
+		return { data: { msg, code: "UNSUPPORTED_WEBHOOK_EVENT_TYPE", event_type: err.eventType, webhook_name: integration.displayName } };
+	}
+	const list = outcome.posts.filter((m) => wanted(m.event)).map((m) => finalPost(m, req.params, integration));
+	if (outcome.ownerNotice) await notifyOwner(ctx, bot, outcome.ownerNotice({ botName: bot.full_name, supportEmail: deps.supportEmail }));
+	await deliver(ctx, bot, integration, target, list);
+	return outcome.raw ? { raw: outcome.raw } : { data: outcome.data };
+}
+
 export function incomingActions(deps: IncomingDeps) {
 	return {
 		incoming: {
@@ -59,22 +78,13 @@ export function incomingActions(deps: IncomingDeps) {
 				const bot = ctx.meta.user as WebhookSender;
 				if (!bot.is_bot || !WEBHOOK_BOT_TYPES.has(bot.bot_type ?? 0)) throw badRequest("Only incoming webhook bots and generic bots can post through integrations.");
 				const req = new WebhookRequest(ctx.params, bot, { people: (emails, guesses) => call(ctx, "users.integrationPeople", { emails, guesses }) });
-				// The URL's own parameters first: a bad one changes nothing whatever the payload.
-				const wanted = eventFilter(req.params);
-				const target = targetOf(req.params, bot, integration);
-				let outcome: Outcome;
-				try {
-					outcome = await run(ctx, bot, integration, req, deps);
-				} catch (err) {
-					if (!(err instanceof UnsupportedEvent)) throw err;
-					const msg = `The '${err.eventType}' event isn't currently supported by the ${integration.displayName} webhook; ignoring`;
-					ctx.service?.logger.info({ integration: integration.name, event: err.eventType }, "unsupported webhook event");
-					return { data: { msg, code: "UNSUPPORTED_WEBHOOK_EVENT_TYPE", event_type: err.eventType, webhook_name: integration.displayName } };
-				}
-				const list = outcome.posts.filter((m) => wanted(m.event)).map((m) => finalPost(m, req.params, integration));
-				if (outcome.ownerNotice) await notifyOwner(ctx, bot, outcome.ownerNotice({ botName: bot.full_name, supportEmail: deps.supportEmail }));
-				await deliver(ctx, bot, integration, target, list);
-				return outcome.raw ? { raw: outcome.raw } : { data: outcome.data };
+				const answer = processRequest(ctx, bot, integration, req, deps);
+				if (!integration.errorAnswer) return answer;
+				// Slack's format: every error of the request as {ok: false, error}.
+				return answer.catch((err: unknown) => {
+					if (!(err instanceof Errors.MoleculerClientError)) throw err;
+					return { raw: integration.errorAnswer!(err.code, err.message) };
+				});
 			},
 		},
 	};
