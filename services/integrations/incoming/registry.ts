@@ -33,6 +33,10 @@ import { heroku } from "./integrations/heroku";
 import { harbor } from "./integrations/harbor";
 import { sonarqube } from "./integrations/sonarqube";
 import { json } from "./integrations/json";
+import { airbrake } from "./integrations/airbrake";
+import { appveyor } from "./integrations/appveyor";
+import { canarytoken } from "./integrations/canarytoken";
+import { errbit } from "./integrations/errbit";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -69,6 +73,10 @@ export const INTEGRATIONS: Integration[] = [
 	sonarqube,
 	slackIncoming,
 	json,
+	airbrake,
+	appveyor,
+	canarytoken,
+	errbit,
 ];
 
 const byName = new Map<string, Integration>();
