@@ -37,6 +37,12 @@ import { airbrake } from "./integrations/airbrake";
 import { appveyor } from "./integrations/appveyor";
 import { canarytoken } from "./integrations/canarytoken";
 import { errbit } from "./integrations/errbit";
+import { codeship } from "./integrations/codeship";
+import { delighted } from "./integrations/delighted";
+import { freshping } from "./integrations/freshping";
+import { helloworld } from "./integrations/helloworld";
+import { homeassistant } from "./integrations/homeassistant";
+import { insping } from "./integrations/insping";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -77,6 +83,12 @@ export const INTEGRATIONS: Integration[] = [
 	appveyor,
 	canarytoken,
 	errbit,
+	codeship,
+	delighted,
+	freshping,
+	helloworld,
+	homeassistant,
+	insping,
 ];
 
 const byName = new Map<string, Integration>();
