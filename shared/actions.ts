@@ -109,6 +109,7 @@ export interface WebhookSender extends Identity {
 /** A request to `/api/v1/external/<integration>`, as the gateway passes it on: nothing parsed but the query. */
 export interface WebhookCall {
 	integration: string;
+	method: string;
 	/** Each query parameter's first value, as Django's request.GET reads it. */
 	query: Record<string, string>;
 	/** Header names in lower case. */

@@ -33,11 +33,20 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
 const isForm = (headers: IncomingMessage["headers"]) => (headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
 
+/** A path segment decoded; one that is not valid percent-encoding stays as sent (and names no integration). */
+function safeDecode(segment: string): string {
+	try {
+		return decodeURIComponent(segment);
+	} catch {
+		return segment;
+	}
+}
+
 /** The request as the integrations service reads it: the query's last values, headers, the body as text. */
 export function webhookCall(req: IncomingMessage, pathname: string, query: Record<string, string>, body: Buffer): WebhookCall {
 	const headers: Record<string, string> = {};
 	for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-	return { integration: decodeURIComponent(pathname.slice(WEBHOOK_PREFIX.length).replace(/\/+$/, "")), query, headers, body: body.toString("utf8"), path: pathname };
+	return { method: req.method ?? "POST", integration: safeDecode(pathname.slice(WEBHOOK_PREFIX.length).replace(/\/+$/, "")), query, headers, body: body.toString("utf8"), path: pathname };
 }
 
 /** The bot (or user) a webhook request comes from. */

@@ -145,8 +145,8 @@ describe("refusals, each posting nothing", () => {
 		expect(await botMessages(before)).toEqual([]);
 	});
 
-	test("an integration this server does not have", async () => {
-		expectError(await hook("no-such-tool", { api_key: bot.api_key, stream: "dev" }, "{}"), 404, "NOT_FOUND");
+	test.each(["no-such-tool", "%E0%A4%A", "github%2F..%2Fgitlab"])("an integration this server does not have: %s", async (name) => {
+		expectError(await hook(name, { api_key: bot.api_key, stream: "dev" }, "{}"), 404, "NOT_FOUND");
 	});
 
 	test("no API key and no credentials", async () => {

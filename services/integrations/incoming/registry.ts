@@ -43,6 +43,10 @@ import { freshping } from "./integrations/freshping";
 import { helloworld } from "./integrations/helloworld";
 import { homeassistant } from "./integrations/homeassistant";
 import { insping } from "./integrations/insping";
+import { crashlytics } from "./integrations/crashlytics";
+import { dropbox } from "./integrations/dropbox";
+import { ifttt } from "./integrations/ifttt";
+import { zapier } from "./integrations/zapier";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -89,6 +93,10 @@ export const INTEGRATIONS: Integration[] = [
 	helloworld,
 	homeassistant,
 	insping,
+	crashlytics,
+	dropbox,
+	ifttt,
+	zapier,
 ];
 
 const byName = new Map<string, Integration>();

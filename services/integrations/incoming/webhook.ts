@@ -71,7 +71,7 @@ export function incomingActions(deps: IncomingDeps) {
 	return {
 		incoming: {
 			visibility: "public",
-			params: params({ integration: p.string(), query: { type: "object" }, headers: { type: "object" }, body: p.string({ empty: true }), path: p.string() }),
+			params: params({ integration: p.string(), method: p.string(), query: { type: "object" }, headers: { type: "object" }, body: p.string({ empty: true }), path: p.string() }),
 			async handler(ctx: Ctx<WebhookCall>): Promise<WebhookAnswer> {
 				const integration = integrationNamed(ctx.params.integration);
 				if (!integration) throw notFound();
