@@ -47,6 +47,7 @@ import { crashlytics } from "./integrations/crashlytics";
 import { dropbox } from "./integrations/dropbox";
 import { ifttt } from "./integrations/ifttt";
 import { zapier } from "./integrations/zapier";
+import { transifex } from "./integrations/transifex";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -97,6 +98,7 @@ export const INTEGRATIONS: Integration[] = [
 	dropbox,
 	ifttt,
 	zapier,
+	transifex,
 ];
 
 const byName = new Map<string, Integration>();
