@@ -56,5 +56,6 @@ export async function webhookSender(caller: Caller, req: IncomingMessage, query:
 	if (apiKey !== undefined) return call(caller, "users.authenticateWebhook", { api_key: apiKey });
 	if (req.headers.authorization === undefined) throw missingArgument("api_key");
 	const creds = parseBasicAuth(req.headers.authorization);
-	return call(caller, "users.authenticateWebhook", { api_key: creds.apiKey, email: creds.email });
+	// Beanstalk's form refuses an @ in the user name: Zulip asks for %40 there and decodes it.
+	return call(caller, "users.authenticateWebhook", { api_key: creds.apiKey, email: creds.email.replaceAll("%40", "@") });
 }

@@ -48,6 +48,7 @@ import { dropbox } from "./integrations/dropbox";
 import { ifttt } from "./integrations/ifttt";
 import { zapier } from "./integrations/zapier";
 import { transifex } from "./integrations/transifex";
+import { beanstalk } from "./integrations/beanstalk";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -99,6 +100,7 @@ export const INTEGRATIONS: Integration[] = [
 	ifttt,
 	zapier,
 	transifex,
+	beanstalk,
 ];
 
 const byName = new Map<string, Integration>();
