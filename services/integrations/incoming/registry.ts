@@ -49,6 +49,7 @@ import { ifttt } from "./integrations/ifttt";
 import { zapier } from "./integrations/zapier";
 import { transifex } from "./integrations/transifex";
 import { beanstalk } from "./integrations/beanstalk";
+import { ansibletower } from "./integrations/ansibletower";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -101,6 +102,7 @@ export const INTEGRATIONS: Integration[] = [
 	zapier,
 	transifex,
 	beanstalk,
+	ansibletower,
 ];
 
 const byName = new Map<string, Integration>();
