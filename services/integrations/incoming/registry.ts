@@ -50,6 +50,8 @@ import { zapier } from "./integrations/zapier";
 import { transifex } from "./integrations/transifex";
 import { beanstalk } from "./integrations/beanstalk";
 import { ansibletower } from "./integrations/ansibletower";
+import { mention } from "./integrations/mention";
+import { gosquared } from "./integrations/gosquared";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -103,6 +105,8 @@ export const INTEGRATIONS: Integration[] = [
 	transifex,
 	beanstalk,
 	ansibletower,
+	mention,
+	gosquared,
 ];
 
 const byName = new Map<string, Integration>();
