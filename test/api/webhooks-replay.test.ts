@@ -105,16 +105,21 @@ async function postedSince(after: number) {
 		.map((m) => (m.type === "stream" ? { type: "stream", topic: m.subject, content: m.content } : { type: "private", topic: null, content: m.content }));
 }
 
-async function replay(c: Case): Promise<string | null> {
+/** Sends a case's request (its method, headers, query and authentication) with `body`. */
+async function replayBody(c: Case, body: string) {
 	const headers: Record<string, string> = {};
 	for (const [k, v] of Object.entries(c.headers)) headers[wireName(k)] = v;
 	if (c.content_type) headers["Content-Type"] = c.content_type;
 	if (c.auth === "basic") headers.Authorization = `Basic ${Buffer.from(`${bot.email}:${bot.api_key}`).toString("base64")}`;
 	const query = c.query.replaceAll("XXAPIKEYXX", bot.api_key);
-	const before = await newestId();
-	const res = await fetch(`${new URL(app.baseUrl).origin}${c.path}${query ? `?${query}` : ""}`, { method: c.method, headers, body: c.method === "GET" || c.method === "HEAD" ? undefined : c.body });
+	const res = await fetch(`${new URL(app.baseUrl).origin}${c.path}${query ? `?${query}` : ""}`, { method: c.method, headers, body: c.method === "GET" || c.method === "HEAD" ? undefined : body });
 	const text = await res.text();
-	const answer = { status: res.status, body: jsonOf(text) ?? text };
+	return { status: res.status, body: jsonOf(text) ?? text };
+}
+
+async function replay(c: Case): Promise<string | null> {
+	const before = await newestId();
+	const answer = await replayBody(c, c.body);
 	const posted = await postedSince(before);
 	const problems: string[] = [];
 	if (JSON.stringify(sortKeys(answer)) !== JSON.stringify(sortKeys(c.zulip_answer))) problems.push(`answer ${JSON.stringify(answer)} instead of ${JSON.stringify(c.zulip_answer)}`);
@@ -140,6 +145,31 @@ describe.each([...byIntegration.keys()])("Zulip's cases for %s", (name) => {
 			else if (!Object.hasOwn(KNOWN_DIFFERENCES, key)) failures.push(`${key}:\n  ${problem}`);
 		}
 		results.set(name, { passed, total: list.length });
+		expect(failures).toEqual([]);
+	}, 120_000);
+});
+
+/** Every string of a JSON value turned into a number, every number into a string: the wrong type everywhere. */
+function wrongTypes(v: unknown): unknown {
+	if (typeof v === "string") return 12345;
+	if (typeof v === "number") return "12345";
+	if (Array.isArray(v)) return v.map(wrongTypes);
+	if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrongTypes(x)]));
+	return v;
+}
+
+describe("hostile payloads", () => {
+	test("every implemented integration answers Zulip's 400 (or ignores the request), never a 500, for payloads of the wrong shape", async () => {
+		const failures: string[] = [];
+		for (const [name, list] of byIntegration) {
+			const [, c] = list[0];
+			const parsed = jsonOf(c.body);
+			const bodies = ["{}", "[]", "null", '"text"', "{nope", ...(parsed === undefined ? [] : [JSON.stringify(wrongTypes(parsed))])];
+			for (const body of bodies) {
+				const answer = await replayBody(c, body);
+				if (answer.status >= 500 || (answer.status !== 200 && answer.status !== 400)) failures.push(`${name} ${body.slice(0, 40)}: ${answer.status} ${JSON.stringify(answer.body)}`);
+			}
+		}
 		expect(failures).toEqual([]);
 	}, 120_000);
 });
