@@ -157,9 +157,7 @@ export class WebhookRequest {
 
 	/** A parameter holding JSON (Zulip's `payload: Json[...]` form field). */
 	jsonParam(name: string): Wild {
-		const v = this.params[name];
-		if (v === undefined) throw apiError(400, "REQUEST_VARIABLE_MISSING", `Missing '${name}' argument`, { var_name: name });
-		return new Wild(parseJson(v), name);
+		return new Wild(parseJson(this.requiredParam(name)), name);
 	}
 
 	header(name: string): string | undefined {
@@ -175,6 +173,13 @@ export class WebhookRequest {
 
 	param(name: string): string | undefined {
 		return this.params[name];
+	}
+
+	/** A parameter the view requires: "Missing '<name>' argument" without it. */
+	requiredParam(name: string): string {
+		const v = this.params[name];
+		if (v === undefined) throw apiError(400, "REQUEST_VARIABLE_MISSING", `Missing '${name}' argument`, { var_name: name });
+		return v;
 	}
 
 	/** A `Json[bool]` parameter (`true`/`false`), with its default. */

@@ -52,6 +52,9 @@ import { beanstalk } from "./integrations/beanstalk";
 import { ansibletower } from "./integrations/ansibletower";
 import { mention } from "./integrations/mention";
 import { gosquared } from "./integrations/gosquared";
+import { papertrail } from "./integrations/papertrail";
+import { wordpress } from "./integrations/wordpress";
+import { zendesk } from "./integrations/zendesk";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -107,6 +110,9 @@ export const INTEGRATIONS: Integration[] = [
 	ansibletower,
 	mention,
 	gosquared,
+	papertrail,
+	wordpress,
+	zendesk,
 ];
 
 const byName = new Map<string, Integration>();

@@ -1,15 +1,9 @@
 // Transifex (zerver/webhooks/transifex/view.py): a resource fully translated or reviewed, told in
 // the query string, in the topic "<project> in <language>".
-import { missingArgument } from "../../../../shared/errors";
 import { posts, UnsupportedEvent, type Integration, type WebhookRequest } from "../integration";
 
 function handle(req: WebhookRequest) {
-	const need = (name: string) => {
-		const v = req.param(name);
-		if (v === undefined) throw missingArgument(name);
-		return v;
-	};
-	const [project, language, resource, event] = ["project", "language", "resource", "event"].map(need);
+	const [project, language, resource, event] = ["project", "language", "resource", "event"].map((name) => req.requiredParam(name));
 	const topic = `${project} in ${language}`;
 	if (event === "translation_completed" && req.param("translated") !== undefined) return posts({ topic, content: `Resource ${resource} fully translated.`, event });
 	if (event === "review_completed" && req.param("reviewed") !== undefined) return posts({ topic, content: `Resource ${resource} fully reviewed.`, event });
