@@ -55,6 +55,7 @@ import { gosquared } from "./integrations/gosquared";
 import { papertrail } from "./integrations/papertrail";
 import { wordpress } from "./integrations/wordpress";
 import { zendesk } from "./integrations/zendesk";
+import { updown } from "./integrations/updown";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -113,6 +114,7 @@ export const INTEGRATIONS: Integration[] = [
 	papertrail,
 	wordpress,
 	zendesk,
+	updown,
 ];
 
 const byName = new Map<string, Integration>();
