@@ -56,6 +56,7 @@ import { papertrail } from "./integrations/papertrail";
 import { wordpress } from "./integrations/wordpress";
 import { zendesk } from "./integrations/zendesk";
 import { updown } from "./integrations/updown";
+import { greenhouse } from "./integrations/greenhouse";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -115,6 +116,7 @@ export const INTEGRATIONS: Integration[] = [
 	wordpress,
 	zendesk,
 	updown,
+	greenhouse,
 ];
 
 const byName = new Map<string, Integration>();
