@@ -57,6 +57,8 @@ import { wordpress } from "./integrations/wordpress";
 import { zendesk } from "./integrations/zendesk";
 import { updown } from "./integrations/updown";
 import { greenhouse } from "./integrations/greenhouse";
+import { rundeck } from "./integrations/rundeck";
+import { opencollective } from "./integrations/opencollective";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -117,6 +119,8 @@ export const INTEGRATIONS: Integration[] = [
 	zendesk,
 	updown,
 	greenhouse,
+	rundeck,
+	opencollective,
 ];
 
 const byName = new Map<string, Integration>();
