@@ -59,6 +59,7 @@ import { updown } from "./integrations/updown";
 import { greenhouse } from "./integrations/greenhouse";
 import { rundeck } from "./integrations/rundeck";
 import { opencollective } from "./integrations/opencollective";
+import { thinkst } from "./integrations/thinkst";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -121,6 +122,7 @@ export const INTEGRATIONS: Integration[] = [
 	greenhouse,
 	rundeck,
 	opencollective,
+	thinkst,
 ];
 
 const byName = new Map<string, Integration>();
