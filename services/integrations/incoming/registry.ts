@@ -60,6 +60,7 @@ import { greenhouse } from "./integrations/greenhouse";
 import { rundeck } from "./integrations/rundeck";
 import { opencollective } from "./integrations/opencollective";
 import { thinkst } from "./integrations/thinkst";
+import { hellosign } from "./integrations/hellosign";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -123,6 +124,7 @@ export const INTEGRATIONS: Integration[] = [
 	rundeck,
 	opencollective,
 	thinkst,
+	hellosign,
 ];
 
 const byName = new Map<string, Integration>();
