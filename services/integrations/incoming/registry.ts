@@ -61,6 +61,7 @@ import { rundeck } from "./integrations/rundeck";
 import { opencollective } from "./integrations/opencollective";
 import { thinkst } from "./integrations/thinkst";
 import { hellosign } from "./integrations/hellosign";
+import { groove } from "./integrations/groove";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -125,6 +126,7 @@ export const INTEGRATIONS: Integration[] = [
 	opencollective,
 	thinkst,
 	hellosign,
+	groove,
 ];
 
 const byName = new Map<string, Integration>();
