@@ -62,6 +62,7 @@ import { opencollective } from "./integrations/opencollective";
 import { thinkst } from "./integrations/thinkst";
 import { hellosign } from "./integrations/hellosign";
 import { groove } from "./integrations/groove";
+import { radarr } from "./integrations/radarr";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -127,6 +128,7 @@ export const INTEGRATIONS: Integration[] = [
 	thinkst,
 	hellosign,
 	groove,
+	radarr,
 ];
 
 const byName = new Map<string, Integration>();
