@@ -63,6 +63,7 @@ import { thinkst } from "./integrations/thinkst";
 import { hellosign } from "./integrations/hellosign";
 import { groove } from "./integrations/groove";
 import { radarr } from "./integrations/radarr";
+import { sonarr } from "./integrations/sonarr";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -129,6 +130,7 @@ export const INTEGRATIONS: Integration[] = [
 	hellosign,
 	groove,
 	radarr,
+	sonarr,
 ];
 
 const byName = new Map<string, Integration>();
