@@ -64,6 +64,7 @@ import { hellosign } from "./integrations/hellosign";
 import { groove } from "./integrations/groove";
 import { radarr } from "./integrations/radarr";
 import { sonarr } from "./integrations/sonarr";
+import { lidarr } from "./integrations/lidarr";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -131,6 +132,7 @@ export const INTEGRATIONS: Integration[] = [
 	groove,
 	radarr,
 	sonarr,
+	lidarr,
 ];
 
 const byName = new Map<string, Integration>();
