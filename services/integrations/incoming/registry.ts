@@ -65,6 +65,7 @@ import { groove } from "./integrations/groove";
 import { radarr } from "./integrations/radarr";
 import { sonarr } from "./integrations/sonarr";
 import { lidarr } from "./integrations/lidarr";
+import { patreon } from "./integrations/patreon";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -133,6 +134,7 @@ export const INTEGRATIONS: Integration[] = [
 	radarr,
 	sonarr,
 	lidarr,
+	patreon,
 ];
 
 const byName = new Map<string, Integration>();
