@@ -190,6 +190,14 @@ describe("refusals, each posting nothing", () => {
 		expect(notice).toContain("Your bot Other Hook Bot just sent an HTTP request to /api/v1/external/github that\nis missing the HTTP X-GitHub-Event header.");
 	});
 
+	test("a payload a misconfigured tool sends (Zabbix without its fields): Invalid payload, and the owner is told how to fix it", async () => {
+		const other = await owner.post("/bots", { full_name: "Zabbix Bot", short_name: "zabbix", bot_type: 2 });
+		expectSuccess(other);
+		expectError(await hook("zabbix", { api_key: other.body.api_key, stream: "dev" }, JSON.stringify({ hostname: "h" })), 400, "BAD_REQUEST", "Invalid payload");
+		const [notice] = await ownerNotices(before);
+		expect(notice).toContain("Your bot Zabbix Bot just received a Zabbix payload that is missing");
+	});
+
 	test.each([
 		["not JSON", "{nope"],
 		["empty", ""],

@@ -1,6 +1,7 @@
 // What an integration is and what it is given: the request (its parameters, headers and body, read
 // as Zulip's views read them) and the messages it asks to post. The framework (webhook.ts) does
 // the rest: who may call, event filters, the channel or the owner, errors, sending.
+import { Errors } from "moleculer";
 import { apiError, badRequest } from "../../../shared/errors";
 import type { IntegrationPeople, WebhookCall } from "../../../shared/actions";
 import { Wild } from "./payload";
@@ -69,6 +70,18 @@ export class AnomalousPayload extends Error {
 export class MisconfiguredPayload extends Error {
 	constructor(readonly notice: (o: { botName: string; supportEmail: string }) => string) {
 		super("Invalid payload");
+	}
+}
+
+type Notice = (o: { botName: string; supportEmail: string }) => string;
+
+/** Reads a payload with `read`; a field missing or of the wrong type is a MisconfiguredPayload. */
+export function readingSetup<T>(notice: Notice, read: () => T): T {
+	try {
+		return read();
+	} catch (err) {
+		if (err instanceof Errors.MoleculerClientError) throw new MisconfiguredPayload(notice);
+		throw err;
 	}
 }
 

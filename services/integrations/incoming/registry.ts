@@ -66,6 +66,7 @@ import { radarr } from "./integrations/radarr";
 import { sonarr } from "./integrations/sonarr";
 import { lidarr } from "./integrations/lidarr";
 import { patreon } from "./integrations/patreon";
+import { freshstatus } from "./integrations/freshstatus";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -135,6 +136,7 @@ export const INTEGRATIONS: Integration[] = [
 	sonarr,
 	lidarr,
 	patreon,
+	freshstatus,
 ];
 
 const byName = new Map<string, Integration>();

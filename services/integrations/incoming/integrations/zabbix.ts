@@ -1,7 +1,6 @@
 // Zabbix (zerver/webhooks/zabbix/view.py): a trigger's alert, in the topic of its host. A payload
 // missing a field is a misconfigured Zabbix script: the bot's owner is told how to fix it.
-import { Errors } from "moleculer";
-import { MisconfiguredPayload, posts, type Integration, type WebhookRequest } from "../integration";
+import { posts, readingSetup, type Integration, type WebhookRequest } from "../integration";
 
 const notice = ({ botName, supportEmail }: { botName: string; supportEmail: string }) => `Hi there! Your bot ${botName} just received a Zabbix payload that is missing
 some data that Zulip requires. This usually indicates a configuration issue
@@ -12,13 +11,8 @@ need further help!`;
 
 function handle(req: WebhookRequest) {
 	const p = req.json();
-	try {
-		const [hostname, severity, status, item, trigger, link] = ["hostname", "severity", "status", "item", "trigger", "link"].map((k) => p.at(k).str());
-		return posts({ topic: hostname, content: `${status} (${severity}) alert on [${hostname}](${link}):\n* ${trigger}\n* ${item}` });
-	} catch (err) {
-		if (err instanceof Errors.MoleculerClientError) throw new MisconfiguredPayload(notice);
-		throw err;
-	}
+	const [hostname, severity, status, item, trigger, link] = readingSetup(notice, () => ["hostname", "severity", "status", "item", "trigger", "link"].map((k) => p.at(k).str()));
+	return posts({ topic: hostname, content: `${status} (${severity}) alert on [${hostname}](${link}):\n* ${trigger}\n* ${item}` });
 }
 
 export const zabbix: Integration = { name: "zabbix", displayName: "Zabbix", handle };
