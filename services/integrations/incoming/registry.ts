@@ -67,6 +67,7 @@ import { sonarr } from "./integrations/sonarr";
 import { lidarr } from "./integrations/lidarr";
 import { patreon } from "./integrations/patreon";
 import { freshstatus } from "./integrations/freshstatus";
+import { reviewboard } from "./integrations/reviewboard";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -137,6 +138,7 @@ export const INTEGRATIONS: Integration[] = [
 	lidarr,
 	patreon,
 	freshstatus,
+	reviewboard,
 ];
 
 const byName = new Map<string, Integration>();
