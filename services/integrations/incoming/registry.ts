@@ -68,6 +68,7 @@ import { lidarr } from "./integrations/lidarr";
 import { patreon } from "./integrations/patreon";
 import { freshstatus } from "./integrations/freshstatus";
 import { reviewboard } from "./integrations/reviewboard";
+import { rhodecode } from "./integrations/rhodecode";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -139,6 +140,7 @@ export const INTEGRATIONS: Integration[] = [
 	patreon,
 	freshstatus,
 	reviewboard,
+	rhodecode,
 ];
 
 const byName = new Map<string, Integration>();
