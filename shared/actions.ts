@@ -104,6 +104,40 @@ export interface RegisterStateParams {
 /** Each service answers `<service>.registerState` with its own part of the POST /register state. */
 export type RegisterState = Record<string, unknown>;
 
+/** Active users a tool names, by delivery email and by a username guessed as Zulip's Jira and TeamCity views do. */
+export interface IntegrationPeople {
+	by_email: Record<string, { user_id: number; full_name: string }>;
+	by_guess: Record<string, { user_id: number; full_name: string }>;
+}
+
+/** The user of an incoming webhook's URL: who posts, and (for a bot) its type and owner. */
+export interface WebhookSender extends Identity {
+	bot_type: number | null;
+	bot_owner_id: number | null;
+}
+
+/** A request to `/api/v1/external/<integration>`, as the gateway passes it on: nothing parsed but the query. */
+export interface WebhookCall {
+	integration: string;
+	method: string;
+	/** Each query parameter's first value, as Django's request.GET reads it. */
+	query: Record<string, string>;
+	/** Header names in lower case. */
+	headers: Record<string, string>;
+	/** The body as sent, decoded as UTF-8. */
+	body: string;
+	path: string;
+}
+
+/**
+ * What a webhook request is answered: Zulip's success envelope around `data`, or (`raw`) an
+ * integration's own answer, as JSON or as text.
+ */
+export interface WebhookAnswer {
+	data?: Record<string, unknown>;
+	raw?: { status: number; json?: unknown; text?: string };
+}
+
 /** A user as permission checks need them. */
 export interface Principal {
 	user_id: number;
@@ -202,6 +236,8 @@ export interface InvitedUser {
 
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
+	"users.integrationPeople": { params: { emails: string[]; guesses: string[] }; result: IntegrationPeople };
+	"users.authenticateWebhook": { params: { api_key: string; email?: string }; result: WebhookSender };
 	"users.confirmEmailChange": { params: { confirmation_key: string }; result: { email: string } };
 	/** The password reset pages (services/users/password-reset/password-reset.ts): fields as posted, checked by the action. */
 	"users.requestPasswordReset": { params: { email: unknown }; result: { email: string } };
@@ -240,6 +276,8 @@ export interface ActionMap {
 	"messages.markSenderRead": { params: { sender_id: number }; result: { count: number } };
 	"messages.maxMessageId": { params: None; result: { max_message_id: number } };
 	"messages.checkSend": { params: WouldBeMessage; result: CheckedMessage };
+	/** POST /messages, for the caller in `meta.user` with the client named in `meta.client` (an integration's bot). */
+	"messages.send": { params: WouldBeMessage; result: { id: number } };
 	"messages.reportTarget": { params: { message_id: number }; result: ReportedMessage };
 	"messages.sendNotice": {
 		params: { channel_id: number; topic: string; content: string; mark_as_read?: number[]; limit_unread_user_ids?: number[] };
@@ -248,6 +286,7 @@ export interface ActionMap {
 	"messages.notifyUser": { params: { user_id: number; content: string; idempotency_key: string }; result: { id: number; repeated: boolean } };
 	"messages.notifyUsers": { params: { messages: Array<{ user_id: number; content: string }> }; result: { ids: number[] } };
 	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number }; result: { id: number; repeated: boolean } };
+	"integrations.incoming": { params: WebhookCall; result: WebhookAnswer };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };
 	"channels.messagePermissions": { params: { channel_id: number }; result: ChannelPermissions };

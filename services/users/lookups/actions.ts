@@ -4,10 +4,13 @@
 import type { Identity } from "../../../shared/actions";
 import type { GroupGraphData } from "../../../shared/group-settings";
 import { p, params } from "../../../shared/params";
+import { escapeRegExp } from "../../../shared/regexp";
 import { notificationBot } from "../accounts/system-bots";
 import { graphData } from "../groups/user-group-rules";
 import { mentionedUsers, usersByNarrowOperand, usersByPrincipal } from "../user-lookup";
 import type { Ctx, ServiceDeps } from "../deps";
+
+type Person = { user_id: number; full_name: string };
 
 export function lookupActions({ db, identity }: ServiceDeps) {
 	return {
@@ -29,6 +32,40 @@ export function lookupActions({ db, identity }: ServiceDeps) {
 			params: params({ refs: p.list({ type: "multi", rules: [{ type: "number", integer: true }, { type: "string" }] }) }),
 			async handler(ctx: Ctx<{ refs: Array<number | string> }>) {
 				return { user_ids: await usersByNarrowOperand(db, ctx.params.refs) };
+			},
+		},
+
+		/**
+		 * For the integrations service: active users (ID and full name) named by delivery email
+		 * (Zulip's get_user_by_delivery_email), and of those a tool's username guesses (Jira's
+		 * guess_zulip_user_from_jira: the full name, without regard to case, or the start of the
+		 * email; the oldest account first). What names no one is left out.
+		 */
+		integrationPeople: {
+			visibility: "public",
+			params: params({ emails: p.stringList({ max: 100 }), guesses: p.stringList({ max: 100 }) }),
+			async handler(ctx: Ctx<{ emails: string[]; guesses: string[] }>) {
+				const realm_id = db.realm._id;
+				const byEmail: Record<string, Person> = {};
+				const keys = ctx.params.emails.map((e) => e.toLowerCase());
+				const found = keys.length ? await db.User.find({ realm_id, email_key: { $in: keys }, is_active: true }, { email_key: 1, full_name: 1 }).lean() : [];
+				for (const e of ctx.params.emails) {
+					const u = found.find((f) => f.email_key === e.toLowerCase());
+					if (u) byEmail[e] = { user_id: u._id, full_name: u.full_name };
+				}
+				const byGuess: Record<string, Person> = {};
+				for (const g of ctx.params.guesses) {
+					const literal = escapeRegExp(g);
+					const [u] = await db.User.find(
+						{ realm_id, is_active: true, $or: [{ full_name: { $regex: new RegExp(`^${literal}$`, "i") } }, { email_key: { $regex: new RegExp(`^${escapeRegExp(g.toLowerCase())}`) } }] },
+						{ full_name: 1 },
+					)
+						.sort({ _id: 1 })
+						.limit(1)
+						.lean();
+					if (u) byGuess[g] = { user_id: u._id, full_name: u.full_name };
+				}
+				return { by_email: byEmail, by_guess: byGuess };
 			},
 		},
 
