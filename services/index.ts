@@ -34,7 +34,7 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	moderation: { factory: moderationService, needsDb: true },
 	invites: { factory: invitesService, needsDb: true },
 	uploads: { factory: uploadsService, needsDb: true },
-	integrations: { factory: integrationsService, needsDb: false },
+	integrations: { factory: integrationsService, needsDb: true },
 };
 
 /** How long a stopping gateway waits for the requests in flight (the broker then waits 10 s more per service). */

@@ -106,6 +106,14 @@ export interface WebhookSender extends Identity {
 	bot_owner_id: number | null;
 }
 
+/** An active outgoing webhook bot and its service (Zulip's Service: base_url, interface 1 generic or 2 Slack, token). */
+export interface OutgoingBot extends Identity {
+	bot_owner_id: number | null;
+	base_url: string;
+	interface: number;
+	token: string;
+}
+
 /** A request to `/api/v1/external/<integration>`, as the gateway passes it on: nothing parsed but the query. */
 export interface WebhookCall {
 	integration: string;
@@ -243,6 +251,7 @@ export interface ActionMap {
 	"users.groupGraph": { params: None; result: GroupGraphData };
 	"users.mentionTargets": { params: { names: string[]; ids: number[] }; result: { users: Array<{ id: number; full_name: string; unique_name: boolean }> } };
 	"users.notificationBot": { params: None; result: Identity };
+	"users.outgoingBots": { params: None; result: { bots: OutgoingBot[] } };
 	"users.settingsOf": { params: { user_ids: number[]; names: string[] }; result: { values: Record<string, Record<string, unknown>> } };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"users.inviteContext": { params: { emails: string[] }; result: InviteContext };
