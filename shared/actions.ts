@@ -276,7 +276,7 @@ export interface ActionMap {
 	};
 	"messages.notifyUser": { params: { user_id: number; content: string; idempotency_key: string }; result: { id: number; repeated: boolean } };
 	"messages.notifyUsers": { params: { messages: Array<{ user_id: number; content: string }> }; result: { ids: number[] } };
-	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number }; result: { id: number; repeated: boolean } };
+	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number; skip_channel_access?: boolean }; result: { id: number; repeated: boolean } };
 	"integrations.incoming": { params: WebhookCall; result: WebhookAnswer };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };

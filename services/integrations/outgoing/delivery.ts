@@ -75,7 +75,7 @@ async function postAsBot(deps: OutgoingDeps, bot: OutgoingBot, job: OutgoingJobD
 		to !== undefined
 			? { type: "private", to }
 			: m.type === "stream"
-				? { type: "stream", to: m.stream_id as number, topic: String(m.subject) }
+				? { type: "stream", to: m.stream_id as number, topic: String(m.subject), skip_channel_access: true }
 				: { type: "private", to: (m.display_recipient as Array<{ id: number }>).map((r) => r.id) };
 	const identity = { user_id: bot.user_id, realm_id: bot.realm_id, email: bot.email, delivery_email: bot.delivery_email, full_name: bot.full_name, role: bot.role, is_bot: true };
 	await call(deps.broker, "messages.sendScheduled", { ...target, content, read_by_sender: true, idempotency_key: `outgoing-webhook:${job._id}:${key}` }, { meta: { user: identity, client: "OutgoingWebhookResponse" } });
