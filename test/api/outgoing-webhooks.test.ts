@@ -187,6 +187,35 @@ describe("the generic interface", () => {
 	});
 });
 
+describe("the bot as it is now", () => {
+	test("a mention of a user group the bot belongs to calls it", async () => {
+		const b = await bot("Grouped", `${base}/grouped`);
+		answers.set("/grouped", { json: { content: "present" } });
+		expectSuccess(await owner.post("/user_groups/create", { name: "helpers", description: "", members: JSON.stringify([b.user_id]) }));
+		const id = await sendMessage(owner, { type: "stream", to: "dev", topic: "bots", content: "@*helpers* anyone?" });
+		const [reply] = await replies(b, id);
+		expect(reply.content).toBe("present");
+		expect(JSON.parse(callsTo("/grouped")[0].body).trigger).toBe("mention");
+	});
+
+	test("a changed URL is called from then on; a deactivated bot is not called", async () => {
+		const b = await bot("Mover", `${base}/old`);
+		answers.set("/new", { json: { content: "moved" } });
+		expectSuccess(await owner.patch(`/bots/${b.user_id}`, { service_payload_url: JSON.stringify(`${base}/new`) }));
+		const id = await mention(b, "where are you?");
+		await replies(b, id);
+		expect([callsTo("/old").length, callsTo("/new").length]).toEqual([0, 1]);
+
+		expectSuccess(await owner.delete(`/bots/${b.user_id}`));
+		await mention(b, "still there?");
+		// A later mention of another bot shows the deactivated one was passed over.
+		const other = await bot("Witness", `${base}/witness`);
+		await mention(other, "check");
+		await eventually(async () => callsTo("/witness").length > 0, "the witness's call");
+		expect(callsTo("/new")).toHaveLength(1);
+	});
+});
+
 describe("the Slack-compatible interface", () => {
 	test("Zulip's form fields, and `text` as the reply", async () => {
 		const b = await bot("Slacker", `${base}/slack`, 2);
