@@ -11,6 +11,7 @@ import { startNode, type RunningNode } from "../../services";
 import { startTestApp, type TestApp } from "../support/app";
 import { client, expectSuccess, sendMessage, type Client } from "../support/http";
 import { eventually } from "../support/eventually";
+import { clock } from "../../shared/clock";
 
 interface Recorded {
 	path: string;
@@ -86,6 +87,7 @@ beforeAll(async () => {
 	jobs = conn.db!.collection("outgoing_webhook_jobs");
 });
 afterAll(async () => {
+	clock.reset();
 	for (const res of hanging) res.destroy();
 	await second?.stop();
 	await app?.stop();
@@ -381,5 +383,14 @@ describe("replicas", () => {
 		const [reply] = await replies(b, id);
 		expect(reply.content).toBe("recovered");
 		expect(callsTo("/orphan")).toHaveLength(1);
+	});
+
+	test("finished jobs are dropped after a week; pending ones stay", async () => {
+		const before = await jobs.countDocuments({ state: "done" });
+		expect(before).toBeGreaterThan(0);
+		await jobs.insertOne({ _id: "0:0" as any, message_id: 0, bot_id: 0, trigger: "mention", message: {}, state: "pending", failed_tries: 0, next_at: Number.MAX_SAFE_INTEGER, claimed_by: null, claimed_at: null, created_at: 1 });
+		clock.advance(8 * 24 * 3600 * 1000);
+		await eventually(async () => (await jobs.countDocuments({ state: "done" })) === 0 || undefined, "the purge");
+		expect(await jobs.countDocuments({ _id: "0:0" as any })).toBe(1);
 	});
 });

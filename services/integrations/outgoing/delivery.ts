@@ -197,6 +197,13 @@ export async function runJobs(deps: OutgoingDeps, ids: string[], replica: string
 	return out;
 }
 
+/** How long a finished job is kept (for logs and an operator's questions) before a sweep drops it. */
+const KEEP_DONE_MS = 7 * 24 * 3600 * 1000;
+
+export async function purgeDone(deps: OutgoingDeps): Promise<number> {
+	return (await deps.Job.deleteMany({ state: "done", created_at: { $lt: clock.nowMs() - KEEP_DONE_MS } })).deletedCount;
+}
+
 /** One sweep: takes back claims older than a call can last, then runs the due jobs. */
 export async function sweep(deps: OutgoingDeps, replica: string): Promise<Record<string, string>> {
 	const staleBefore = clock.nowMs() - (deps.timeoutMs + 60_000);

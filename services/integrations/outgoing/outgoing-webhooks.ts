@@ -5,9 +5,10 @@ import { randomBytes } from "node:crypto";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Connection } from "mongoose";
 import type { Config } from "../../../shared/config";
+import { clock } from "../../../shared/clock";
 import { connectServiceDb, ensureIndexes } from "../../../shared/db";
 import { p, params } from "../../../shared/params";
-import { enqueue, runJobs, sweep, type OutgoingDeps } from "./delivery";
+import { enqueue, purgeDone, runJobs, sweep, type OutgoingDeps } from "./delivery";
 import { outgoingJobModel } from "./models/outgoing-job";
 import { networkGuard } from "./network-guard";
 import type { SentFacts } from "./triggers";
@@ -59,9 +60,12 @@ export function outgoingWebhooks(config: Config & { mongoUrl: string }): Partial
 			replica = `${this.broker.nodeID}/${randomBytes(4).toString("hex")}`;
 			Object.assign(deps, { broker: this.broker, Job: outgoingJobModel(conn) });
 			await ensureIndexes(conn);
+			let purgedAt = 0;
 			const tick = () => {
 				if (sweeping) return;
-				sweeping = sweep(deps, replica)
+				// Finished jobs older than a week go, checked once a minute.
+				const purge = clock.nowMs() - purgedAt > 60_000 ? ((purgedAt = clock.nowMs()), purgeDone(deps)) : undefined;
+				sweeping = Promise.all([purge, sweep(deps, replica)])
 					.catch((err: unknown) => this.logger.error({ err }, "outgoing webhook sweep failed"))
 					.finally(() => (sweeping = undefined));
 			};
