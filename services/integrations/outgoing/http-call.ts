@@ -13,8 +13,6 @@ export interface HttpLimits {
 	guard: NetworkGuard;
 }
 
-/** Errors after which Zulip's worker retries (requests' ConnectionError: refused, reset, DNS failure, ...). */
-const CONNECTION_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "ECONNABORTED"]);
 
 export type CallOutcome =
 	| { kind: "response"; status: number; body: Buffer }
@@ -80,10 +78,12 @@ export function post(url: string, body: { contentType: string; data: string }, o
 			done({ kind: "timeout" });
 			req.destroy();
 		}, o.timeoutMs);
+		// Every other failure of the transport (refused, reset, DNS, TLS, a malformed answer) is
+		// what requests raises as a ConnectionError, which Zulip's worker retries.
 		req.on("error", (error: NodeJS.ErrnoException) => {
 			if (error instanceof RefusedAddress) done({ kind: "refused", error });
-			else if (CONNECTION_ERRORS.has(error.code ?? "") || error.message === "socket hang up") done({ kind: "connection", error });
-			else done({ kind: "error", error });
+			else if (error.code === "ETIMEDOUT") done({ kind: "timeout" });
+			else done({ kind: "connection", error });
 		});
 		req.end(body.data);
 	});
