@@ -8,11 +8,11 @@ export const PROFILE_KEYS = ["#user.user_id"];
 
 type KeyedCacher = { getCacheKey(action: { name: string }, opts: { keys?: string[] }, ctx: { params: object; meta: object }): string };
 
-/** Drops the cached profiles of `userIds`, the system bots' identities and the outgoing webhook bots (three entries). */
+/** Drops the cached profiles of `userIds`, and the system bots' identities (two entries). */
 export async function forgetCached(broker: ServiceBroker, userIds: number[]): Promise<void> {
 	const cacher = broker.cacher as (NonNullable<ServiceBroker["cacher"]> & KeyedCacher) | undefined;
 	if (!cacher) return;
 	const keys = userIds.map((user_id) => cacher.getCacheKey({ name: "users.myProfile" }, { keys: PROFILE_KEYS }, { params: {}, meta: { user: { user_id } } }));
-	for (const name of ["users.notificationBot", "users.welcomeBot", "users.outgoingBots"]) keys.push(cacher.getCacheKey({ name }, {}, { params: {}, meta: {} }));
+	for (const name of ["users.notificationBot", "users.welcomeBot"]) keys.push(cacher.getCacheKey({ name }, {}, { params: {}, meta: {} }));
 	await cacher.del(keys);
 }

@@ -23,7 +23,7 @@ import { post, type CallOutcome, type HttpLimits } from "./http-call";
 import { BadAnswer, buildRequest, replyOf } from "./interfaces";
 import type { OutgoingJobDoc } from "./models/outgoing-job";
 import { ownerNotice, type NoticeFacts } from "./owner-notice";
-import { payloadMessage, triggersOf, type SentFacts } from "./triggers";
+import { mayTrigger, payloadMessage, triggersOf, type SentFacts } from "./triggers";
 
 /** Zulip's MAX_REQUEST_RETRIES: retries after the first call, for timeouts and connection errors. */
 export const MAX_REQUEST_RETRIES = 3;
@@ -35,14 +35,14 @@ export interface OutgoingDeps extends HttpLimits {
 	Job: Model<OutgoingJobDoc>;
 	externalUrl: string;
 	retryMs: number;
+	/** The organization's outgoing webhook bots, as users.outgoingBots answers (outgoing-bots.ts keeps them). */
+	bots(): Promise<OutgoingBot[]>;
 }
-
-const bots = async (deps: OutgoingDeps) => (await call(deps.broker, "users.outgoingBots", {})).bots;
 
 /** Stores the jobs a sent message makes; answers their IDs (those another replica stored too). */
 export async function enqueue(deps: OutgoingDeps, sent: SentFacts): Promise<string[]> {
-	if (sent.sender_is_bot) return [];
-	const triggers = triggersOf(sent, await bots(deps));
+	if (sent.sender_is_bot || !mayTrigger(sent)) return [];
+	const triggers = triggersOf(sent, await deps.bots());
 	if (!triggers.length) return [];
 	if (!sent.event) {
 		deps.broker.logger.warn({ message_id: sent.message_id }, "message.sent without the message: outgoing webhooks not called");
@@ -151,7 +151,7 @@ async function settle(deps: OutgoingDeps, bot: OutgoingBot, job: OutgoingJobDoc,
 async function run(deps: OutgoingDeps, job: OutgoingJobDoc, replica: string): Promise<string> {
 	const mine = { _id: job._id, state: "sending" as const, claimed_by: replica };
 	// The bot as it is now (Zulip reads its services when the worker runs): gone or deactivated, no call.
-	const bot = (await bots(deps)).find((b) => b.user_id === job.bot_id);
+	const bot = (await deps.bots()).find((b) => b.user_id === job.bot_id);
 	let step: Step;
 	if (!bot) step = { outcome: "bot gone" };
 	else {

@@ -2,7 +2,7 @@
 // (`<prefix>_integrations`), the `message.sent` listener that stores jobs and runs them at once
 // without holding up the sender, and a timer that runs retries and takes back lost claims.
 import { randomBytes } from "node:crypto";
-import type { Context, ServiceSchema } from "moleculer";
+import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
 import type { Connection } from "mongoose";
 import type { Config } from "../../../shared/config";
 import { clock } from "../../../shared/clock";
@@ -10,8 +10,9 @@ import { connectServiceDb, ensureIndexes } from "../../../shared/db";
 import { p, params } from "../../../shared/params";
 import { enqueue, purgeDone, runJobs, sweep, type OutgoingDeps } from "./delivery";
 import { outgoingJobModel } from "./models/outgoing-job";
+import { outgoingBotsCache } from "./outgoing-bots";
 import { networkGuard } from "./network-guard";
-import type { SentFacts } from "./triggers";
+import { mayTrigger, type SentFacts } from "./triggers";
 
 /** The largest answer read from a bot's server (a reply is at most 10,000 characters). */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -24,7 +25,9 @@ export function outgoingWebhooks(config: Config & { mongoUrl: string }): Partial
 	let replica = "";
 	// Checked at start: a bad CIDR stops the service with its name.
 	const guard = networkGuard(config.outgoingWebhookAllowedNetworks);
-	const deps = { guard, timeoutMs: config.outgoingWebhookTimeoutSeconds * 1000, maxResponseBytes: MAX_RESPONSE_BYTES, retryMs: config.outgoingWebhookRetryMs, externalUrl: config.externalUrl } as OutgoingDeps;
+	let broker: ServiceBroker;
+	const bots = outgoingBotsCache(() => broker);
+	const deps = { bots: () => bots.get(), guard, timeoutMs: config.outgoingWebhookTimeoutSeconds * 1000, maxResponseBytes: MAX_RESPONSE_BYTES, retryMs: config.outgoingWebhookRetryMs, externalUrl: config.externalUrl } as OutgoingDeps;
 	const track = (work: Promise<unknown>) => {
 		inFlight.add(work);
 		void work.finally(() => inFlight.delete(work));
@@ -43,8 +46,11 @@ export function outgoingWebhooks(config: Config & { mongoUrl: string }): Partial
 		},
 
 		events: {
+			"users.changed"() {
+				bots.changed();
+			},
 			"message.sent"(this: any, ctx: Context<SentFacts>) {
-				if (!conn || ctx.params.sender_is_bot) return;
+				if (!conn || !mayTrigger(ctx.params)) return;
 				const sent = ctx.params;
 				// Not awaited: the broadcast may be awaited by the sender's request.
 				track(
@@ -57,6 +63,7 @@ export function outgoingWebhooks(config: Config & { mongoUrl: string }): Partial
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "integrations");
+			broker = this.broker;
 			replica = `${this.broker.nodeID}/${randomBytes(4).toString("hex")}`;
 			Object.assign(deps, { broker: this.broker, Job: outgoingJobModel(conn) });
 			await ensureIndexes(conn);

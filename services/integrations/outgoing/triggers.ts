@@ -21,6 +21,9 @@ export interface Trigger {
 	trigger: "mention" | "direct_message";
 }
 
+/** Whether any bot could be triggered, before the bots are read: a mention, or a direct message. */
+export const mayTrigger = (sent: SentFacts) => !sent.sender_is_bot && (sent.channel_id === undefined || !!sent.mentioned_user_ids?.length);
+
 export function triggersOf(sent: SentFacts, bots: OutgoingBot[]): Trigger[] {
 	if (sent.sender_is_bot) return [];
 	const isChannel = sent.channel_id !== undefined;

@@ -81,11 +81,11 @@ export function lookupActions({ db, identity }: ServiceDeps) {
 
 		/**
 		 * For the integrations service: the organization's active outgoing webhook bots with their
-		 * service (Zulip's Service row), cached until a user changes.
+		 * service (Zulip's Service row). The caller keeps the answer until `users.changed`; a cache
+		 * here could answer it the old list before this service's own cache is cleaned.
 		 */
 		outgoingBots: {
 			visibility: "public",
-			cache: { ttl: 3600 },
 			async handler(): Promise<{ bots: OutgoingBot[] }> {
 				const found = await db.User.find({ realm_id: db.realm._id, is_bot: true, bot_type: BotType.OUTGOING_WEBHOOK, is_active: true }).lean();
 				const bots = found.flatMap((b) =>
