@@ -5,6 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { networkGuard } from "../../services/integrations/outgoing/network-guard";
 import { post } from "../../services/integrations/outgoing/http-call";
+import { loadConfig } from "../../shared/config";
 
 test.each([
 	["127.0.0.1", false],
@@ -31,6 +32,19 @@ test.each([
 test("the operator's networks are allowed, and only those", () => {
 	const guard = networkGuard(["127.0.0.0/8", "fd12:3456::/32", "10.1.2.3"]);
 	expect([guard.allows("127.0.0.1"), guard.allows("::ffff:127.0.0.1"), guard.allows("fd12:3456::1"), guard.allows("10.1.2.3"), guard.allows("10.1.2.4"), guard.allows("192.168.0.1")]).toEqual([true, true, true, true, false, false]);
+});
+
+test("OUTGOING_WEBHOOK_ALLOWED_NETWORKS: comma-separated, none by default", () => {
+	const saved = process.env.OUTGOING_WEBHOOK_ALLOWED_NETWORKS;
+	try {
+		delete process.env.OUTGOING_WEBHOOK_ALLOWED_NETWORKS;
+		expect(loadConfig().outgoingWebhookAllowedNetworks).toEqual([]);
+		process.env.OUTGOING_WEBHOOK_ALLOWED_NETWORKS = " 127.0.0.0/8, ::1/128 ,";
+		expect(loadConfig().outgoingWebhookAllowedNetworks).toEqual(["127.0.0.0/8", "::1/128"]);
+	} finally {
+		if (saved === undefined) delete process.env.OUTGOING_WEBHOOK_ALLOWED_NETWORKS;
+		else process.env.OUTGOING_WEBHOOK_ALLOWED_NETWORKS = saved;
+	}
 });
 
 test.each(["127.0.0.0/33", "nonsense", "10.0.0.0/8/1", "::/abc"])("a bad CIDR (%s) is refused at start", (cidr) => {
