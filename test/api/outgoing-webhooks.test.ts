@@ -299,14 +299,17 @@ describe("failures", () => {
 		]);
 	});
 
-	test("connection errors are retried MAX_REQUEST_RETRIES (3) times, then the failure and the owner's notice", async () => {
-		const b = await bot("Flaky", `${base}/flaky`);
-		answers.set("/flaky", "reset");
+	test.each([
+		["connection errors", "Flaky", "reset" as const, "A connection error occurred. Is my bot server down?"],
+		["a call that does not answer in time (a timeout)", "Slow", "hang" as const, "Request timed out after 1 seconds."],
+	])("%s: retried MAX_REQUEST_RETRIES (3) times, then the failure and the owner's notice", async (_what, name, answer, why) => {
+		const b = await bot(name, `${base}/${name}`);
+		answers.set(`/${name}`, answer);
 		const id = await mention(b, "ping");
 		const { reply, notices } = await failure(b, id);
 		expect(reply).toBe("Failure! Bot is unavailable");
-		expect(notices).toEqual([`${linkOf(id, channelId)} to your bot @_**Flaky** triggered an outgoing webhook.\nA connection error occurred. Is my bot server down?`]);
-		expect(callsTo("/flaky")).toHaveLength(4);
+		expect(notices).toEqual([`${linkOf(id, channelId)} to your bot @_**${name}** triggered an outgoing webhook.\n${why}`]);
+		expect(callsTo(`/${name}`)).toHaveLength(4);
 		expect(await jobs.findOne({ bot_id: b.user_id })).toMatchObject({ state: "done", failed_tries: 3 });
 	});
 
@@ -320,16 +323,6 @@ describe("failures", () => {
 		expect(reply.content).toBe("awake now");
 		await eventually(async () => (await jobs.findOne({ bot_id: b.user_id, state: "done" })) ?? undefined, "the job's end");
 		expect((await sentBy(b.user_id, id)).map((m) => m.content)).toEqual(["awake now"]);
-	});
-
-	test("a call that does not answer in time is a timeout, retried, then the notice", async () => {
-		const b = await bot("Slow", `${base}/slow`);
-		answers.set("/slow", "hang");
-		const id = await mention(b, "hurry");
-		const { reply, notices } = await failure(b, id);
-		expect(reply).toBe("Failure! Bot is unavailable");
-		expect(notices).toEqual([`${linkOf(id, channelId)} to your bot @_**Slow** triggered an outgoing webhook.\nRequest timed out after 1 seconds.`]);
-		expect(callsTo("/slow")).toHaveLength(4);
 	});
 
 	test("an answer over the size limit is not read: Zulip's exception failure", async () => {
