@@ -40,7 +40,7 @@ beforeAll(async () => {
 	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "bots" }] }));
 });
 afterAll(async () => {
-	if (botserver && botserver.exitCode === null) {
+	if (botserver?.pid && botserver.exitCode === null) {
 		const exited = new Promise((r) => botserver!.once("exit", r));
 		botserver.kill();
 		await exited;
@@ -57,9 +57,11 @@ test("zulip_botserver's helloworld bot answers a mention in the channel", async 
 
 	const config = { helloworld: { email: bot.email, key: created.body.api_key, site: new URL(app.baseUrl).origin, token: bot.services[0].token } };
 	botserver = spawn(BOTSERVER, ["--use-env-vars", "--hostname", "127.0.0.1", "--port", String(port)], { env: { ...process.env, ZULIP_BOTSERVER_CONFIG: JSON.stringify(config) }, stdio: ["ignore", "pipe", "pipe"] });
+	botserver.on("error", (err) => (output += `could not start: ${err.message}\n`));
 	botserver.stdout!.on("data", (d) => (output += d));
 	botserver.stderr!.on("data", (d) => (output += d));
-	await eventually(async () => (botserver!.exitCode !== null ? Promise.reject(new Error(`the bot server exited:\n${output}`)) : listening(port)), "the bot server");
+	const gone = () => botserver!.exitCode !== null || output.startsWith("could not start");
+	await eventually(async () => (gone() ? Promise.reject(new Error(`the bot server exited:\n${output}`)) : listening(port)), "the bot server");
 
 	const id = await sendMessage(owner, { type: "stream", to: "bots", topic: "greetings", content: "@**Hello Bot** hello there" });
 	const reply = await eventually(async () => {
