@@ -274,6 +274,8 @@ export interface ActionMap {
 		params: { channel_id: number; topic: string; content: string; mark_as_read?: number[]; limit_unread_user_ids?: number[] };
 		result: { id: number };
 	};
+	/** POST /messages/flags, for the caller in `meta.user` (an outgoing webhook bot marks what it processed read). */
+	"messages.updateFlags": { params: { messages: number[]; op: "add" | "remove"; flag: string }; result: { messages: number[] } };
 	"messages.notifyUser": { params: { user_id: number; content: string; idempotency_key: string }; result: { id: number; repeated: boolean } };
 	"messages.notifyUsers": { params: { messages: Array<{ user_id: number; content: string }> }; result: { ids: number[] } };
 	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number; skip_channel_access?: boolean }; result: { id: number; repeated: boolean } };

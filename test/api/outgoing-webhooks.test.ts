@@ -41,7 +41,7 @@ async function bot(name: string, url: string, interfaceType = 1) {
 	// The bot's token, as its owner's client reads it (realm_bots' services).
 	const reg = await owner.post("/register", { fetch_event_types: JSON.stringify(["realm_bot"]) });
 	const b = (reg.body.realm_bots as Array<{ user_id: number; email: string; services: Array<{ token: string }> }>).find((x) => x.user_id === res.body.user_id)!;
-	return { user_id: b.user_id, email: b.email, full_name: name, token: b.services[0].token };
+	return { user_id: b.user_id, email: b.email, full_name: name, token: b.services[0].token, api_key: res.body.api_key as string };
 }
 
 const callsTo = (path: string) => recorded.filter((r) => r.path === path);
@@ -143,6 +143,10 @@ describe("the generic interface", () => {
 		const payload = JSON.parse(callsTo("/dm")[0].body);
 		expect(payload).toMatchObject({ trigger: "direct_message", data: "hi bot", message: { type: "private", id } });
 		expect(payload.message.stream_id).toBeUndefined();
+		// Processed: read for the bot (Zulip's do_flag_service_bots_messages_as_processed).
+		const asBot = client(app.baseUrl, { email: b.email, api_key: b.api_key });
+		const flags = async () => (await asBot.get("/messages", { anchor: id, num_before: 0, num_after: 0 })).body.messages[0]?.flags as string[];
+		await eventually(async () => (await flags()).includes("read") || undefined, "the message read for the bot");
 
 		const group = await sendMessage(member, { type: "direct", to: JSON.stringify([b.user_id, app.owner.user_id]), content: "hi all" });
 		const [groupReply] = await replies(b, group, 1, member);

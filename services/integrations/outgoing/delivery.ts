@@ -68,6 +68,17 @@ function claim(deps: OutgoingDeps, _id: string, replica: string) {
 	return deps.Job.findOneAndUpdate({ _id, state: "pending", next_at: { $lte: clock.nowMs() } }, { $set: { state: "sending", claimed_by: replica, claimed_at: clock.nowMs() } }, { returnDocument: "after" }).lean();
 }
 
+const identityOf = (bot: OutgoingBot) => ({ user_id: bot.user_id, realm_id: bot.realm_id, email: bot.email, delivery_email: bot.delivery_email, full_name: bot.full_name, role: bot.role, is_bot: true });
+
+/** Zulip's do_flag_service_bots_messages_as_processed: the message is read for the bot (a no-op where the bot is no recipient). */
+async function markProcessed(deps: OutgoingDeps, bot: OutgoingBot, job: OutgoingJobDoc): Promise<void> {
+	try {
+		await call(deps.broker, "messages.updateFlags", { messages: [job.message_id], op: "add", flag: "read" }, { meta: { user: identityOf(bot) } });
+	} catch (err) {
+		deps.broker.logger.warn({ err, job: job._id }, "outgoing webhook message not marked read for the bot");
+	}
+}
+
 /** Posts as the bot, in the job's conversation or to `to`; the key makes a repeated post answer the first. */
 async function postAsBot(deps: OutgoingDeps, bot: OutgoingBot, job: OutgoingJobDoc, content: string, key: string, to?: number[]): Promise<void> {
 	const m = job.message;
@@ -77,8 +88,7 @@ async function postAsBot(deps: OutgoingDeps, bot: OutgoingBot, job: OutgoingJobD
 			: m.type === "stream"
 				? { type: "stream", to: m.stream_id as number, topic: String(m.subject), skip_channel_access: true }
 				: { type: "private", to: (m.display_recipient as Array<{ id: number }>).map((r) => r.id) };
-	const identity = { user_id: bot.user_id, realm_id: bot.realm_id, email: bot.email, delivery_email: bot.delivery_email, full_name: bot.full_name, role: bot.role, is_bot: true };
-	await call(deps.broker, "messages.sendScheduled", { ...target, content, read_by_sender: true, idempotency_key: `outgoing-webhook:${job._id}:${key}` }, { meta: { user: identity, client: "OutgoingWebhookResponse" } });
+	await call(deps.broker, "messages.sendScheduled", { ...target, content, read_by_sender: true, idempotency_key: `outgoing-webhook:${job._id}:${key}` }, { meta: { user: identityOf(bot), client: "OutgoingWebhookResponse" } });
 }
 
 /** Zulip's fail_with_message: "Failure! ..." in the conversation; a conversation gone meanwhile is let be. */
@@ -173,6 +183,7 @@ async function run(deps: OutgoingDeps, job: OutgoingJobDoc, replica: string): Pr
 		await notifyOwner(deps, bot!, job, { failure: step.retry });
 		step = { outcome: `failed: ${step.retry}` };
 	}
+	if (bot) await markProcessed(deps, bot, job);
 	await deps.Job.updateOne(mine, { $set: { state: "done", outcome: step.outcome, failed_tries: job.failed_tries, claimed_by: null, claimed_at: null } });
 	return step.outcome;
 }
