@@ -38,7 +38,7 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	uploads: { factory: uploadsService, needsDb: true },
 	notifications: { factory: notificationsService, needsDb: true },
 	catalog: { factory: catalogService, needsDb: true },
-	integrations: { factory: integrationsService, needsDb: false },
+	integrations: { factory: integrationsService, needsDb: true },
 };
 
 /** How long a stopping gateway waits for the requests in flight (the broker then waits 10 s more per service). */

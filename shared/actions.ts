@@ -116,6 +116,14 @@ export interface WebhookSender extends Identity {
 	bot_owner_id: number | null;
 }
 
+/** An active outgoing webhook bot and its service (Zulip's Service: base_url, interface 1 generic or 2 Slack, token). */
+export interface OutgoingBot extends Identity {
+	bot_owner_id: number | null;
+	base_url: string;
+	interface: number;
+	token: string;
+}
+
 /** A request to `/api/v1/external/<integration>`, as the gateway passes it on: nothing parsed but the query. */
 export interface WebhookCall {
 	integration: string;
@@ -254,6 +262,7 @@ export interface ActionMap {
 	"users.groupGraph": { params: None; result: GroupGraphData };
 	"users.mentionTargets": { params: { names: string[]; ids: number[] }; result: { users: Array<{ id: number; full_name: string; unique_name: boolean }> } };
 	"users.notificationBot": { params: None; result: Identity };
+	"users.outgoingBots": { params: None; result: { bots: OutgoingBot[] } };
 	"users.settingsOf": { params: { user_ids: number[]; names: string[] }; result: { values: Record<string, Record<string, unknown>> } };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"users.inviteContext": { params: { emails: string[] }; result: InviteContext };
@@ -283,9 +292,11 @@ export interface ActionMap {
 		params: { channel_id: number; topic: string; content: string; mark_as_read?: number[]; limit_unread_user_ids?: number[] };
 		result: { id: number };
 	};
+	/** POST /messages/flags, for the caller in `meta.user` (an outgoing webhook bot marks what it processed read). */
+	"messages.updateFlags": { params: { messages: number[]; op: "add" | "remove"; flag: string }; result: { messages: number[] } };
 	"messages.notifyUser": { params: { user_id: number; content: string; idempotency_key: string }; result: { id: number; repeated: boolean } };
 	"messages.notifyUsers": { params: { messages: Array<{ user_id: number; content: string }> }; result: { ids: number[] } };
-	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number }; result: { id: number; repeated: boolean } };
+	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number; skip_channel_access?: boolean }; result: { id: number; repeated: boolean } };
 	"integrations.incoming": { params: WebhookCall; result: WebhookAnswer };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };

@@ -1,11 +1,12 @@
 // What other services ask of the users service: users named by ID or email (principals, narrow
 // operands), the users a message mentions, Notification Bot, and the group graph their
 // permission checks use.
-import type { Identity } from "../../../shared/actions";
+import type { Identity, OutgoingBot } from "../../../shared/actions";
 import type { GroupGraphData } from "../../../shared/group-settings";
 import { p, params } from "../../../shared/params";
 import { escapeRegExp } from "../../../shared/regexp";
 import { notificationBot } from "../accounts/system-bots";
+import { BotType } from "../bots/bot-rules";
 import { graphData } from "../groups/user-group-rules";
 import { mentionedUsers, usersByNarrowOperand, usersByPrincipal } from "../user-lookup";
 import type { Ctx, ServiceDeps } from "../deps";
@@ -75,6 +76,22 @@ export function lookupActions({ db, identity }: ServiceDeps) {
 			cache: { ttl: 3600 },
 			async handler(): Promise<Identity> {
 				return identity(await notificationBot(db.User));
+			},
+		},
+
+		/**
+		 * For the integrations service: the organization's active outgoing webhook bots with their
+		 * service (Zulip's Service row). The caller keeps the answer until `users.changed`; a cache
+		 * here could answer it the old list before this service's own cache is cleaned.
+		 */
+		outgoingBots: {
+			visibility: "public",
+			async handler(): Promise<{ bots: OutgoingBot[] }> {
+				const found = await db.User.find({ realm_id: db.realm._id, is_bot: true, bot_type: BotType.OUTGOING_WEBHOOK, is_active: true }).lean();
+				const bots = found.flatMap((b) =>
+					b.bot_service ? [{ ...identity(b), bot_owner_id: b.bot_owner_id ?? null, base_url: b.bot_service.base_url, interface: b.bot_service.interface, token: b.bot_service.token }] : [],
+				);
+				return { bots };
 			},
 		},
 
