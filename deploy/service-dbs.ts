@@ -18,33 +18,29 @@ import { FileStore } from "../services/uploads/file-store";
 import { realmModel } from "../services/users/models/realm";
 import { userModel } from "../services/users/models/user";
 import { userGroupModel } from "../services/users/groups/user-group-model";
-import { realmEmojiModel } from "../services/users/catalog/realm-emoji-model";
-import { linkifierModel } from "../services/users/catalog/linkifier-model";
 import { mutedUserModel } from "../services/users/muting/muted-user-model";
 import { scheduledMessageModel } from "../services/scheduling/models/scheduled-message";
 import { userStatusModel } from "../services/users/status/user-status-model";
 import { botStorageModel } from "../services/users/bot-storage/bot-storage-model";
-import { playgroundModel } from "../services/users/catalog/playground-model";
 import { profileFieldModel } from "../services/users/profile-fields/profile-field-model";
+import { catalogModels } from "../services/catalog/db";
 
 /** The service databases an import writes and an export reads (the others hold nothing that moves). */
-export const TARGET_SERVICES = ["users", "channels", "messages", "uploads", "scheduling"] as const;
+export const TARGET_SERVICES = ["users", "channels", "messages", "uploads", "scheduling", "catalog"] as const;
 
 export type ServiceConns = Record<(typeof TARGET_SERVICES)[number], Connection>;
 
 export function serviceModels(conns: ServiceConns) {
-	const { users, channels, messages, uploads, scheduling } = conns;
+	const { users, channels, messages, uploads, scheduling, catalog } = conns;
 	return {
 		Realm: realmModel(users),
 		User: userModel(users),
 		UserGroup: userGroupModel(users),
-		RealmEmoji: realmEmojiModel(users),
-		Linkifier: linkifierModel(users),
 		MutedUser: mutedUserModel(users),
 		ProfileField: profileFieldModel(users),
 		UserStatus: userStatusModel(users),
 		BotStorage: botStorageModel(users),
-		Playground: playgroundModel(users),
+		...catalogModels(catalog),
 		Channel: channelModel(channels),
 		Subscription: subscriptionModel(channels),
 		UserTopic: userTopicModel(channels),

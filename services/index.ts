@@ -19,6 +19,8 @@ import { moderationService } from "./moderation/moderation.service";
 import { invitesService } from "./invites/invites.service";
 import { uploadsService } from "./uploads/uploads.service";
 import { notificationsService } from "./notifications/notifications.service";
+import { catalogService } from "./catalog/catalog.service";
+import { integrationsService } from "./integrations/integrations.service";
 
 /** What a service is made from: the settings, the database URL, and whether the node is the management CLI's. */
 export type NodeConfig = Config & { mongoUrl: string; cli?: boolean };
@@ -36,6 +38,8 @@ export const SERVICES: Record<string, { factory: Factory; needsDb: boolean }> = 
 	invites: { factory: invitesService, needsDb: true },
 	uploads: { factory: uploadsService, needsDb: true },
 	notifications: { factory: notificationsService, needsDb: true },
+	catalog: { factory: catalogService, needsDb: true },
+	integrations: { factory: integrationsService, needsDb: true },
 };
 
 /** How long a stopping gateway waits for the requests in flight (the broker then waits 10 s more per service). */

@@ -7,6 +7,8 @@ import type { Linkifier, RealmEmoji } from "./org-events";
 import type { ExportChannel, ExportMessage, ExportReaction, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 import type { BusBytes } from "./bus-bytes";
 import type { EmailRequest } from "./email";
+import { adminRequired } from "./errors";
+import { isAdmin } from "./roles";
 
 /** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
 export interface Identity {
@@ -59,6 +61,13 @@ export function requireUser(ctx: Context<unknown, Meta>): Identity {
 	return user;
 }
 
+/** The caller, who must be an organization administrator. */
+export function requireAdmin(ctx: Context<unknown, Meta>): Identity {
+	const user = requireUser(ctx);
+	if (!isAdmin(user.role)) throw adminRequired();
+	return user;
+}
+
 /** A user as the API shows it (GET /users, GET /users/me, realm_users in POST /register). */
 export interface ApiUser {
 	user_id: number;
@@ -96,6 +105,48 @@ export interface RegisterStateParams {
 
 /** Each service answers `<service>.registerState` with its own part of the POST /register state. */
 export type RegisterState = Record<string, unknown>;
+
+/** Active users a tool names, by delivery email and by a username guessed as Zulip's Jira and TeamCity views do. */
+export interface IntegrationPeople {
+	by_email: Record<string, { user_id: number; full_name: string }>;
+	by_guess: Record<string, { user_id: number; full_name: string }>;
+}
+
+/** The user of an incoming webhook's URL: who posts, and (for a bot) its type and owner. */
+export interface WebhookSender extends Identity {
+	bot_type: number | null;
+	bot_owner_id: number | null;
+}
+
+/** An active outgoing webhook bot and its service (Zulip's Service: base_url, interface 1 generic or 2 Slack, token). */
+export interface OutgoingBot extends Identity {
+	bot_owner_id: number | null;
+	base_url: string;
+	interface: number;
+	token: string;
+}
+
+/** A request to `/api/v1/external/<integration>`, as the gateway passes it on: nothing parsed but the query. */
+export interface WebhookCall {
+	integration: string;
+	method: string;
+	/** Each query parameter's first value, as Django's request.GET reads it. */
+	query: Record<string, string>;
+	/** Header names in lower case. */
+	headers: Record<string, string>;
+	/** The body as sent, decoded as UTF-8. */
+	body: string;
+	path: string;
+}
+
+/**
+ * What a webhook request is answered: Zulip's success envelope around `data`, or (`raw`) an
+ * integration's own answer, as JSON or as text.
+ */
+export interface WebhookAnswer {
+	data?: Record<string, unknown>;
+	raw?: { status: number; json?: unknown; text?: string };
+}
 
 /** A user as permission checks need them. */
 export interface Principal {
@@ -195,6 +246,8 @@ export interface InvitedUser {
 
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
+	"users.integrationPeople": { params: { emails: string[]; guesses: string[] }; result: IntegrationPeople };
+	"users.authenticateWebhook": { params: { api_key: string; email?: string }; result: WebhookSender };
 	"users.confirmEmailChange": { params: { confirmation_key: string }; result: { email: string } };
 	/** The password reset pages (services/users/password-reset/password-reset.ts): fields as posted, checked by the action. */
 	"users.requestPasswordReset": { params: { email: unknown }; result: { email: string } };
@@ -211,6 +264,7 @@ export interface ActionMap {
 	"users.groupGraph": { params: None; result: GroupGraphData };
 	"users.mentionTargets": { params: { names: string[]; ids: number[] }; result: { users: Array<{ id: number; full_name: string; unique_name: boolean }> } };
 	"users.notificationBot": { params: None; result: Identity };
+	"users.outgoingBots": { params: None; result: { bots: OutgoingBot[] } };
 	"users.settingsOf": { params: { user_ids: number[]; names: string[] }; result: { values: Record<string, Record<string, unknown>> } };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"users.inviteContext": { params: { emails: string[] }; result: InviteContext };
@@ -225,7 +279,6 @@ export interface ActionMap {
 	"users.checkInviteGroups": { params: { group_ids: number[] }; result: None };
 	"users.createInvitedUser": { params: InvitedUser; result: { user_id: number; email: string; full_name: string } };
 	"users.welcomeBot": { params: None; result: Identity };
-	"users.linkifiers": { params: None; result: { linkifiers: Linkifier[] } };
 	/** Who muted this user (their new messages arrive read for them). */
 	"users.mutersOf": { params: { user_id: number }; result: { user_ids: number[] } };
 	/** Of these readers of a message, those whose read receipts the caller sees (ascending); refused when the organization disables read receipts. */
@@ -234,14 +287,19 @@ export interface ActionMap {
 	"messages.markSenderRead": { params: { sender_id: number }; result: { count: number } };
 	"messages.maxMessageId": { params: None; result: { max_message_id: number } };
 	"messages.checkSend": { params: WouldBeMessage; result: CheckedMessage };
+	/** POST /messages, for the caller in `meta.user` with the client named in `meta.client` (an integration's bot). */
+	"messages.send": { params: WouldBeMessage; result: { id: number } };
 	"messages.reportTarget": { params: { message_id: number }; result: ReportedMessage };
 	"messages.sendNotice": {
 		params: { channel_id: number; topic: string; content: string; mark_as_read?: number[]; limit_unread_user_ids?: number[] };
 		result: { id: number };
 	};
+	/** POST /messages/flags, for the caller in `meta.user` (an outgoing webhook bot marks what it processed read). */
+	"messages.updateFlags": { params: { messages: number[]; op: "add" | "remove"; flag: string }; result: { messages: number[] } };
 	"messages.notifyUser": { params: { user_id: number; content: string; idempotency_key: string }; result: { id: number; repeated: boolean } };
 	"messages.notifyUsers": { params: { messages: Array<{ user_id: number; content: string }> }; result: { ids: number[] } };
-	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number }; result: { id: number; repeated: boolean } };
+	"messages.sendScheduled": { params: WouldBeMessage & { read_by_sender: boolean; idempotency_key: string; deliver_by?: number; skip_channel_access?: boolean }; result: { id: number; repeated: boolean } };
+	"integrations.incoming": { params: WebhookCall; result: WebhookAnswer };
 	"channels.sendTarget": { params: { channel: number | string }; result: ChannelTarget };
 	"channels.notificationTarget": { params: { channel_id: number }; result: ChannelTarget };
 	"channels.messagePermissions": { params: { channel_id: number }; result: ChannelPermissions };
@@ -304,18 +362,22 @@ export interface ActionMap {
 	"uploads.removeAvatarImages": { params: { avatar_path: string }; result: None };
 	"uploads.botAvatarImages": { params: None; result: { avatar_path: string } };
 	"users.setRealmImage": { params: { kind: "icon" | "logo" | "night_logo"; path: string | null }; result: { url: string; previous_path: string | null } };
-	/** Refuses a custom emoji upload before its body is read (name, permission, name in use); answers the name as stored. */
-	"users.checkEmojiUpload": { params: { emoji_name: string }; result: { emoji_name: string } };
-	/** A custom emoji whose images are stored: checked again, then created and announced. */
-	"users.addEmoji": { params: { emoji_name: string; file_name: string; is_animated: boolean }; result: { id: number } };
 	/** Refuses an avatar change where avatar changes are disabled (Zulip's avatar_changes_disabled). */
 	"users.checkAvatarChange": { params: None; result: None };
 	/** The caller's avatar is now the uploaded one at `avatar_path`: announced; answers its URL and the previous upload's path. */
 	"users.setAvatar": { params: { avatar_path: string }; result: { avatar_url: string; previous_path: string | null } };
-	/** The organization's custom emoji by ID, as GET /realm/emoji lists them (the messages service's cache). */
-	"users.realmEmoji": { params: None; result: { emoji: Record<string, RealmEmoji> } };
 	/** Where GET /avatar/{user_id_or_email} redirects (Zulip's avatar view). */
 	"users.avatarRedirect": { params: { user_id_or_email: string; medium: boolean }; result: { url: string } };
+	/** The organization's linkifiers in order (the messages service's rendering cache). */
+	"catalog.linkifiers": { params: None; result: { linkifiers: Linkifier[] } };
+	/** The organization's custom emoji by ID, as GET /realm/emoji lists them (the messages service's cache, a status's emoji). */
+	"catalog.realmEmoji": { params: None; result: { emoji: Record<string, RealmEmoji> } };
+	/** Refuses a custom emoji upload before its body is read (name, permission, name in use); answers the name as stored. */
+	"catalog.checkEmojiUpload": { params: { emoji_name: string }; result: { emoji_name: string } };
+	/** A custom emoji whose images are stored: checked again, then created and announced. */
+	"catalog.addEmoji": { params: { emoji_name: string; file_name: string; is_animated: boolean }; result: { id: number } };
+	/** The catalog's part of POST /register (the gateway finds it by name, with every other service's). */
+	"catalog.registerState": { params: RegisterStateParams; result: RegisterState };
 	"channels.autoTopicVisibility": {
 		params: { channel_id: number; topic: string; follow: number[]; unmute: number[] };
 		result: { changed: Array<{ user_id: number; visibility_policy: number }> };

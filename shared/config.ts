@@ -109,6 +109,15 @@ export interface Config {
 	schedulingClaimTimeoutSeconds: number;
 	/** When each users replica announces members past the waiting period in role:fullmembers (node-cron); "off" turns it off. */
 	fullMembersCron: string;
+	/**
+	 * Networks (CIDRs) outgoing webhook bots may reach though private, loopback, link-local or
+	 * cloud metadata addresses, e.g. 127.0.0.0/8 for a bot server on the same host.
+	 */
+	outgoingWebhookAllowedNetworks: string[];
+	/** Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS: how long one call to a bot's server may take. */
+	outgoingWebhookTimeoutSeconds: number;
+	/** The first retry of a call that timed out or could not connect waits this long; each next one twice as long. */
+	outgoingWebhookRetryMs: number;
 	/** Server setting INVITATION_LINK_VALIDITY_MINUTES: how long an invitation lasts when the inviter does not say. */
 	invitationLinkValidityMinutes: number;
 	/** Invitations an organization may send per UTC day (Zulip's max_invites); 0 turns the limit off. */
@@ -172,6 +181,12 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		schedulingCron: str("SCHEDULING_CRON", "*/5 * * * * *"),
 		schedulingClaimTimeoutSeconds: int("SCHEDULING_CLAIM_TIMEOUT_SECONDS", 60),
 		fullMembersCron: str("FULL_MEMBERS_CRON", "0 0 1 * * *"),
+		outgoingWebhookAllowedNetworks: str("OUTGOING_WEBHOOK_ALLOWED_NETWORKS", "")
+			.split(",")
+			.map((s) => s.trim())
+			.filter(Boolean),
+		outgoingWebhookTimeoutSeconds: positive("OUTGOING_WEBHOOK_TIMEOUT_SECONDS", 10),
+		outgoingWebhookRetryMs: positive("OUTGOING_WEBHOOK_RETRY_MS", 10_000),
 		invitationLinkValidityMinutes: int("INVITATION_LINK_VALIDITY_MINUTES", 14_400),
 		invitesDailyLimit: int("INVITES_DAILY_LIMIT", 100),
 		seatLimit: int("SEAT_LIMIT", 0),

@@ -92,6 +92,11 @@ export class GroupGraph {
 		return this.active.has(userId);
 	}
 
+	/** The organization's active users, in ID order: who hears of an organization-wide change. */
+	activeUserIds(): number[] {
+		return [...this.active].sort((a, b) => a - b);
+	}
+
 	/** Whether the user holds an organization-level permission. */
 	realmAllows(setting: string, userId: number): boolean {
 		const value = this.realm[setting];
@@ -178,6 +183,18 @@ export class GroupGraphCache {
 	invalidate(): void {
 		this.current = undefined;
 	}
+}
+
+/** The events that drop a service's group graph cache (`cache()`: the service's, once it started). */
+export function groupGraphEvents(cache: () => GroupGraphCache | undefined) {
+	return {
+		"users.groupsChanged"() {
+			cache()?.invalidate();
+		},
+		"users.changed"() {
+			cache()?.invalidate();
+		},
+	};
 }
 
 /** Checks the shape of a group-setting value and that every group and user in it exists. */

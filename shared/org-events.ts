@@ -243,7 +243,7 @@ export interface NavigationViewChanged {
 	event: Record<string, unknown>;
 }
 
-/** `users.playgroundsChanged`: the organization's code playgrounds now, to every active user. */
+/** `catalog.playgroundsChanged`: the organization's code playgrounds now, to every active user. */
 export interface PlaygroundsChanged {
 	user_ids: number[];
 	realm_playgrounds: Array<{ id: number; name: string; pygments_language: string; url_template: string }>;
@@ -256,7 +256,7 @@ export interface Linkifier {
 	id: number;
 }
 
-/** `users.linkifiersChanged`: the organization's linkifiers now (in order), to every active user; the messages service renders with them. */
+/** `catalog.linkifiersChanged`: the organization's linkifiers now (in order), to every active user; the messages service renders with them. */
 export interface LinkifiersChanged {
 	realm_id: number;
 	user_ids: number[];
@@ -321,7 +321,7 @@ export interface RealmEmoji {
 	author_id: number | null;
 }
 
-/** `users.realmEmojiChanged`: the organization's custom emoji now, by ID, for every active user. */
+/** `catalog.realmEmojiChanged`: the organization's custom emoji now, by ID, for every active user. */
 export interface RealmEmojiChanged {
 	realm_id: number;
 	user_ids: number[];

@@ -12,6 +12,8 @@ import { writeExport } from "../../shared/zulip-format/write-export";
 import type { Progress } from "../progress";
 import { phaseLines } from "./phase-lines";
 import { connectServiceDbs, serviceModels } from "../service-dbs";
+import { catalogModels } from "../../services/catalog/db";
+import { catalogDataMoved } from "../../services/catalog/move-from-users";
 import { ArchiveFile } from "./archive-file";
 import { databaseSource } from "./database-source";
 
@@ -38,7 +40,8 @@ export async function exportZulip(o: ExportOptions): Promise<ExportResult> {
 	const { conns, close } = await connectServiceDbs(o.mongoUrl, o.prefix);
 	const archive = new ArchiveFile(path.resolve(o.out));
 	try {
-		const m = serviceModels(conns);
+		// A server whose catalog service has not started yet still keeps its catalog in the users database.
+		const m = { ...serviceModels(conns), ...((await catalogDataMoved(conns.catalog)) ? {} : catalogModels(conns.users)) };
 		const { realm, source } = await databaseSource(m);
 		const exports = await realmExportModel(conns.uploads).find({ realm_id: realm.id }).sort({ _id: 1 }).lean();
 		await archive.open();

@@ -2,7 +2,7 @@
 // service stores an uploaded emoji's (a public image at shared/public-images.ts's emojiPath, its
 // bytes in GridFS), under this organization's ID instead of Zulip's.
 import { emojiPath } from "../../shared/public-images";
-import type { RealmEmojiDoc } from "../../services/users/catalog/realm-emoji-model";
+import type { RealmEmojiDoc } from "../../services/catalog/emoji/realm-emoji-model";
 import type { PublicImageDoc } from "../../services/uploads/models/public-image";
 import { insertAll, table, type ImportContext } from "./context";
 import { fileBytes, fileRecords, typeOfName } from "../../shared/zulip-format/file-records";
@@ -42,6 +42,6 @@ export async function importEmoji(ctx: ImportContext): Promise<void> {
 	}
 	await insertAll(ctx.target.m.Images, stored);
 	await insertAll(ctx.target.m.RealmEmoji, docs);
-	await ctx.target.raiseCounter("users", "realm_emoji", ctx.ids.emoji.max());
+	await ctx.target.raiseCounter("catalog", "realm_emoji", ctx.ids.emoji.max());
 	ctx.progress.finish();
 }

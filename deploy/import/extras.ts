@@ -5,8 +5,8 @@ import { serverReactionType } from "../../shared/zulip-format/reaction-types";
 import type { ProfileFieldDoc } from "../../services/users/profile-fields/profile-field-model";
 import type { UserStatusDoc, StatusReactionType } from "../../services/users/status/user-status-model";
 import type { BotStorageDoc } from "../../services/users/bot-storage/bot-storage-model";
-import type { PlaygroundDoc } from "../../services/users/catalog/playground-model";
-import type { LinkifierDoc } from "../../services/users/catalog/linkifier-model";
+import type { PlaygroundDoc } from "../../services/catalog/playgrounds/playground-model";
+import type { LinkifierDoc } from "../../services/catalog/linkifiers/linkifier-model";
 import { mutedUserKey, type MutedUserDoc } from "../../services/users/muting/muted-user-model";
 import type { AlertWordsDoc } from "../../services/messages/models/alert-words";
 import { insertAll, seconds, table, type ImportContext } from "./context";
@@ -21,7 +21,7 @@ export async function importExtras(ctx: ImportContext): Promise<void> {
 		order: r.optInt("order") ?? 0,
 	}));
 	await insertAll(target.m.Linkifier, linkifiers);
-	await target.raiseCounter("users", "realm_filter", Math.max(0, ...linkifiers.map((l) => l._id)));
+	await target.raiseCounter("catalog", "realm_filter", Math.max(0, ...linkifiers.map((l) => l._id)));
 
 	const playgrounds: PlaygroundDoc[] = table(ctx, "zerver_realmplayground").map((r) => ({
 		_id: r.int("id"),
@@ -32,7 +32,7 @@ export async function importExtras(ctx: ImportContext): Promise<void> {
 		url_template: r.optStr("url_template") ?? `${r.str("url_prefix")}{code}`,
 	}));
 	await insertAll(target.m.Playground, playgrounds);
-	await target.raiseCounter("users", "realm_playground", Math.max(0, ...playgrounds.map((p) => p._id)));
+	await target.raiseCounter("catalog", "realm_playground", Math.max(0, ...playgrounds.map((p) => p._id)));
 
 	const words = new Map<number, string[]>();
 	for (const r of table(ctx, "zerver_alertword")) {

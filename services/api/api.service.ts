@@ -9,7 +9,7 @@ import { clock } from "../../shared/clock";
 import { call, type Identity, type Meta, type OpenedFile } from "../../shared/actions";
 import { convertParams, type ParamSchema } from "../../shared/params";
 import { adminRequired, badRequest, guestNotAllowed, methodNotAllowed, notFound, rateLimited, renderError, apiError, unauthorized } from "../../shared/errors";
-import { queryParams, send, sendJson, successJson, type Headers } from "./responses";
+import { queryParams, send, sendJson, sendText, successJson, type Headers } from "./responses";
 import { Drain } from "./drain";
 import { confirmEmailPage } from "./email-confirm-page";
 import { isAdmin, isGuest } from "../../shared/roles";
@@ -35,6 +35,7 @@ import { MULTIPART_TYPE, multipartFields } from "./multipart";
 import { clientName } from "./client-name";
 import { callWrite, honoursKeys, requestKey } from "./lost-answers";
 import { isTusPath, TUS_HEADERS, tusEndpoint } from "./tus-endpoint";
+import { isWebhookPath, readBody, webhookCall, webhookSender } from "./webhook-endpoint";
 
 const PREFIX = "/api/v1";
 /** How long the credential cache stays off after a node joins or this node reconnects (auth.ts). */
@@ -277,6 +278,36 @@ export function apiService(config: Config): ServiceSchema {
 		});
 	}
 
+	/**
+	 * A request to /api/v1/external/<integration> (webhook-endpoint.ts), taken before moleculer-web:
+	 * the body read whole as sent, the bot authenticated by its key, then the integrations service
+	 * answers, as JSON in Zulip's envelope or as the integration's own answer.
+	 */
+	function webhookRequest(svc: any, req: Req, res: ServerResponse) {
+		void drain.track(res, async () => {
+			const rateHeaders: Headers = {};
+			try {
+				req.$ctx = svc.broker.ContextFactory.create(svc.broker, null, {}, {});
+				const url = req.url ?? "";
+				const pathname = url.split("?")[0];
+				const query = queryParams(url);
+				const body = await readBody(req, config.bodyLimit);
+				const user = await webhookSender(req.$ctx, req, query, body).catch((err: unknown) => {
+					checkRate(`addr:${clientAddress(req)}`, rateHeaders);
+					throw err;
+				});
+				checkRate(`user:${user.user_id}`, rateHeaders);
+				const answer = await call(req.$ctx, "integrations.incoming", webhookCall(req, pathname, query, body), { meta: { user } });
+				if (answer.raw?.text !== undefined) sendText(res, answer.raw.status, answer.raw.text, rateHeaders);
+				else if (answer.raw) send(res, answer.raw.status, answer.raw.json, rateHeaders);
+				else sendJson(res, 200, successJson(answer.data, []), rateHeaders);
+			} catch (err) {
+				sendError(svc, res, err, rateHeaders);
+				if (!req.complete) dropRestOfBody(req);
+			}
+		});
+	}
+
 	/** The pages' forms: URL-encoded from browsers, JSON from API clients. */
 	const pageBodyParsers = {
 		json: { strict: false, limit: config.bodyLimit },
@@ -297,6 +328,7 @@ export function apiService(config: Config): ServiceSchema {
 	const routeLabel = (method: string, url: string): string => {
 		const pathname = url.split("?")[0];
 		if (isTusPath(pathname)) return "uploads.tus";
+		if (isWebhookPath(pathname)) return "integrations.incoming";
 		if (!pathname.startsWith(PREFIX)) return "other";
 		const match = router.match(method, pathname.slice(PREFIX.length) || "/");
 		return match.kind === "found" ? match.route.action : "unmatched";
@@ -456,7 +488,12 @@ export function apiService(config: Config): ServiceSchema {
 			createServer(this: any) {
 				if (this.server) return;
 				// Requests to /api/v1/tus are answered by the tus server, not routed by moleculer-web.
-				const handler = (req: IncomingMessage, res: ServerResponse) => (isTusPath((req.url ?? "").split("?")[0]) ? tusRequest(this, req as Req, res) : this.httpHandler(req, res));
+				const handler = (req: IncomingMessage, res: ServerResponse) => {
+					const pathname = (req.url ?? "").split("?")[0];
+					if (isTusPath(pathname)) tusRequest(this, req as Req, res);
+					else if (isWebhookPath(pathname)) webhookRequest(this, req as Req, res);
+					else this.httpHandler(req, res);
+				};
 				this.server = createHttpServer((req) => (isFileRequest(req) ? Infinity : config.bodyLimit), withRequestId(observeHttp(this.broker, handler, routeLabel)));
 				this.server.requestTimeout = this.settings.requestTimeout;
 				this.isHTTPS = false;

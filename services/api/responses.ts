@@ -18,6 +18,13 @@ export function sendJson(res: ServerResponse, status: number, json: string, head
 	res.end(json);
 }
 
+/** A plain-text answer (an integration answering its tool in the tool's own terms). */
+export function sendText(res: ServerResponse, status: number, text: string, headers: Headers = {}): void {
+	if (res.headersSent) return;
+	res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(text), ...headers });
+	res.end(text);
+}
+
 /**
  * The query string as flat name/value pairs (the last of repeated names wins). Parsed here rather
  * than by the gateway library so that no name is dropped or nested: Zulip parameters are flat,

@@ -6,7 +6,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { call } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
-import { GroupGraphCache } from "../../shared/group-settings";
+import { GroupGraphCache, groupGraphEvents } from "../../shared/group-settings";
 import type { ChannelsDb } from "./db";
 import { channelModel } from "./models/channel";
 import { subscriptionModel } from "./models/subscription";
@@ -43,12 +43,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 		},
 
 		events: {
-			"users.groupsChanged"() {
-				db.graphs?.invalidate();
-			},
-			"users.changed"() {
-				db.graphs?.invalidate();
-			},
+			...groupGraphEvents(() => db.graphs),
 			/** Messages moved into a channel may bring a named topic with them. */
 			async "messages.moved"(ctx: Context<{ channel_id?: number; topic: string }>) {
 				if (ctx.params.channel_id && ctx.params.topic) await db.Channel.updateOne({ _id: ctx.params.channel_id }, { $set: { has_named_topics: true } });

@@ -10,13 +10,13 @@ export function settingsChangeHandlers(registry: () => QueueRegistry, deliver: D
 		"users.navigationViewChanged"(ctx: Context<NavigationViewChanged>) {
 			deliver(registry().of([ctx.params.user_id]), "navigation_view", () => ({ ...ctx.params.event }));
 		},
-		"users.playgroundsChanged"(ctx: Context<PlaygroundsChanged>) {
+		"catalog.playgroundsChanged"(ctx: Context<PlaygroundsChanged>) {
 			deliver(registry().of(new Set(ctx.params.user_ids)), "realm_playgrounds", () => ({ realm_playgrounds: ctx.params.realm_playgrounds }));
 		},
-		"users.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
+		"catalog.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
 			deliver(registry().of(new Set(ctx.params.user_ids)), "realm_linkifiers", () => ({ realm_linkifiers: ctx.params.realm_linkifiers }));
 		},
-		"users.realmEmojiChanged"(ctx: Context<RealmEmojiChanged>) {
+		"catalog.realmEmojiChanged"(ctx: Context<RealmEmojiChanged>) {
 			deliver(registry().of(new Set(ctx.params.user_ids)), "realm_emoji", () => ({ op: "update", realm_emoji: ctx.params.realm_emoji }));
 		},
 	};

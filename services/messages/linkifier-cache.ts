@@ -1,5 +1,5 @@
-// The organization's linkifiers for rendering: asked of the users service once, then kept current
-// by users.linkifiersChanged (which carries the whole list), so no message costs a bus call.
+// The organization's linkifiers for rendering: asked of the catalog service once, then kept current
+// by catalog.linkifiersChanged (which carries the whole list), so no message costs a bus call.
 import type { Context } from "moleculer";
 import { call, type Meta } from "../../shared/actions";
 import { currentLinkifiers, setLinkifiers, type CompiledLinkifier } from "../../shared/markdown/linkifiers";
@@ -17,7 +17,7 @@ export async function loadedLinkifiers(ctx: Context<unknown, Meta>): Promise<Com
 	const known = currentLinkifiers();
 	if (known) return known;
 	const before = heard;
-	const { linkifiers } = await call(ctx, "users.linkifiers", {});
+	const { linkifiers } = await call(ctx, "catalog.linkifiers", {});
 	// A broadcast heard meanwhile is newer than this answer.
 	if (heard === before) setLinkifiers(linkifiers);
 	return currentLinkifiers() ?? [];

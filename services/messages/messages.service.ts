@@ -144,6 +144,17 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		return messages.map((m) => messageView(m, flags.get(m._id) ?? ["read", "historical"], context));
 	}
 
+	/** Zulip's mentions_user_ids: users mentioned by name or ID, and the members of mentioned groups (no wildcards, no silent mentions). */
+	async function mentionedUserIds(mentions: Sent["mentions"]): Promise<number[]> {
+		if (!mentions) return [];
+		const out = new Set(mentions.userIds);
+		if (mentions.groupIds.size) {
+			const graph = await graphs.get();
+			for (const g of mentions.groupIds) for (const u of graph.members(g)) out.add(u);
+		}
+		return [...out];
+	}
+
 	/**
 	 * Tells the other services about a message: those that keep derived state (first message,
 	 * recent activity), and the events service, which gets the message as the API shows it and
@@ -157,14 +168,16 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			const publicity = async () => ({ is_realm_public: sent.publicChannel ?? false, is_web_public: sent.webPublicChannel ?? false });
 			m.has_attachment = await claimUploads(ctx, db, config.externalUrl, { message: m, sender: sent.sender, html: m.rendered_content, stored: m.has_attachment, publicity });
 		}
-		const listening = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => s.name === "events");
+		// The integrations service snapshots the message for the outgoing webhook bots it triggers.
+		const listening = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => s.name === "events" || s.name === "integrations");
 		let event: Record<string, unknown> | undefined;
 		if (listening) {
 			const [message] = await views(ctx, [m], new Map([[m._id, []]]), { apply_markdown: true, client_gravatar: false, allow_empty_topic_name: false } as GetParams);
 			delete message.flags;
 			event = { message, content: m.content, flags: Object.fromEntries([...sent.flags].map(([u, f]) => [u, apiFlags(f)])) };
 		}
-		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, user_ids: sent.userIds, public_channel: sent.publicChannel ?? false, event, ...echo });
+		const mentioned_user_ids = await mentionedUserIds(sent.mentions);
+		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, sender_is_bot: sent.sender?.is_bot ?? false, user_ids: sent.userIds, mentioned_user_ids, public_channel: sent.publicChannel ?? false, event, ...echo });
 	}
 
 	/** What move notices need: channel facts as the mover sees them, and posting as Notification Bot. */
@@ -249,10 +262,10 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			"users.mutesChanged"(ctx: Context<MutesChanged>) {
 				muters.changed(ctx.params.muted_user_id);
 			},
-			"users.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
+			"catalog.linkifiersChanged"(ctx: Context<LinkifiersChanged>) {
 				linkifiersChanged(ctx.params.realm_linkifiers);
 			},
-			"users.realmEmojiChanged"(ctx: Context<RealmEmojiChanged>) {
+			"catalog.realmEmojiChanged"(ctx: Context<RealmEmojiChanged>) {
 				realmEmojiChanged(ctx.params.realm_emoji);
 			},
 			/** Turning drafts synchronization off deletes the drafts kept on the server. */

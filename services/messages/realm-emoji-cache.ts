@@ -1,5 +1,5 @@
-// The organization's custom emoji for reactions and rendering: asked of the users service once,
-// then kept current by users.realmEmojiChanged (which carries the whole list), so no reaction or
+// The organization's custom emoji for reactions and rendering: asked of the catalog service once,
+// then kept current by catalog.realmEmojiChanged (which carries the whole list), so no reaction or
 // message costs a bus call.
 import type { Context } from "moleculer";
 import { call, type Meta } from "../../shared/actions";
@@ -18,7 +18,7 @@ export async function loadedRealmEmoji(ctx: Context<unknown, Meta>): Promise<Rec
 	const known = currentCustomEmoji();
 	if (known) return known;
 	const before = heard;
-	const { emoji } = await call(ctx, "users.realmEmoji", {});
+	const { emoji } = await call(ctx, "catalog.realmEmoji", {});
 	// A broadcast heard meanwhile is newer than this answer.
 	if (heard === before) setCustomEmoji(emoji);
 	return currentCustomEmoji() ?? {};

@@ -110,6 +110,8 @@ export interface Sent {
 	/** A message to a web-public channel. */
 	webPublicChannel?: boolean;
 	sender?: Identity;
+	/** Who the content mentions by name or ID, and which groups (outgoing webhook bots' triggers). */
+	mentions?: Rendered["mentions"];
 }
 
 /**
@@ -177,5 +179,5 @@ export async function storeMessage(
 		if (isDuplicateKey(err)) await Promise.all([db.UserMessage.deleteMany({ message_id: message._id }), db.Submessage.deleteMany({ message_id: message._id })]);
 		throw err;
 	}
-	return { message, userIds, flags, publicChannel: isChannel && target.channel.invite_only === false, webPublicChannel: isChannel && target.channel.is_web_public === true, sender };
+	return { message, userIds, flags, publicChannel: isChannel && target.channel.invite_only === false, webPublicChannel: isChannel && target.channel.is_web_public === true, sender, mentions: rendered.mentions };
 }

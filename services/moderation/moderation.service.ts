@@ -6,7 +6,7 @@ import type { ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { call } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
-import { GroupGraphCache } from "../../shared/group-settings";
+import { GroupGraphCache, groupGraphEvents } from "../../shared/group-settings";
 import { reportModel } from "./models/report";
 import { reportActions, type ModerationDeps } from "./actions/reports";
 
@@ -18,15 +18,8 @@ export function moderationService(config: Config & { mongoUrl: string }): Servic
 		name: "moderation",
 		actions: { ...reportActions(deps) },
 
-		events: {
-			// The moderation request channel and topics policy come with the organization snapshot.
-			"users.groupsChanged"() {
-				deps.graphs?.invalidate();
-			},
-			"users.changed"() {
-				deps.graphs?.invalidate();
-			},
-		},
+		// The moderation request channel and topics policy come with the organization snapshot.
+		events: groupGraphEvents(() => deps.graphs),
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "moderation");

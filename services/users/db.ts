@@ -9,16 +9,13 @@ import { profileFieldModel } from "./profile-fields/profile-field-model";
 import { emailChangeModel } from "./settings/email-change-model";
 import { passwordResetBudgetModel, passwordResetModel } from "./password-reset/password-reset-model";
 import { userGroupModel } from "./groups/user-group-model";
-import { linkifierModel } from "./catalog/linkifier-model";
 import { navigationViewModel } from "./navigation-views/navigation-view-model";
-import { playgroundModel } from "./catalog/playground-model";
 import { presenceModel } from "./presence/presence-model";
 import { ownerGuardModel } from "./accounts/owner-guard-model";
 import { botStorageModel } from "./bot-storage/bot-storage-model";
 import { pushDeviceModel } from "./push-devices/push-device-model";
 import { userStatusModel } from "./status/user-status-model";
 import { mutedUserModel } from "./muting/muted-user-model";
-import { realmEmojiModel } from "./catalog/realm-emoji-model";
 import { cliChangeModel } from "./management/cli-change-model";
 import { cliRelayModel } from "./management/cli-relay-model";
 
@@ -31,8 +28,6 @@ export function usersModels(conn: Connection) {
 		EmailChange: emailChangeModel(conn),
 		UserGroup: userGroupModel(conn),
 		NavigationView: navigationViewModel(conn),
-		Playground: playgroundModel(conn),
-		Linkifier: linkifierModel(conn),
 		Presence: presenceModel(conn),
 		OwnerGuard: ownerGuardModel(conn),
 		BotStorage: botStorageModel(conn),
@@ -42,7 +37,6 @@ export function usersModels(conn: Connection) {
 		UserStatus: userStatusModel(conn),
 		MutedUser: mutedUserModel(conn),
 		CliChange: cliChangeModel(conn),
-		RealmEmoji: realmEmojiModel(conn),
 		CliRelay: cliRelayModel(conn),
 	};
 }

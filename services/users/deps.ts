@@ -1,16 +1,14 @@
 // What every action group of the users service is handed, the one argument each takes: the
 // database handles, the group graph, the configuration, how users are found and shown
 // (user-lookup.ts), and how changes are announced (user-changes.ts).
-import { requireUser, type Ctx, type Identity } from "../../shared/actions";
 import type { Config } from "../../shared/config";
-import { adminRequired } from "../../shared/errors";
 import type { GroupGraphCache } from "../../shared/group-settings";
-import { isAdmin } from "../../shared/roles";
 import type { UsersDb } from "./db";
 import { userChanges } from "./user-changes";
 import { userLookup } from "./user-lookup";
 
 export type { Ctx } from "../../shared/actions";
+export { requireAdmin } from "../../shared/actions";
 
 export interface ServiceDeps extends ReturnType<typeof userLookup>, ReturnType<typeof userChanges> {
 	db: UsersDb;
@@ -24,11 +22,4 @@ export type ActionGroup = (deps: ServiceDeps) => Record<string, unknown>;
 export function serviceDeps(db: UsersDb, graphs: GroupGraphCache, config: Config): ServiceDeps {
 	const lookup = userLookup(db, graphs);
 	return { db, graphs, config, ...lookup, ...userChanges(db, graphs, lookup.host, lookup.view) };
-}
-
-/** The caller, who must be an organization administrator. */
-export function requireAdmin(ctx: Ctx<any>): Identity {
-	const user = requireUser(ctx);
-	if (!isAdmin(user.role)) throw adminRequired();
-	return user;
 }

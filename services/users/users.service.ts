@@ -1,13 +1,14 @@
 // The users service: the organization, users and bots, roles, authentication and API keys,
-// personal settings, custom profile fields, user groups, presence and status, and the
-// organization's linkifiers, playgrounds and custom emoji. This file wires the service (its
-// database, the organization and its start-up records, the events it follows, the action groups);
-// each feature's actions, rules and models are in its folder beside this file.
+// personal settings, custom profile fields, user groups, presence and status, navigation views
+// (the organization's linkifiers, playgrounds and custom emoji are the catalog service's). This
+// file wires the service (its database, the organization and its start-up records, the events it
+// follows, the action groups); each feature's actions, rules and models are in its folder.
 import type { Connection } from "mongoose";
 import cron, { type ScheduledTask } from "node-cron";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
+import { spreadActionGroups } from "../../shared/action-groups";
 import { call } from "../../shared/actions";
 import type { EmailRequest } from "../../shared/email";
 import { GroupGraphCache } from "../../shared/group-settings";
@@ -38,9 +39,6 @@ import { userStatusActions } from "./status/actions";
 import { mutedUserActions } from "./muting/actions";
 import { pushDeviceActions } from "./push-devices/actions";
 import { navigationViewActions } from "./navigation-views/actions";
-import { linkifierActions } from "./catalog/linkifier-actions";
-import { playgroundActions } from "./catalog/playground-actions";
-import { realmEmojiActions } from "./catalog/emoji-actions";
 import { realmActions } from "./realm/actions";
 import { realmImageActions } from "./realm/realm-image-actions";
 import { serverActions } from "./realm/server-actions";
@@ -67,9 +65,6 @@ const ACTION_GROUPS: ActionGroup[] = [
 	mutedUserActions,
 	pushDeviceActions,
 	navigationViewActions,
-	linkifierActions,
-	playgroundActions,
-	realmEmojiActions,
 	realmActions,
 	realmImageActions,
 	serverActions,
@@ -104,13 +99,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 	}
 
 	const deps = serviceDeps(db, graphs, config);
-	const actions: Record<string, unknown> = {};
-	for (const group of ACTION_GROUPS) {
-		for (const [name, action] of Object.entries(group(deps))) {
-			if (Object.hasOwn(actions, name)) throw new Error(`users.${name} is defined by two action groups`);
-			actions[name] = action;
-		}
-	}
+	const actions = spreadActionGroups("users", ACTION_GROUPS, deps);
 
 	return {
 		name: "users",

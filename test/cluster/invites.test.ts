@@ -19,7 +19,7 @@ const emailDir = () => path.join(cluster.dataDir, "emails");
 beforeAll(async () => {
 	cluster = await startCluster({
 		name: "invites",
-		nodes: ["api,users,channels,messages,events,notifications", "invites", "invites"],
+		nodes: ["api,users,channels,messages,events,notifications,catalog", "invites", "invites"],
 		gateways: 0,
 		env: { INVITES_DAILY_LIMIT: "4" },
 		ready: async (c) => (await c.get("/invites")).status === 200,

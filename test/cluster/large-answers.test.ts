@@ -18,7 +18,7 @@ const contentOf = (i: number) => `${i} ${"λόγος and <html> & \"quotes\" ".r
 beforeAll(async () => {
 	cluster = await startCluster({
 		name: "large",
-		nodes: ["users", "channels", "messages"],
+		nodes: ["users", "channels,catalog", "messages"],
 		ready: ownerReadsMessages,
 	});
 	owner = cluster.owner;

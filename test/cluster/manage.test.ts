@@ -121,7 +121,7 @@ describe("services as nodes over NATS, two users replicas", () => {
 	let cluster: Cluster;
 
 	beforeAll(async () => {
-		cluster = await startCluster({ name: "manage", nodes: ["users", "users", "channels", "messages,events"] });
+		cluster = await startCluster({ name: "manage", nodes: ["users", "users", "channels,catalog", "messages,events"] });
 		await waitFor(async () => (await cluster.owner.get("/streams")).status === 200 && !!(await cluster.owner.post("/register", { event_types: ["realm"] })).body.queue_id, "the channels and events nodes");
 	});
 

@@ -24,7 +24,7 @@ let readyz: string;
 beforeAll(async () => {
 	cluster = await startCluster({
 		name: "nats-restart",
-		nodes: ["users", "channels", "messages"],
+		nodes: ["users", "channels,catalog", "messages"],
 		ready: ownerReadsMessages,
 	});
 	owner = cluster.owner;

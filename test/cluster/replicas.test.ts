@@ -20,7 +20,7 @@ beforeAll(async () => {
 	// The first users node creates the organization and its owner; two gateways.
 	cluster = await startCluster({
 		name: "replicas",
-		nodes: ["users", "users", "channels", "channels", "messages", "messages", "messages", "events", "events"],
+		nodes: ["users", "users", "channels,catalog", "channels,catalog", "messages", "messages", "messages", "events", "events"],
 		gateways: 2,
 		ready: ownerReadsMessages,
 	});

@@ -33,6 +33,12 @@ const ALLOWED: Allowed[] = [
 		filter: {},
 		reason: "import-zulip's count of what it imported, once per import",
 	})),
+	// The catalog service's first start (services/catalog/move-from-users.ts): whether its own
+	// collections hold anything, and the users database's old ones copied whole; once per database.
+	...["realm_filters", "realm_playgrounds", "realm_emoji"].flatMap((coll) => [
+		{ db: "catalog", coll, filter: {}, reason: "the catalog's first start: does it hold data already (one document read), once per database" },
+		{ db: "users", coll, filter: {}, reason: "the catalog's first start copies the users database's old collection whole, once per database" },
+	]),
 	// The relay's own unit test (test/unit/change-relay.test.ts) empties and counts these
 	// collections between its cases; the relay itself reads them by _id and by its indexes.
 	...["cli_changes", "cli_relays"].map((coll) => ({

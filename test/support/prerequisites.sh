@@ -2,8 +2,9 @@
 # What the test suites need beyond npm packages, installed when missing (idempotent, quick when
 # already done):
 #   - nats-server (Debian package), for the cluster tests;
-#   - the official Python Zulip client, zulip-terminal (PyPI `zulip-term`) and zulip_bots in a
-#     private virtualenv, for the real-client and bot storage tests, and zulipchat-mcp and
+#   - the official Python Zulip client, zulip-terminal (PyPI `zulip-term`), zulip_bots and
+#     zulip_botserver in a private virtualenv, for the real-client, bot storage and outgoing
+#     webhook bot tests, and zulipchat-mcp and
 #     kctl-zulip (PyPI) in one of their own, for the status-setting clients' test;
 #   - Chromium (Debian package), the browser the sign-up page test drives through playwright-core.
 #   - kustomize (Go module proxy, built with the Go that builds the embedded store) and hadolint
@@ -53,6 +54,10 @@ fi
 if ! "$venv/bin/python" -c "import zulip_bots" 2>/dev/null; then
 	echo "Installing zulip_bots (PyPI) for the bot storage test..."
 	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip_bots==0.9.1" "zulip==0.9.1"
+fi
+if ! "$venv/bin/python" -c "import zulip_botserver" 2>/dev/null; then
+	echo "Installing zulip_botserver (PyPI) for the outgoing webhook bot test..."
+	"$venv/bin/pip" install --quiet --disable-pip-version-check "zulip_botserver==0.9.1" "zulip_bots==0.9.1" "zulip==0.9.1"
 fi
 
 # Two status-setting clients built apart from Zulip, in a virtualenv of their own so that none of

@@ -37,7 +37,7 @@ export interface LossCluster {
 
 /** The cluster, its channel and the clients (each user subscribed); a nats-server and a store of the caller's own if given. */
 export async function startLossCluster(name: string, o: { natsUrl?: string; mongoUrl?: string } = {}): Promise<LossCluster> {
-	const cluster = await startCluster({ name, nodes: ["users", "channels", "messages", "messages", "messages"], ready: ownerReadsMessages, ...o });
+	const cluster = await startCluster({ name, nodes: ["users", "channels,catalog", "messages", "messages", "messages"], ready: ownerReadsMessages, ...o });
 	try {
 		const { owner, gateways } = cluster;
 		const users: Client[] = [];

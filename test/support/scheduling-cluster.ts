@@ -38,7 +38,7 @@ function ok(res: Response, what: string): Response {
 export async function startSchedulingCluster(o: SchedulingClusterOptions): Promise<SchedulingCluster> {
 	const cluster = await startCluster({
 		name: "scheduling",
-		nodes: ["api,users,channels,messages", ...Array.from({ length: o.replicas }, () => "scheduling")],
+		nodes: ["api,users,channels,messages,catalog", ...Array.from({ length: o.replicas }, () => "scheduling")],
 		gateways: 0,
 		env: { SCHEDULING_CRON: "* * * * * *", SCHEDULING_CLAIM_TIMEOUT_SECONDS: String(o.claimTimeoutSeconds ?? 60) },
 		ready: async (owner) => (await owner.get("/scheduled_messages")).status === 200,

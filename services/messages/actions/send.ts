@@ -87,7 +87,7 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 	 * Every check of a would-be message, in POST /messages' order, storing nothing: content,
 	 * target (the channel, which the sender must be allowed to post in, or the users), topic.
 	 */
-	async function prepare(ctx: Ctx<any>, actor: Identity, q: { type: string; to: unknown; topic?: string; content: string }) {
+	async function prepare(ctx: Ctx<any>, actor: Identity, q: { type: string; to: unknown; topic?: string; content: string; skip_channel_access?: boolean }) {
 		// As Zulip's Addressee.legacy_build, before anything else: a channel message names its topic
 		// ("" or "(no topic)" for the empty topic, where the channel allows it).
 		if (isChannelType(q.type) && q.topic === undefined) throw badRequest("Missing topic");
@@ -95,7 +95,9 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 		const graph = await graphs().get();
 		let target: { channel: ChannelTarget; topic: string } | { participants: Principal[] };
 		if (isChannelType(q.type)) {
-			const channel = await call(ctx, "channels.sendTarget", { channel: channelRef(q.to) });
+			const ref = channelRef(q.to);
+			// Zulip's skip_stream_access_check, for an outgoing webhook bot's reply where it was mentioned.
+			const channel = q.skip_channel_access && typeof ref === "number" ? await call(ctx, "channels.notificationTarget", { channel_id: ref }) : await call(ctx, "channels.sendTarget", { channel: ref });
 			// "inherit" follows the organization's topics_policy.
 			const policy = channel.topics_policy === "inherit" ? graph.topicsPolicy : channel.topics_policy;
 			target = { channel, topic: checkTopic(q.topic, graph.emptyTopicDisplayName, policy) };
@@ -141,11 +143,13 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 		 * scheduled message's sender), with every check and effect of POST /messages. The
 		 * idempotency key makes a repeated delivery answer the message the first one stored;
 		 * past `deliver_by` (Unix seconds) a message not yet stored is refused with Zulip's reason.
+		 * The integrations service posts outgoing webhook bots' replies here too, with
+		 * `skip_channel_access` (a channel by ID that the bot need not be allowed to post in).
 		 */
 		sendScheduled: {
 			visibility: "public",
-			params: params({ ...messageParams, read_by_sender: p.bool(), idempotency_key: p.string({ min: 1 }), deliver_by: p.int({ optional: true }) }),
-			async handler(ctx: Ctx<{ type: string; to: unknown; topic?: string; content: string; read_by_sender: boolean; idempotency_key: string; deliver_by?: number }>) {
+			params: params({ ...messageParams, read_by_sender: p.bool(), idempotency_key: p.string({ min: 1 }), deliver_by: p.int({ optional: true }), skip_channel_access: p.bool({ optional: true }) }),
+			async handler(ctx: Ctx<{ type: string; to: unknown; topic?: string; content: string; read_by_sender: boolean; idempotency_key: string; deliver_by?: number; skip_channel_access?: boolean }>) {
 				const actor = requireUser(ctx);
 				const q = ctx.params;
 				const existing = await sentUnder(q.idempotency_key);

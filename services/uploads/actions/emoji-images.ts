@@ -1,9 +1,9 @@
 // POST /realm/emoji/{emoji_name}: a custom emoji's image, as Zulip's upload_emoji view and
 // upload_emoji_image. The checks that need no bytes (the name, who may, a name in use) run before
-// the body is read (the purpose's check, users.checkEmojiUpload); then the image's type, its
+// the body is read (the purpose's check, catalog.checkEmojiUpload); then the image's type, its
 // decoding and resizing (image-resize.ts); the original is kept beside the resized image (and
-// the still version of an animated one). The emoji itself belongs to the users service
-// (users.addEmoji), which checks again and announces it; if it refuses, the images go.
+// the still version of an animated one). The emoji itself belongs to the catalog service
+// (catalog.addEmoji), which checks again and announces it; if it refuses, the images go.
 import { call, requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
@@ -25,7 +25,7 @@ export const EMOJI_FILE_COUNT = "You must upload exactly one file.";
 export const emojiPurpose: Purpose = {
 	...sizeLimit(MAX_EMOJI_FILE_SIZE_MIB),
 	async check(ctx, routeParams) {
-		await call(ctx, "users.checkEmojiUpload", { emoji_name: typeof routeParams.emoji_name === "string" ? routeParams.emoji_name : "" });
+		await call(ctx, "catalog.checkEmojiUpload", { emoji_name: typeof routeParams.emoji_name === "string" ? routeParams.emoji_name : "" });
 	},
 };
 
@@ -38,7 +38,7 @@ export function emojiImageActions(deps: UploadsDeps) {
 				const upload = ctx.meta.upload;
 				if (!upload) throw badRequest(EMOJI_FILE_COUNT);
 				const pending = await pendingUpload(deps.Pending, upload.upload_id, user, CUSTOM_EMOJI);
-				const { emoji_name } = await call(ctx, "users.checkEmojiUpload", { emoji_name: ctx.params.emoji_name });
+				const { emoji_name } = await call(ctx, "catalog.checkEmojiUpload", { emoji_name: ctx.params.emoji_name });
 				// As Zulip, the type is the client's (here guessed from the name when it sent none).
 				const type = bareType(contentTypeOf(upload.file_name, upload.content_type));
 				const kind = Object.hasOwn(EMOJI_TYPES, type) ? EMOJI_TYPES[type] : undefined;
@@ -59,7 +59,7 @@ export function emojiImageActions(deps: UploadsDeps) {
 				}
 				await storeImages(deps.store, deps.Images, user.realm_id, images);
 				try {
-					await call(ctx, "users.addEmoji", { emoji_name, file_name: fileName, is_animated: images.length === 3 });
+					await call(ctx, "catalog.addEmoji", { emoji_name, file_name: fileName, is_animated: images.length === 3 });
 				} catch (err) {
 					await removeImages(deps.store, deps.Images, images.map((i) => i.path));
 					throw err;

@@ -9,9 +9,9 @@
 // Decision: a standard export (export_type 2, "full with member consent") is accepted with
 // Zulip's checks and, for now, holds the same public data as a public export; the private data
 // of consenting members comes with the export format's own issue.
-import { call, requireUser, type Ctx, type OpenedFile } from "../../../shared/actions";
+import { call, requireAdmin, requireUser, type Ctx, type OpenedFile } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
-import { adminRequired, badRequest } from "../../../shared/errors";
+import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { isAdmin } from "../../../shared/roles";
 import { fileNotFound } from "../file-access";
@@ -19,12 +19,6 @@ import { sendableFile } from "../opened-file";
 import { ExportStatus, ExportType } from "../models/realm-export";
 import { checkCanStart, deletableExport, listExports, recentExports } from "../realm-export-rules";
 import { announceExports, runInBackground, type ExportDeps } from "../export/run-export";
-
-function requireAdmin(ctx: Ctx<any>) {
-	const user = requireUser(ctx);
-	if (!isAdmin(user.role)) throw adminRequired();
-	return user;
-}
 
 export function realmExportActions(deps: ExportDeps) {
 	return {

@@ -1,7 +1,7 @@
 // Authentication: an API key with its email for every request the gateway routes
 // (users.authenticate), and POST /fetch_api_key (email and password). The rules live in
 // authentication.ts.
-import type { Identity } from "../../../shared/actions";
+import type { Identity, WebhookSender } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
 import { userByApiKey, userByPassword } from "./authentication";
 import type { Ctx, ServiceDeps } from "../deps";
@@ -14,6 +14,19 @@ export function authActions({ db, host, identity }: ServiceDeps) {
 			async handler(ctx: Ctx<{ email: string; api_key: string }>): Promise<Identity> {
 				const user = await userByApiKey(db, host(), ctx.params.email, ctx.params.api_key);
 				return identity(user);
+			},
+		},
+
+		/**
+		 * For the integrations service: the user of an incoming webhook's URL, by its API key alone
+		 * (Zulip's webhook_view), with what decides where the webhook may post.
+		 */
+		authenticateWebhook: {
+			visibility: "public",
+			params: params({ api_key: p.string(), email: p.string({ optional: true }) }),
+			async handler(ctx: Ctx<{ api_key: string; email?: string }>): Promise<WebhookSender> {
+				const user = await userByApiKey(db, host(), ctx.params.email ?? null, ctx.params.api_key);
+				return { ...identity(user), bot_type: user.bot_type ?? null, bot_owner_id: user.bot_owner_id ?? null };
 			},
 		},
 

@@ -6,8 +6,11 @@ import type { UsersDb } from "../db";
 import type { UserDoc } from "../models/user";
 import { apiEmail } from "../user-view";
 
-/** The active user an API key belongs to, with the email it was sent with (the address or the API email). */
-export async function userByApiKey(db: UsersDb, host: string, rawEmail: string, apiKey: string): Promise<UserDoc> {
+/**
+ * The active user an API key belongs to, with the email it was sent with (the address or the API
+ * email); `null` for the email: the key alone, as Zulip's webhook URLs carry it.
+ */
+export async function userByApiKey(db: UsersDb, host: string, rawEmail: string | null, apiKey: string): Promise<UserDoc> {
 	const key = apiKey.trim();
 	// Every refusal is 401 UNAUTHORIZED with Zulip's reason, in Zulip's order
 	// (decorator.py: access_user_by_api_key, validate_account_and_subdomain).
@@ -15,8 +18,8 @@ export async function userByApiKey(db: UsersDb, host: string, rawEmail: string, 
 	const user = await db.User.findOne({ api_key: key }).lean();
 	// System bots (another realm) never authenticate.
 	if (!user || user.realm_id !== db.realm._id) throw unauthorized("Invalid API key");
-	const email = rawEmail.toLowerCase();
-	if (email !== user.email_key && email !== apiEmail(user, host).toLowerCase()) throw unauthorized("Invalid API key");
+	const email = rawEmail?.toLowerCase();
+	if (email !== undefined && email !== user.email_key && email !== apiEmail(user, host).toLowerCase()) throw unauthorized("Invalid API key");
 	if (db.realm.deactivated) throw unauthorized("This organization has been deactivated");
 	if (!user.is_active) throw unauthorized("Account is deactivated");
 	return user;

@@ -1,6 +1,6 @@
 // The users service's part of POST /register: the organization, the users and bots, the
 // caller's settings, custom profile fields, user groups, presence, statuses, mutes, navigation
-// views, and the catalog's lists (catalog/catalog-state.ts).
+// views (the catalog service answers the organization's playgrounds, linkifiers and emoji).
 import { requireUser, type RegisterStateParams } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
 import { systemBots } from "../accounts/system-bots";
@@ -11,7 +11,6 @@ import { channelNames, defaultChannelIds } from "../bots/bot-rules";
 import { listFields } from "../profile-fields/profile-field-store";
 import { realmStatuses } from "../status/status-rules";
 import { mutesOf } from "../muting/mute-rules";
-import { catalogState } from "../catalog/catalog-state";
 import { listViews } from "../navigation-views/navigation-view-rules";
 import type { Ctx, ServiceDeps } from "../deps";
 
@@ -37,11 +36,8 @@ export function registerActions({ db, graphs, config, findUser, groupsView }: Se
 					Object.assign(state, { presences, presence_last_update_id: last_update_id, server_timestamp: nowMs / 1000 });
 				}
 				if (wants("navigation_view")) state.navigation_views = await listViews(db, self.user_id);
-				const { realm_emoji, ...catalog } = await catalogState(db, wants);
-				Object.assign(state, catalog);
 				if (wants("user_status")) state.user_status = await realmStatuses(db, all);
 				if (wants("muted_users")) state.muted_users = await mutesOf(db, self.user_id);
-				if (realm_emoji) state.realm_emoji = realm_emoji;
 				if (wants("realm")) {
 					// Organization-level permissions, as group-setting values.
 					const graph = await graphs.get();

@@ -1,7 +1,7 @@
 // User status, as Zulip's update_user_status_backend and get_status_backend: POST
 // /users/me/status (the caller's text and emoji, and the deprecated `away`, which sets
 // presence_enabled) and GET /users/{user_id}/status. The rules live in status-rules.ts.
-import { requireUser } from "../../../shared/actions";
+import { call, requireUser } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
 import type { SettingsChanged, UserStatusChanged } from "../../../shared/org-events";
@@ -11,7 +11,6 @@ import { switchPresence } from "../presence/presence-store";
 import { checkStatusUpdate, saveStatus, statusOf, type StatusRequest } from "./status-rules";
 import { applyUpdate } from "../accounts/user-admin";
 import type { Ctx, ServiceDeps } from "../deps";
-import { customEmoji } from "../catalog/custom-emoji";
 
 export function userStatusActions({ db, findUser, noSuchUser, changed }: ServiceDeps) {
 	return {
@@ -26,8 +25,8 @@ export function userStatusActions({ db, findUser, noSuchUser, changed }: Service
 			async handler(ctx: Ctx<StatusRequest>) {
 				const actor = requireUser(ctx);
 				if (actor.is_bot) throw badRequest("This endpoint does not accept bot requests.");
-				// The organization's custom emoji, read only when the request names an emoji.
-				const change = checkStatusUpdate(ctx.params, ctx.params.emoji_name ? await customEmoji(db) : {});
+				// The organization's custom emoji (the catalog service's), asked only when the request names an emoji.
+				const change = checkStatusUpdate(ctx.params, ctx.params.emoji_name ? (await call(ctx, "catalog.realmEmoji", {})).emoji : {});
 				const user = await findUser(actor.user_id);
 				if (change.away !== undefined) {
 					// Zulip's do_change_user_setting(presence_enabled = not away): written and announced

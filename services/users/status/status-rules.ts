@@ -4,8 +4,8 @@
 //
 // Emoji are checked as Zulip's check_emoji_request checks them (the checks of reactions, with
 // Zulip's own words): Unicode emoji by Zulip's names (shared/emoji.ts), the one extra emoji
-// "zulip", and the organization's custom emoji by ID (../catalog/custom-emoji.ts; by name, an active one
-// before a Unicode emoji of the same name, as Zulip's get_emoji_data). The extra emoji's
+// "zulip", and the organization's custom emoji by ID (the catalog service's; by name, an active
+// one before a Unicode emoji of the same name, as Zulip's get_emoji_data). The extra emoji's
 // type is Zulip's `zulip_extra_emoji`; `service_extra_emoji` (the spec's neutral name, which
 // reactions answer) is taken as another name for it.
 import { upsertRetrying } from "../../../shared/db";

@@ -9,7 +9,7 @@ import { emojiCode } from "../../../shared/emoji";
 import type { GroupGraph } from "../../../shared/group-settings";
 import { emojiPath, emojiStillPath, publicImageUrl } from "../../../shared/public-images";
 import { isAdmin } from "../../../shared/roles";
-import type { UsersDb } from "../db";
+import type { CatalogDb } from "../db";
 import type { RealmEmojiDoc } from "./realm-emoji-model";
 
 /**
@@ -27,10 +27,10 @@ export function emojiName(raw: string): string {
 }
 
 /** The active emoji named `name`, if any. */
-export const activeEmoji = (db: UsersDb, name: string) => db.RealmEmoji.findOne({ realm_id: db.realm._id, name, deactivated: false }).lean();
+export const activeEmoji = (db: CatalogDb, name: string) => db.RealmEmoji.findOne({ realm_id: db.realmId, name, deactivated: false }).lean();
 
 /** Zulip's upload_emoji checks, in its order, before any byte is read: answers the name to store. */
-export async function checkEmojiUpload(db: UsersDb, graph: GroupGraph, actor: Identity, raw: string): Promise<string> {
+export async function checkEmojiUpload(db: CatalogDb, graph: GroupGraph, actor: Identity, raw: string): Promise<string> {
 	const name = emojiName(raw);
 	if (!graph.realmAllows("can_add_custom_emoji_group", actor.user_id)) throw insufficientPermission();
 	if (await activeEmoji(db, name)) throw badRequest("A custom emoji with this name already exists.");
@@ -39,7 +39,7 @@ export async function checkEmojiUpload(db: UsersDb, graph: GroupGraph, actor: Id
 }
 
 /** Zulip's delete_emoji checks: the active emoji of that name, which the caller may remove. */
-export async function removableEmoji(db: UsersDb, actor: Identity, name: string): Promise<RealmEmojiDoc> {
+export async function removableEmoji(db: CatalogDb, actor: Identity, name: string): Promise<RealmEmojiDoc> {
 	const emoji = await activeEmoji(db, name);
 	// Zulip's ResourceNotFoundError: 404 with the BAD_REQUEST code.
 	if (!emoji) throw apiError(404, "BAD_REQUEST", `Emoji '${name}' does not exist`);
@@ -59,7 +59,7 @@ export function emojiView(e: RealmEmojiDoc): RealmEmoji {
 }
 
 /** Every custom emoji of the organization by ID, deactivated ones too (Zulip's get_all_custom_emoji_for_realm). */
-export async function customEmoji(db: UsersDb): Promise<Record<string, RealmEmoji>> {
-	const all = await db.RealmEmoji.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean();
+export async function customEmoji(db: CatalogDb): Promise<Record<string, RealmEmoji>> {
+	const all = await db.RealmEmoji.find({ realm_id: db.realmId }).sort({ _id: 1 }).lean();
 	return Object.fromEntries(all.map((e) => [String(e._id), emojiView(e)]));
 }

@@ -4,7 +4,7 @@
 import { parse } from "uri-template";
 import { isDuplicateKey } from "../../../shared/db";
 import { badRequest } from "../../../shared/errors";
-import type { UsersDb } from "../db";
+import type { CatalogDb } from "../db";
 import type { PlaygroundDoc } from "./playground-model";
 
 export const MAX_PYGMENTS_LANGUAGE_LENGTH = 40;
@@ -47,15 +47,15 @@ export function checkPlayground(input: { name: string; pygments_language: string
 	return { name, pygments_language: language, url_template };
 }
 
-export async function listPlaygrounds(db: UsersDb): Promise<Playground[]> {
-	return (await db.Playground.find({ realm_id: db.realm._id }).sort({ _id: 1 }).lean()).map(playgroundView);
+export async function listPlaygrounds(db: CatalogDb): Promise<Playground[]> {
+	return (await db.Playground.find({ realm_id: db.realmId }).sort({ _id: 1 }).lean()).map(playgroundView);
 }
 
-export async function addPlayground(db: UsersDb, input: { name: string; pygments_language: string; url_template: string }): Promise<number> {
+export async function addPlayground(db: CatalogDb, input: { name: string; pygments_language: string; url_template: string }): Promise<number> {
 	const fields = checkPlayground(input);
 	const id = await db.nextId("realm_playground");
 	try {
-		await db.Playground.create({ _id: id, realm_id: db.realm._id, ...fields });
+		await db.Playground.create({ _id: id, realm_id: db.realmId, ...fields });
 	} catch (err) {
 		if (isDuplicateKey(err)) throw badRequest("Realm playground with this Realm, Pygments language and Name already exists.");
 		throw err;
@@ -63,7 +63,7 @@ export async function addPlayground(db: UsersDb, input: { name: string; pygments
 	return id;
 }
 
-export async function removePlayground(db: UsersDb, id: number) {
-	const res = await db.Playground.deleteOne({ _id: id, realm_id: db.realm._id });
+export async function removePlayground(db: CatalogDb, id: number) {
+	const res = await db.Playground.deleteOne({ _id: id, realm_id: db.realmId });
 	if (!res.deletedCount) throw badRequest("Invalid playground");
 }

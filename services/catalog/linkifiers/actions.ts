@@ -1,20 +1,20 @@
 // GET /realm/linkifiers (anyone), POST /realm/filters, PATCH and DELETE /realm/filters/{filter_id},
 // PATCH /realm/linkifiers (reorder; administrators). Each change broadcasts the list in order:
 // Zulip's `realm_linkifiers` event, and the messages service's rendering cache.
-import { requireUser, type Ctx } from "../../../shared/actions";
+import { requireAdmin, requireUser } from "../../../shared/actions";
 import type { LinkifiersChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
-import { activeUserIds } from "../db";
 import { addLinkifier, listLinkifiers, MAX_PATTERN_LENGTH, removeLinkifier, reorderLinkifiers, updateLinkifier } from "./linkifier-rules";
-import { MAX_URL_TEMPLATE_LENGTH } from "./playground-rules";
-import { requireAdmin, type ServiceDeps } from "../deps";
+import { MAX_URL_TEMPLATE_LENGTH } from "../playgrounds/playground-rules";
+import { activeUserIds, type Ctx, type ServiceDeps } from "../deps";
 
 type Fields = { pattern: string; url_template: string };
 
-export function linkifierActions({ db }: ServiceDeps) {
+export function linkifierActions(deps: ServiceDeps) {
+	const { db } = deps;
 	async function announce(ctx: Ctx<unknown>) {
-		const [realm_linkifiers, user_ids] = await Promise.all([listLinkifiers(db), activeUserIds(db)]);
-		await ctx.broadcast("users.linkifiersChanged", { realm_id: db.realm._id, user_ids, realm_linkifiers } satisfies LinkifiersChanged);
+		const [realm_linkifiers, user_ids] = await Promise.all([listLinkifiers(db), activeUserIds(deps)]);
+		await ctx.broadcast("catalog.linkifiersChanged", { realm_id: db.realmId, user_ids, realm_linkifiers } satisfies LinkifiersChanged);
 	}
 	const fields = { pattern: p.string({ max: MAX_PATTERN_LENGTH }), url_template: p.string({ max: MAX_URL_TEMPLATE_LENGTH }) };
 
@@ -27,7 +27,7 @@ export function linkifierActions({ db }: ServiceDeps) {
 			},
 		},
 
-		/** For the messages service's rendering cache (also refreshed by users.linkifiersChanged). */
+		/** For the messages service's rendering cache (also refreshed by catalog.linkifiersChanged). */
 		linkifiers: {
 			visibility: "public",
 			params: params({}),

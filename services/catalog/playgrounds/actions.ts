@@ -1,16 +1,16 @@
 // POST and DELETE /realm/playgrounds (administrators), each change announced with the whole list
 // (Zulip's `realm_playgrounds` event) to every active user.
-import type { Ctx } from "../../../shared/actions";
+import { requireAdmin } from "../../../shared/actions";
 import type { PlaygroundsChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
-import { activeUserIds } from "../db";
 import { addPlayground, listPlaygrounds, MAX_PLAYGROUND_NAME_LENGTH, MAX_URL_TEMPLATE_LENGTH, removePlayground } from "./playground-rules";
-import { requireAdmin, type ServiceDeps } from "../deps";
+import { activeUserIds, type Ctx, type ServiceDeps } from "../deps";
 
-export function playgroundActions({ db }: ServiceDeps) {
+export function playgroundActions(deps: ServiceDeps) {
+	const { db } = deps;
 	async function announce(ctx: Ctx<unknown>) {
-		const [realm_playgrounds, user_ids] = await Promise.all([listPlaygrounds(db), activeUserIds(db)]);
-		await ctx.broadcast("users.playgroundsChanged", { user_ids, realm_playgrounds } satisfies PlaygroundsChanged);
+		const [realm_playgrounds, user_ids] = await Promise.all([listPlaygrounds(db), activeUserIds(deps)]);
+		await ctx.broadcast("catalog.playgroundsChanged", { user_ids, realm_playgrounds } satisfies PlaygroundsChanged);
 	}
 
 	return {

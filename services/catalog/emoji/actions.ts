@@ -1,24 +1,24 @@
-// GET /realm/emoji, DELETE /realm/emoji/{emoji_name} (deactivates), and the users service's side
+// GET /realm/emoji, DELETE /realm/emoji/{emoji_name} (deactivates), and the catalog service's side
 // of POST /realm/emoji/{emoji_name}, whose images the uploads service stores
 // (services/uploads/actions/emoji-images.ts): the checks before the body is read, then the emoji.
-// Each change broadcasts the whole list (users.realmEmojiChanged): Zulip's `realm_emoji` update
+// Each change broadcasts the whole list (catalog.realmEmojiChanged): Zulip's `realm_emoji` update
 // event, and the messages service's cache for reactions and rendering. Rules: custom-emoji.ts.
 import { requireUser, type Identity } from "../../../shared/actions";
 import type { RealmEmojiChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
-import { activeUserIds } from "../db";
 import { checkEmojiUpload, customEmoji, removableEmoji } from "./custom-emoji";
-import type { Ctx, ServiceDeps } from "../deps";
+import { activeUserIds, type Ctx, type ServiceDeps } from "../deps";
 
-export function realmEmojiActions({ db, graphs }: ServiceDeps) {
+export function realmEmojiActions(deps: ServiceDeps) {
+	const { db } = deps;
 	async function announce(ctx: Ctx<unknown>) {
-		const [realm_emoji, user_ids] = await Promise.all([customEmoji(db), activeUserIds(db)]);
-		await ctx.broadcast("users.realmEmojiChanged", { realm_id: db.realm._id, user_ids, realm_emoji } satisfies RealmEmojiChanged);
+		const [realm_emoji, user_ids] = await Promise.all([customEmoji(db), activeUserIds(deps)]);
+		await ctx.broadcast("catalog.realmEmojiChanged", { realm_id: db.realmId, user_ids, realm_emoji } satisfies RealmEmojiChanged);
 	}
-	const check = async (actor: Identity, name: string) => checkEmojiUpload(db, await graphs.get(), actor, name);
+	const check = async (actor: Identity, name: string) => checkEmojiUpload(db, await deps.graphs.get(), actor, name);
 
 	return {
-		/** GET /realm/emoji; also the messages service's cache (refreshed by users.realmEmojiChanged). */
+		/** GET /realm/emoji; also the messages service's cache (refreshed by catalog.realmEmojiChanged). */
 		realmEmoji: {
 			params: params({}),
 			async handler() {
@@ -43,7 +43,7 @@ export function realmEmojiActions({ db, graphs }: ServiceDeps) {
 				// Checked again: the name may have been taken, or the permission lost, while the image arrived.
 				const name = await check(actor, ctx.params.emoji_name);
 				const id = await db.nextId("realm_emoji");
-				await db.RealmEmoji.create({ _id: id, realm_id: db.realm._id, name, author_id: actor.user_id, file_name: ctx.params.file_name, is_animated: ctx.params.is_animated, deactivated: false });
+				await db.RealmEmoji.create({ _id: id, realm_id: db.realmId, name, author_id: actor.user_id, file_name: ctx.params.file_name, is_animated: ctx.params.is_animated, deactivated: false });
 				await announce(ctx);
 				return { id };
 			},
