@@ -69,6 +69,7 @@ import { patreon } from "./integrations/patreon";
 import { freshstatus } from "./integrations/freshstatus";
 import { reviewboard } from "./integrations/reviewboard";
 import { rhodecode } from "./integrations/rhodecode";
+import { trello } from "./integrations/trello";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -141,6 +142,7 @@ export const INTEGRATIONS: Integration[] = [
 	freshstatus,
 	reviewboard,
 	rhodecode,
+	trello,
 ];
 
 const byName = new Map<string, Integration>();
