@@ -70,6 +70,7 @@ import { freshstatus } from "./integrations/freshstatus";
 import { reviewboard } from "./integrations/reviewboard";
 import { rhodecode } from "./integrations/rhodecode";
 import { trello } from "./integrations/trello";
+import { stripe } from "./integrations/stripe";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -143,6 +144,7 @@ export const INTEGRATIONS: Integration[] = [
 	reviewboard,
 	rhodecode,
 	trello,
+	stripe,
 ];
 
 const byName = new Map<string, Integration>();
