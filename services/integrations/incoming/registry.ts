@@ -71,6 +71,7 @@ import { reviewboard } from "./integrations/reviewboard";
 import { rhodecode } from "./integrations/rhodecode";
 import { trello } from "./integrations/trello";
 import { stripe } from "./integrations/stripe";
+import { intercom } from "./integrations/intercom";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -145,6 +146,7 @@ export const INTEGRATIONS: Integration[] = [
 	rhodecode,
 	trello,
 	stripe,
+	intercom,
 ];
 
 const byName = new Map<string, Integration>();
