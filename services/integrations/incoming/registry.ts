@@ -72,6 +72,7 @@ import { rhodecode } from "./integrations/rhodecode";
 import { trello } from "./integrations/trello";
 import { stripe } from "./integrations/stripe";
 import { intercom } from "./integrations/intercom";
+import { freshdesk } from "./integrations/freshdesk";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -147,6 +148,7 @@ export const INTEGRATIONS: Integration[] = [
 	trello,
 	stripe,
 	intercom,
+	freshdesk,
 ];
 
 const byName = new Map<string, Integration>();
