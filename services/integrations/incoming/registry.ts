@@ -73,6 +73,7 @@ import { trello } from "./integrations/trello";
 import { stripe } from "./integrations/stripe";
 import { intercom } from "./integrations/intercom";
 import { freshdesk } from "./integrations/freshdesk";
+import { front } from "./integrations/front";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -149,6 +150,7 @@ export const INTEGRATIONS: Integration[] = [
 	stripe,
 	intercom,
 	freshdesk,
+	front,
 ];
 
 const byName = new Map<string, Integration>();
