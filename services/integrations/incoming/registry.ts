@@ -74,6 +74,7 @@ import { stripe } from "./integrations/stripe";
 import { intercom } from "./integrations/intercom";
 import { freshdesk } from "./integrations/freshdesk";
 import { front } from "./integrations/front";
+import { basecamp } from "./integrations/basecamp";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -151,6 +152,7 @@ export const INTEGRATIONS: Integration[] = [
 	intercom,
 	freshdesk,
 	front,
+	basecamp,
 ];
 
 const byName = new Map<string, Integration>();
