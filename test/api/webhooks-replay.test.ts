@@ -46,8 +46,11 @@ const RECORDED_AT: Record<string, number> = {
 	"stripe/customer_subscription_trial_will_end": 1480892861 + 3645 * 86400,
 };
 
-/** Users of Zulip's test organization the recorded messages name (Jira names assignees by account). */
-const ZULIP_TEST_USERS = [{ email: "othello@zulip.com", full_name: "Othello, the Moor of Venice" }];
+/** Users of Zulip's test organization the recorded messages name (Jira names assignees by account; Dialogflow writes to one). */
+const ZULIP_TEST_USERS = [
+	{ email: "othello@zulip.com", full_name: "Othello, the Moor of Venice" },
+	{ email: "aaron@zulip.com", full_name: "aaron" },
+];
 
 /**
  * One rule rather than a list of cases: where Zulip kept the literal topic "(no topic)" (Slack's
@@ -77,6 +80,8 @@ const wireName = (name: string) => (name.startsWith("HTTP_") ? name.slice(5).spl
 let app: TestApp;
 let owner: Client;
 let bot: { user_id: number; api_key: string; email: string };
+/** Zulip's test users, who see the direct messages integrations send them. */
+const testUsers: Client[] = [];
 const results = new Map<string, { passed: number; total: number }>();
 
 beforeAll(async () => {
@@ -85,7 +90,7 @@ beforeAll(async () => {
 	const res = await owner.post("/bots", { full_name: "Webhook Conformance Bot", short_name: "webhook-conformance", bot_type: 2 });
 	expectSuccess(res);
 	bot = { user_id: res.body.user_id, api_key: res.body.api_key, email: "webhook-conformance-bot@chat.test" };
-	for (const u of ZULIP_TEST_USERS) await app.createUser(u);
+	for (const u of ZULIP_TEST_USERS) testUsers.push(client(app.baseUrl, await app.createUser(u)));
 	const names = new Set<string>();
 	for (const list of byIntegration.values()) for (const [, c] of list) {
 		const stream = new URLSearchParams(c.query).get("stream");
@@ -104,13 +109,23 @@ afterAll(async () => {
 });
 
 async function newestId(): Promise<number> {
-	const res = await owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [] });
-	return res.body.messages.length ? res.body.messages[0].id : 0;
+	let newest = 0;
+	for (const viewer of [owner, ...testUsers]) {
+		const res = await viewer.get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [] });
+		if (res.body.messages.length) newest = Math.max(newest, res.body.messages[0].id);
+	}
+	return newest;
 }
 
+/** What the bot posted after message `after`: in channels as the owner sees them, and direct messages to Zulip's test users. */
 async function postedSince(after: number) {
-	const res = await owner.get("/messages", { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "sender", operand: bot.user_id }], apply_markdown: false });
-	return (res.body.messages as Array<{ id: number; type: string; subject: string; content: string }>)
+	const seen = new Map<number, { id: number; type: string; subject: string; content: string }>();
+	for (const viewer of [owner, ...testUsers]) {
+		const res = await viewer.get("/messages", { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "sender", operand: bot.user_id }], apply_markdown: false });
+		for (const m of res.body.messages as Array<{ id: number; type: string; subject: string; content: string }>) seen.set(m.id, m);
+	}
+	return [...seen.values()]
+		.sort((a, b) => a.id - b.id)
 		.filter((m) => m.id > after)
 		.map((m) => (m.type === "stream" ? { type: "stream", topic: m.subject, content: m.content } : { type: "private", topic: null, content: m.content }));
 }

@@ -75,6 +75,9 @@ import { intercom } from "./integrations/intercom";
 import { freshdesk } from "./integrations/freshdesk";
 import { front } from "./integrations/front";
 import { basecamp } from "./integrations/basecamp";
+import { flock } from "./integrations/flock";
+import { appfollow } from "./integrations/appfollow";
+import { dialogflow } from "./integrations/dialogflow";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -153,6 +156,9 @@ export const INTEGRATIONS: Integration[] = [
 	freshdesk,
 	front,
 	basecamp,
+	flock,
+	appfollow,
+	dialogflow,
 ];
 
 const byName = new Map<string, Integration>();
