@@ -39,11 +39,14 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
 
 /**
  * Cases whose recorded message depends on when it was posted (UNIX seconds): the replay moves the
- * server's clock there for them. Stripe's "trial will end in N days" counts from the clock; this
- * is a time the recorded -3645 days holds for (Zulip's test did not fix the time).
+ * server's clock there for them, to a time the recorded message holds for. Stripe's "trial will
+ * end in -3645 days" and Beeminder's "derail in -77239.0 hours" count from the clock; Zulip's
+ * Beeminder test fixes the time (1517739100, "5.6 hours"), but the recording was made without
+ * that fix, at the real time, as Stripe's.
  */
 const RECORDED_AT: Record<string, number> = {
 	"stripe/customer_subscription_trial_will_end": 1480892861 + 3645 * 86400,
+	"beeminder/derail_worried": 1517759100 + 77239 * 3600,
 };
 
 /** Users of Zulip's test organization the recorded messages name (Jira names assignees by account; Dialogflow writes to one). */

@@ -78,6 +78,8 @@ import { basecamp } from "./integrations/basecamp";
 import { flock } from "./integrations/flock";
 import { appfollow } from "./integrations/appfollow";
 import { dialogflow } from "./integrations/dialogflow";
+import { raygun } from "./integrations/raygun";
+import { beeminder } from "./integrations/beeminder";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -159,6 +161,8 @@ export const INTEGRATIONS: Integration[] = [
 	flock,
 	appfollow,
 	dialogflow,
+	raygun,
+	beeminder,
 ];
 
 const byName = new Map<string, Integration>();
