@@ -80,6 +80,8 @@ import { appfollow } from "./integrations/appfollow";
 import { dialogflow } from "./integrations/dialogflow";
 import { raygun } from "./integrations/raygun";
 import { beeminder } from "./integrations/beeminder";
+import { airbyte } from "./integrations/airbyte";
+import { librato } from "./integrations/librato";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -163,6 +165,8 @@ export const INTEGRATIONS: Integration[] = [
 	dialogflow,
 	raygun,
 	beeminder,
+	airbyte,
+	librato,
 ];
 
 const byName = new Map<string, Integration>();
