@@ -82,6 +82,7 @@ import { raygun } from "./integrations/raygun";
 import { beeminder } from "./integrations/beeminder";
 import { airbyte } from "./integrations/airbyte";
 import { librato } from "./integrations/librato";
+import { wekan } from "./integrations/wekan";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -167,6 +168,7 @@ export const INTEGRATIONS: Integration[] = [
 	beeminder,
 	airbyte,
 	librato,
+	wekan,
 ];
 
 const byName = new Map<string, Integration>();
