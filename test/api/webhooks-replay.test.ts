@@ -71,6 +71,10 @@ function loadCases(): Record<string, Case> {
 
 const implemented = new Set(INTEGRATIONS.map((i) => i.name));
 const allCases = loadCases();
+/** Slack's Events API messages: every one of Zulip's cases of them, by one reason. */
+const SLACK_EVENTS_API =
+	"Zulip resolves the sender and channel IDs through Slack's API (its recording failed with a 500, out of Slack's reach); this server makes no calls to Slack and answers them as an unsupported event";
+for (const key of Object.keys(allCases)) if (key.startsWith("slack/message_with_")) KNOWN_DIFFERENCES[key] = SLACK_EVENTS_API;
 const byIntegration = new Map<string, Array<[string, Case]>>();
 for (const [key, c] of Object.entries(allCases)) {
 	if (!implemented.has(c.integration)) continue;

@@ -20,6 +20,8 @@ export interface Outcome {
 	posts: Post[];
 	/** Extra fields of the success envelope. */
 	data?: Record<string, unknown>;
+	/** A channel (by name) the tool's payload names, over the URL's (Slack's channels_map_to_topics=0). */
+	channel?: string;
 	/** A reply in the tool's own terms instead of Zulip's envelope. */
 	raw?: { status: number; json?: unknown; text?: string };
 	/** A notice for the bot's owner (rate-limited as every owner notice). */

@@ -83,6 +83,7 @@ import { beeminder } from "./integrations/beeminder";
 import { airbyte } from "./integrations/airbyte";
 import { librato } from "./integrations/librato";
 import { wekan } from "./integrations/wekan";
+import { slack } from "./integrations/slack";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -169,6 +170,7 @@ export const INTEGRATIONS: Integration[] = [
 	airbyte,
 	librato,
 	wekan,
+	slack,
 ];
 
 const byName = new Map<string, Integration>();
