@@ -84,6 +84,7 @@ import { airbyte } from "./integrations/airbyte";
 import { librato } from "./integrations/librato";
 import { wekan } from "./integrations/wekan";
 import { slack } from "./integrations/slack";
+import { jotform } from "./integrations/jotform";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -171,6 +172,7 @@ export const INTEGRATIONS: Integration[] = [
 	librato,
 	wekan,
 	slack,
+	jotform,
 ];
 
 const byName = new Map<string, Integration>();
