@@ -8,6 +8,7 @@ import path from "node:path";
 import { startTestApp, type TestApp } from "../support/app";
 import { client, expectSuccess, jsonOf, type Client } from "../support/http";
 import { INTEGRATIONS } from "../../services/integrations/incoming/registry";
+import { clock } from "../../shared/clock";
 
 const CASES_FILE = path.resolve(__dirname, "../../../shared/reference/zulip-webhooks/cases.json");
 const FALLBACK_CASES_FILE = "/work/shared/reference/zulip-webhooks/cases.json";
@@ -36,8 +37,23 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
 	"zapier/zapier_zulip_app_auth": "the answer names the bot, whose email and ID on this server differ from those of Zulip's test bot",
 };
 
-/** Users of Zulip's test organization the recorded messages name (Jira names assignees by account). */
-const ZULIP_TEST_USERS = [{ email: "othello@zulip.com", full_name: "Othello, the Moor of Venice" }];
+/**
+ * Cases whose recorded message depends on when it was posted (UNIX seconds): the replay moves the
+ * server's clock there for them, to a time the recorded message holds for. Stripe's "trial will
+ * end in -3645 days" and Beeminder's "derail in -77239.0 hours" count from the clock; Zulip's
+ * Beeminder test fixes the time (1517739100, "5.6 hours"), but the recording was made without
+ * that fix, at the real time, as Stripe's.
+ */
+const RECORDED_AT: Record<string, number> = {
+	"stripe/customer_subscription_trial_will_end": 1480892861 + 3645 * 86400,
+	"beeminder/derail_worried": 1517759100 + 77239 * 3600,
+};
+
+/** Users of Zulip's test organization the recorded messages name (Jira names assignees by account; Dialogflow writes to one). */
+const ZULIP_TEST_USERS = [
+	{ email: "othello@zulip.com", full_name: "Othello, the Moor of Venice" },
+	{ email: "aaron@zulip.com", full_name: "aaron" },
+];
 
 /**
  * One rule rather than a list of cases: where Zulip kept the literal topic "(no topic)" (Slack's
@@ -55,6 +71,10 @@ function loadCases(): Record<string, Case> {
 
 const implemented = new Set(INTEGRATIONS.map((i) => i.name));
 const allCases = loadCases();
+/** Slack's Events API messages: every one of Zulip's cases of them, by one reason. */
+const SLACK_EVENTS_API =
+	"Zulip resolves the sender and channel IDs through Slack's API (its recording failed with a 500, out of Slack's reach); this server makes no calls to Slack and answers them as an unsupported event";
+for (const key of Object.keys(allCases)) if (key.startsWith("slack/message_with_")) KNOWN_DIFFERENCES[key] = SLACK_EVENTS_API;
 const byIntegration = new Map<string, Array<[string, Case]>>();
 for (const [key, c] of Object.entries(allCases)) {
 	if (!implemented.has(c.integration)) continue;
@@ -67,6 +87,8 @@ const wireName = (name: string) => (name.startsWith("HTTP_") ? name.slice(5).spl
 let app: TestApp;
 let owner: Client;
 let bot: { user_id: number; api_key: string; email: string };
+/** Zulip's test users, who see the direct messages integrations send them. */
+const testUsers: Client[] = [];
 const results = new Map<string, { passed: number; total: number }>();
 
 beforeAll(async () => {
@@ -75,7 +97,7 @@ beforeAll(async () => {
 	const res = await owner.post("/bots", { full_name: "Webhook Conformance Bot", short_name: "webhook-conformance", bot_type: 2 });
 	expectSuccess(res);
 	bot = { user_id: res.body.user_id, api_key: res.body.api_key, email: "webhook-conformance-bot@chat.test" };
-	for (const u of ZULIP_TEST_USERS) await app.createUser(u);
+	for (const u of ZULIP_TEST_USERS) testUsers.push(client(app.baseUrl, await app.createUser(u)));
 	const names = new Set<string>();
 	for (const list of byIntegration.values()) for (const [, c] of list) {
 		const stream = new URLSearchParams(c.query).get("stream");
@@ -94,13 +116,23 @@ afterAll(async () => {
 });
 
 async function newestId(): Promise<number> {
-	const res = await owner.get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [] });
-	return res.body.messages.length ? res.body.messages[0].id : 0;
+	let newest = 0;
+	for (const viewer of [owner, ...testUsers]) {
+		const res = await viewer.get("/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [] });
+		if (res.body.messages.length) newest = Math.max(newest, res.body.messages[0].id);
+	}
+	return newest;
 }
 
+/** What the bot posted after message `after`: in channels as the owner sees them, and direct messages to Zulip's test users. */
 async function postedSince(after: number) {
-	const res = await owner.get("/messages", { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "sender", operand: bot.user_id }], apply_markdown: false });
-	return (res.body.messages as Array<{ id: number; type: string; subject: string; content: string }>)
+	const seen = new Map<number, { id: number; type: string; subject: string; content: string }>();
+	for (const viewer of [owner, ...testUsers]) {
+		const res = await viewer.get("/messages", { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "sender", operand: bot.user_id }], apply_markdown: false });
+		for (const m of res.body.messages as Array<{ id: number; type: string; subject: string; content: string }>) seen.set(m.id, m);
+	}
+	return [...seen.values()]
+		.sort((a, b) => a.id - b.id)
 		.filter((m) => m.id > after)
 		.map((m) => (m.type === "stream" ? { type: "stream", topic: m.subject, content: m.content } : { type: "private", topic: null, content: m.content }));
 }
@@ -140,7 +172,8 @@ describe.each([...byIntegration.keys()])("Zulip's cases for %s", (name) => {
 		let passed = 0;
 		const list = byIntegration.get(name)!;
 		for (const [key, c] of list) {
-			const problem = await replay(c);
+			if (Object.hasOwn(RECORDED_AT, key)) clock.advance(RECORDED_AT[key] * 1000 - clock.nowMs());
+			const problem = await replay(c).finally(() => clock.reset());
 			if (problem === null) passed++;
 			else if (!Object.hasOwn(KNOWN_DIFFERENCES, key)) failures.push(`${key}:\n  ${problem}`);
 		}

@@ -20,6 +20,8 @@ export interface Outcome {
 	posts: Post[];
 	/** Extra fields of the success envelope. */
 	data?: Record<string, unknown>;
+	/** A channel (by name) the tool's payload names, over the URL's (Slack's channels_map_to_topics=0). */
+	channel?: string;
 	/** A reply in the tool's own terms instead of Zulip's envelope. */
 	raw?: { status: number; json?: unknown; text?: string };
 	/** A notice for the bot's owner (rate-limited as every owner notice). */
@@ -127,6 +129,22 @@ export function parseJson(text: string): unknown {
 	}
 }
 
+/** A multipart/form-data body's text fields (Django's request.POST; files are left out). */
+function multipartFields(body: string, contentType: string): Record<string, string> {
+	const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+	const fields: Record<string, string> = {};
+	if (!boundary) return fields;
+	for (const part of body.split(`--${boundary}`).slice(1)) {
+		const split = part.indexOf("\r\n\r\n");
+		if (split < 0) continue;
+		const head = part.slice(0, split);
+		const name = /content-disposition:[^\r\n]*\bname="([^"]*)"/i.exec(head)?.[1];
+		if (name === undefined || /\bfilename=/i.test(head)) continue;
+		fields[name] = part.slice(split + 4).replace(/\r\n$/, "");
+	}
+	return fields;
+}
+
 /** What an integration may ask of the organization. */
 export interface Lookups {
 	/** Full names of active users by delivery email, and by a tool's username guessed as Jira does. */
@@ -146,6 +164,8 @@ export class WebhookRequest {
 		this.params = { ...call.query };
 		if (this.contentType.startsWith("application/x-www-form-urlencoded")) {
 			for (const [k, v] of new URLSearchParams(call.body)) this.params[k] = v;
+		} else if (this.contentType.startsWith("multipart/form-data")) {
+			Object.assign(this.params, multipartFields(call.body, call.headers["content-type"] ?? ""));
 		}
 	}
 

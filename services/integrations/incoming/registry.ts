@@ -69,6 +69,22 @@ import { patreon } from "./integrations/patreon";
 import { freshstatus } from "./integrations/freshstatus";
 import { reviewboard } from "./integrations/reviewboard";
 import { rhodecode } from "./integrations/rhodecode";
+import { trello } from "./integrations/trello";
+import { stripe } from "./integrations/stripe";
+import { intercom } from "./integrations/intercom";
+import { freshdesk } from "./integrations/freshdesk";
+import { front } from "./integrations/front";
+import { basecamp } from "./integrations/basecamp";
+import { flock } from "./integrations/flock";
+import { appfollow } from "./integrations/appfollow";
+import { dialogflow } from "./integrations/dialogflow";
+import { raygun } from "./integrations/raygun";
+import { beeminder } from "./integrations/beeminder";
+import { airbyte } from "./integrations/airbyte";
+import { librato } from "./integrations/librato";
+import { wekan } from "./integrations/wekan";
+import { slack } from "./integrations/slack";
+import { jotform } from "./integrations/jotform";
 import { slackIncoming } from "./integrations/slack_incoming";
 
 export const INTEGRATIONS: Integration[] = [
@@ -141,6 +157,22 @@ export const INTEGRATIONS: Integration[] = [
 	freshstatus,
 	reviewboard,
 	rhodecode,
+	trello,
+	stripe,
+	intercom,
+	freshdesk,
+	front,
+	basecamp,
+	flock,
+	appfollow,
+	dialogflow,
+	raygun,
+	beeminder,
+	airbyte,
+	librato,
+	wekan,
+	slack,
+	jotform,
 ];
 
 const byName = new Map<string, Integration>();

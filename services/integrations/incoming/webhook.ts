@@ -63,7 +63,7 @@ async function processRequest(ctx: Ctx<any>, bot: WebhookSender, integration: In
 	}
 	const list = outcome.posts.filter((m) => wanted(m.event)).map((m) => finalPost(m, req.params, integration));
 	if (outcome.ownerNotice) await notifyOwner(ctx, bot, outcome.ownerNotice({ botName: bot.full_name, supportEmail: deps.supportEmail }));
-	await deliver(ctx, bot, integration, target, list);
+	await deliver(ctx, bot, integration, outcome.channel === undefined ? target : { type: "stream", to: outcome.channel }, list);
 	return outcome.raw ? { raw: outcome.raw } : { data: outcome.data };
 }
 

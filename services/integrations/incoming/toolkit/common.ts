@@ -48,3 +48,12 @@ export function shortMonthDate(date: string): string {
 	const d = dateParts(date);
 	return `${MONTHS[d.month - 1].slice(0, 3)} ${d.day}, ${d.year}`;
 }
+
+const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** Python's time.ctime() (and strftime("%c") in the C locale) in UTC: "Fri Dec 29 17:23:46 2017". */
+export function ctime(d: Date): string {
+	if (Number.isNaN(d.getTime())) throw new Error("not a time");
+	return `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()].slice(0, 3)} ${String(d.getUTCDate()).padStart(2, " ")} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} ${d.getUTCFullYear()}`;
+}
