@@ -1,0 +1,104 @@
+// Parameters Zulip takes without a size bound of its own (identifiers a client makes up, event type
+// names, values sent only to be ignored) are bounded here: one character or element over the bound
+// is refused with a 400 naming the parameter and changes nothing; a value at the bound is taken.
+import { startTestApp, type TestApp } from "../support/app";
+import { client, expectSuccess, type Client, type Response } from "../support/http";
+import { snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { EVENT_TYPE_MAX, EVENT_TYPES_COUNT_MAX, IDENTIFIER_MAX, SUBJECT_MAX, WIDGET_CONTENT_MAX } from "../../shared/param-bounds";
+
+let app: TestApp;
+let snap: Snapshotter;
+let owner: Client;
+let channelId: number;
+
+beforeAll(async () => {
+	app = await startTestApp();
+	owner = client(app.baseUrl, app.owner);
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "bounds" }] }));
+	channelId = ((await owner.get("/streams")).body.streams as { name: string; stream_id: number }[]).find((s) => s.name === "bounds")!.stream_id;
+	snap = await snapshotter(app);
+}, 60_000);
+
+afterAll(async () => {
+	await snap?.close();
+	await app?.stop();
+});
+
+/** The body of a successful answer. */
+const ok = (res: Response) => {
+	expectSuccess(res);
+	return res.body;
+};
+const long = (n: number) => "x".repeat(n);
+const tooLong = (name: string, limit: number) => `${name} is too long (limit: ${limit} characters)`;
+const refused = (request: () => Promise<any>, msg: string) => snap.refused(request, 400, "BAD_REQUEST", msg);
+const send = (extra: Record<string, unknown>) => owner.post("/messages", { type: "channel", to: channelId, topic: "bounds", content: "hello", ...extra });
+const topicOf = async (id: number) => (await owner.get(`/messages/${id}`)).body.message.subject as string;
+
+describe("POST /messages", () => {
+	test("local_id and queue_id: over the bound refused, at the bound taken", async () => {
+		const { queue_id } = ok(await owner.post("/register", { event_types: JSON.stringify(["message"]) }));
+		await refused(() => send({ queue_id, local_id: long(IDENTIFIER_MAX + 1) }), tooLong("local_id", IDENTIFIER_MAX));
+		await refused(() => send({ queue_id: long(IDENTIFIER_MAX + 1), local_id: "1" }), tooLong("queue_id", IDENTIFIER_MAX));
+		expectSuccess(await send({ queue_id, local_id: long(IDENTIFIER_MAX) }));
+		expectSuccess(await send({ queue_id: long(IDENTIFIER_MAX), local_id: "2" }));
+	});
+
+	test("subject beside topic: over the bound refused; at the bound ignored for the topic", async () => {
+		await refused(() => send({ subject: long(SUBJECT_MAX + 1) }), tooLong("subject", SUBJECT_MAX));
+		const { id } = ok(await send({ subject: long(SUBJECT_MAX) }));
+		expect(await topicOf(id)).toBe("bounds");
+	});
+
+	test("subject alone, past Zulip's 60 characters but under the bound, keeps Zulip's words", async () => {
+		await refused(() => owner.post("/messages", { type: "channel", to: channelId, subject: long(61), content: "x" }), "Topic too long (limit: 60 characters)");
+	});
+
+	test("widget_content: over the bound refused, at the bound taken", async () => {
+		const widget = (heading: string) => JSON.stringify({ widget_type: "zform", extra_data: { type: "choices", heading, choices: [] } });
+		const atBound = widget(long(WIDGET_CONTENT_MAX - widget("").length));
+		expect(atBound.length).toBe(WIDGET_CONTENT_MAX);
+		await refused(() => send({ widget_content: atBound + " " }), tooLong("widget_content", WIDGET_CONTENT_MAX));
+		expectSuccess(await send({ widget_content: atBound }));
+	});
+});
+
+describe("PATCH /messages/{id}", () => {
+	test("subject beside topic: over the bound refused, at the bound ignored", async () => {
+		const { id } = ok(await send({}));
+		await refused(() => owner.patch(`/messages/${id}`, { topic: "renamed", subject: long(SUBJECT_MAX + 1) }), tooLong("subject", SUBJECT_MAX));
+		expect(await topicOf(id)).toBe("bounds");
+		expectSuccess(await owner.patch(`/messages/${id}`, { topic: "renamed", subject: long(SUBJECT_MAX) }));
+		expect(await topicOf(id)).toBe("renamed");
+	});
+});
+
+describe("POST /register and /events", () => {
+	const names = (n: number) => Array.from({ length: n }, (_, i) => `type${i}`);
+
+	for (const name of ["event_types", "fetch_event_types"]) {
+		test(`${name}: an entry or a list over its bound refused, at the bound taken`, async () => {
+			await refused(() => owner.post("/register", { [name]: JSON.stringify(["message", long(EVENT_TYPE_MAX + 1)]) }), tooLong(`${name}[1]`, EVENT_TYPE_MAX));
+			await refused(() => owner.post("/register", { [name]: JSON.stringify(names(EVENT_TYPES_COUNT_MAX + 1)) }), `${name} has too many elements (limit: ${EVENT_TYPES_COUNT_MAX})`);
+			expectSuccess(await owner.post("/register", { [name]: JSON.stringify(["message", long(EVENT_TYPE_MAX)]) }));
+			expectSuccess(await owner.post("/register", { [name]: JSON.stringify(names(EVENT_TYPES_COUNT_MAX)) }));
+		});
+	}
+
+	test("GET /events: queue_id and user_client over the bound refused, at the bound read as Zulip reads them", async () => {
+		const { queue_id } = ok(await owner.post("/register", { event_types: JSON.stringify(["message"]) }));
+		await refused(() => owner.get("/events", { queue_id: long(IDENTIFIER_MAX + 1), last_event_id: -1, dont_block: true }), tooLong("queue_id", IDENTIFIER_MAX));
+		await refused(() => owner.get("/events", { queue_id, last_event_id: -1, dont_block: true, user_client: long(IDENTIFIER_MAX + 1) }), tooLong("user_client", IDENTIFIER_MAX));
+		// At the bound: an unknown queue is Zulip's BAD_EVENT_QUEUE_ID, not a length error.
+		const unknown = await owner.get("/events", { queue_id: long(IDENTIFIER_MAX), last_event_id: -1, dont_block: true });
+		expect(unknown.status).toBe(400);
+		expect(unknown.body.code).toBe("BAD_EVENT_QUEUE_ID");
+		expectSuccess(await owner.get("/events", { queue_id, last_event_id: -1, dont_block: true, user_client: long(IDENTIFIER_MAX) }));
+	});
+
+	test("DELETE /events: queue_id over the bound refused, at the bound read as Zulip reads it", async () => {
+		await refused(() => owner.delete("/events", { queue_id: long(IDENTIFIER_MAX + 1) }), tooLong("queue_id", IDENTIFIER_MAX));
+		const unknown = await owner.delete("/events", { queue_id: long(IDENTIFIER_MAX) });
+		expect(unknown.body.code).toBe("BAD_EVENT_QUEUE_ID");
+	});
+});
