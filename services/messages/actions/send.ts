@@ -3,7 +3,7 @@
 import { call, requireUser, type CheckedMessage, type ChannelTarget, type Identity, type Principal } from "../../../shared/actions";
 import { createHash } from "node:crypto";
 import { p, params } from "../../../shared/params";
-import { IDENTIFIER_MAX, SUBJECT_MAX, WIDGET_CONTENT_MAX } from "../../../shared/param-bounds";
+import { IDENTIFIER_MAX, TOPIC_PARAM_MAX, WIDGET_CONTENT_MAX } from "../../../shared/param-bounds";
 import { isDuplicateKey } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
@@ -166,7 +166,7 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 		send: {
 			params: params({
 				...messageParams,
-				subject: p.string({ optional: true, max: SUBJECT_MAX }),
+				subject: p.string({ optional: true, max: TOPIC_PARAM_MAX }),
 				read_by_sender: p.bool({ optional: true }),
 				queue_id: p.string({ optional: true, max: IDENTIFIER_MAX }),
 				local_id: p.string({ optional: true, max: IDENTIFIER_MAX }),
