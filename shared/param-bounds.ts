@@ -13,6 +13,12 @@ export const IDENTIFIER_MAX = 100;
 /** A name from a fixed vocabulary: an event type, a message flag, a presence status, an emoji's name, code or type. */
 export const NAME_MAX = 100;
 
+/** A login's `username`: an email address, at most 254 characters (RFC 5321; Zulip's email columns). */
+export const USERNAME_MAX = 254;
+
+/** A login's `password`: above the longest a password may be set to (100), so a longer one fails as a wrong one. */
+export const PASSWORD_PARAM_MAX = 1_000;
+
 /** How many event types one list may name (Zulip has fewer than 100 types). */
 export const EVENT_TYPES_COUNT_MAX = 200;
 

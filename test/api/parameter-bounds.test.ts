@@ -4,7 +4,7 @@
 import { startTestApp, type TestApp } from "../support/app";
 import { client, expectSuccess, type Client, type Response } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
-import { NAME_MAX, EVENT_TYPES_COUNT_MAX, IDENTIFIER_MAX, TOPIC_PARAM_MAX, WIDGET_CONTENT_MAX } from "../../shared/param-bounds";
+import { EVENT_TYPES_COUNT_MAX, IDENTIFIER_MAX, NAME_MAX, PASSWORD_PARAM_MAX, TOPIC_PARAM_MAX, USERNAME_MAX, WIDGET_CONTENT_MAX } from "../../shared/param-bounds";
 
 let app: TestApp;
 let snap: Snapshotter;
@@ -154,5 +154,21 @@ describe("names and topic lookups", () => {
 		const token = "c0ffee".repeat(10) + "abcd";
 		await refused(() => owner.post("/users/me/apns_device_token", { token, appid: long(IDENTIFIER_MAX + 1) }), tooLong("appid", IDENTIFIER_MAX));
 		expectSuccess(await owner.post("/users/me/apns_device_token", { token, appid: long(IDENTIFIER_MAX) }));
+	});
+});
+
+describe("POST /fetch_api_key", () => {
+	test("username and password over their bounds refused; at the bounds, Zulip's wrong-credentials answer", async () => {
+		const anon = client(app.baseUrl);
+		const email = (n: number) => long(n - "@example.com".length) + "@example.com";
+		await refused(() => anon.post("/fetch_api_key", { username: email(USERNAME_MAX + 1), password: "whatever" }), tooLong("username", USERNAME_MAX));
+		await refused(() => anon.post("/fetch_api_key", { username: app.owner.email, password: long(PASSWORD_PARAM_MAX + 1) }), tooLong("password", PASSWORD_PARAM_MAX));
+		for (const [username, password] of [
+			[email(USERNAME_MAX), "whatever"],
+			[app.owner.email, long(PASSWORD_PARAM_MAX)],
+		]) {
+			const res = await anon.post("/fetch_api_key", { username, password });
+			expect({ status: res.status, code: res.body.code, msg: res.body.msg }).toEqual({ status: 401, code: "AUTHENTICATION_FAILED", msg: "Your username or password is incorrect" });
+		}
 	});
 });
