@@ -19,6 +19,9 @@ export const USERNAME_MAX = 254;
 /** A login's `password`: above the longest a password may be set to (100), so a longer one fails as a wrong one. */
 export const PASSWORD_PARAM_MAX = 1_000;
 
+/** A bot's `service_name`: Zulip's column for it (Service.name) holds 100 characters, its view checks nothing. */
+export const SERVICE_NAME_MAX = 100;
+
 /** How many event types one list may name (Zulip has fewer than 100 types). */
 export const EVENT_TYPES_COUNT_MAX = 200;
 

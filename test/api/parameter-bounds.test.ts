@@ -4,7 +4,7 @@
 import { startTestApp, type TestApp } from "../support/app";
 import { client, expectSuccess, type Client, type Response } from "../support/http";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
-import { EVENT_TYPES_COUNT_MAX, IDENTIFIER_MAX, NAME_MAX, PASSWORD_PARAM_MAX, TOPIC_PARAM_MAX, USERNAME_MAX, WIDGET_CONTENT_MAX } from "../../shared/param-bounds";
+import { EVENT_TYPES_COUNT_MAX, IDENTIFIER_MAX, NAME_MAX, PASSWORD_PARAM_MAX, SERVICE_NAME_MAX, TOPIC_PARAM_MAX, USERNAME_MAX, WIDGET_CONTENT_MAX } from "../../shared/param-bounds";
 
 let app: TestApp;
 let snap: Snapshotter;
@@ -170,5 +170,13 @@ describe("POST /fetch_api_key", () => {
 			const res = await anon.post("/fetch_api_key", { username, password });
 			expect({ status: res.status, code: res.body.code, msg: res.body.msg }).toEqual({ status: 401, code: "AUTHENTICATION_FAILED", msg: "Your username or password is incorrect" });
 		}
+	});
+});
+
+describe("POST /bots", () => {
+	test("service_name over Zulip's column refused, at it taken", async () => {
+		const bot = (short_name: string, service_name: string) => owner.post("/bots", { full_name: `Bot ${short_name}`, short_name, bot_type: 2, service_name });
+		await refused(() => bot("bounded", long(SERVICE_NAME_MAX + 1)), tooLong("service_name", SERVICE_NAME_MAX));
+		expectSuccess(await bot("bounded", long(SERVICE_NAME_MAX)));
 	});
 });
