@@ -25,7 +25,7 @@ export const SERVICE_NAME_MAX = 100;
 /** How many event types one list may name (Zulip has fewer than 100 types). */
 export const EVENT_TYPES_COUNT_MAX = 200;
 
-/** A topic given as `subject`, or named to look it up: above Zulip's 60, which the handlers word. */
+/** A topic given as `subject`, or a topic or channel named to look it up: above Zulip's 60 (both), which the handlers word. */
 export const TOPIC_PARAM_MAX = 1_000;
 
 /** A widget's JSON (`widget_content`, a submessage's `content`): as long as a message's content may be. */

@@ -130,6 +130,8 @@ describe("names and topic lookups", () => {
 		{ name: "topic_name", limit: TOPIC_PARAM_MAX, request: (v) => owner.post(`/streams/${channelId}/delete_topic`, { topic_name: v }), atBound: null },
 		{ name: "topic", limit: TOPIC_PARAM_MAX, request: (v) => owner.post("/user_topics", { stream_id: channelId, topic: v, visibility_policy: 1 }), atBound: "Topic too long (limit: 60 characters)" },
 		{ name: "topic", limit: TOPIC_PARAM_MAX, request: (v) => owner.patch("/users/me/subscriptions/muted_topics", { stream_id: channelId, topic: v, op: "add" }), atBound: "Topic too long (limit: 60 characters)" },
+		{ name: "stream", limit: TOPIC_PARAM_MAX, request: (v) => owner.get("/get_stream_id", { stream: v }), atBound: `Invalid channel name '${long(TOPIC_PARAM_MAX)}'` },
+		{ name: "stream", limit: TOPIC_PARAM_MAX, request: (v) => owner.patch("/users/me/subscriptions/muted_topics", { stream: v, topic: "t", op: "add" }), atBound: `Channel '${long(TOPIC_PARAM_MAX)}' does not exist` },
 		{ name: "topic", limit: TOPIC_PARAM_MAX, request: (v) => owner.post("/typing", { type: "channel", op: "start", stream_id: channelId, topic: v }), atBound: null },
 	];
 

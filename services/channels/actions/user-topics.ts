@@ -19,7 +19,7 @@ export function userTopicActions(db: ChannelsDb) {
 		muteTopic: {
 			params: params({
 				stream_id: p.int({ optional: true }),
-				stream: p.string({ optional: true }),
+				stream: p.string({ optional: true, max: TOPIC_PARAM_MAX }),
 				topic: p.string({ max: TOPIC_PARAM_MAX }),
 				op: p.oneOf(["add", "remove"]),
 			}),
