@@ -180,6 +180,7 @@ function validationMessage(item: { type: string; field: string; expected?: unkno
 	if (type === "array") return `${field} is not a list`;
 	if (type === "object") return `${field} is not a dict`;
 	if (type === "stringMax") return `${field} is too long (limit: ${expected} characters)`;
+	if (type === "arrayMax") return `${field} has too many elements (limit: ${expected})`;
 	if (type === "stringEmpty" || (type === "stringMin" && expected === 1)) return `${field} cannot be blank`;
 	return `Invalid ${field}`;
 }

@@ -28,7 +28,12 @@ export const p = {
 		items: { type: "number", integer: true },
 		...o,
 	}),
-	stringList: (o: Opt & { min?: number; max?: number } = {}): Rule => ({ type: "array", items: "string", ...o }),
+	/** A list of strings: `max` bounds its length, `itemMax` each string's. */
+	stringList: ({ itemMax, ...o }: Opt & { min?: number; max?: number; itemMax?: number } = {}): Rule => ({
+		type: "array",
+		items: itemMax === undefined ? "string" : { type: "string", max: itemMax },
+		...o,
+	}),
 	list: (items: Rule, o: Opt & { min?: number; max?: number } = {}): Rule => ({ type: "array", items, ...o }),
 	object: (props: Record<string, Rule>, o: Opt = {}): Rule => ({ type: "object", props, ...o }),
 	/** Any JSON value (validated by the action itself). */

@@ -5,6 +5,7 @@
 import type { Context } from "moleculer";
 import type { Meta, RegisterState, RegisterStateParams } from "../../shared/actions";
 import { p, params } from "../../shared/params";
+import { eventTypesParam } from "../../shared/param-bounds";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../../shared/version";
 
 interface RegisterParams {
@@ -28,10 +29,10 @@ export const registerAction = {
 		include_subscribers: p.either([p.bool(), p.oneOf(["partial"])], { optional: true }),
 		slim_presence: p.bool({ optional: true }),
 		presence_history_limit_days: p.int({ optional: true }),
-		event_types: p.stringList({ optional: true }),
+		event_types: eventTypesParam,
 		all_public_streams: p.bool({ optional: true }),
 		client_capabilities: { type: "record", key: "string", value: "boolean", optional: true },
-		fetch_event_types: p.stringList({ optional: true }),
+		fetch_event_types: eventTypesParam,
 		narrow: p.list({ type: "any" }, { optional: true }),
 		// Zulip's intentionally undocumented queue lifespan (0: the idle timeout; at most a week).
 		queue_lifespan_secs: p.int({ optional: true, min: 0 }),

@@ -4,6 +4,7 @@
 import { call, requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { TOPIC_PARAM_MAX } from "../../../shared/param-bounds";
 import type { ChannelsArchived } from "../../../shared/org-events";
 import type { ChannelsDb } from "../db";
 import { subscriptionKey } from "../models/subscription";
@@ -55,7 +56,7 @@ export function channelActions(db: ChannelsDb) {
 		},
 
 		getId: {
-			params: params({ stream: p.string() }),
+			params: params({ stream: p.string({ max: TOPIC_PARAM_MAX }) }),
 			async handler(ctx: Ctx<{ stream: string }>) {
 				const actor = requireUser(ctx);
 				const graph = await db.graphs.get();

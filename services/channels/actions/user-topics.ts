@@ -5,6 +5,7 @@
 import { requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { TOPIC_PARAM_MAX } from "../../../shared/param-bounds";
 import type { ChannelsDb } from "../db";
 import { VisibilityPolicy } from "../models/user-topic";
 import { hasContentAccess } from "../access";
@@ -18,8 +19,8 @@ export function userTopicActions(db: ChannelsDb) {
 		muteTopic: {
 			params: params({
 				stream_id: p.int({ optional: true }),
-				stream: p.string({ optional: true }),
-				topic: p.string(),
+				stream: p.string({ optional: true, max: TOPIC_PARAM_MAX }),
+				topic: p.string({ max: TOPIC_PARAM_MAX }),
 				op: p.oneOf(["add", "remove"]),
 			}),
 			async handler(ctx: Ctx<{ stream_id?: number; stream?: string; topic: string; op: "add" | "remove" }>) {
@@ -42,7 +43,7 @@ export function userTopicActions(db: ChannelsDb) {
 		},
 
 		setTopicVisibility: {
-			params: params({ stream_id: p.int(), topic: p.string(), visibility_policy: p.oneOf([0, 1, 2, 3]) }),
+			params: params({ stream_id: p.int(), topic: p.string({ max: TOPIC_PARAM_MAX }), visibility_policy: p.oneOf([0, 1, 2, 3]) }),
 			async handler(ctx: Ctx<{ stream_id: number; topic: string; visibility_policy: number }>) {
 				const { actor, graph, channel, subscribed } = await visibleChannel(db, ctx, ctx.params.stream_id);
 				if (!hasContentAccess(graph, actor, channel, subscribed)) throw invalidChannel();

@@ -6,6 +6,7 @@ import { Errors } from "moleculer";
 import { requireUser, type Ctx, type Identity } from "../../../shared/actions";
 import { apiError } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { IDENTIFIER_MAX, eventTypesParam } from "../../../shared/param-bounds";
 import { isGuest } from "../../../shared/roles";
 import { ownerOf, type Queue, type QueueOptions, type QueueRegistry } from "../queues";
 
@@ -90,7 +91,7 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 		/** Called by POST /register before it gathers the state, so no event falls in between. */
 		createQueue: {
 			params: params({
-				event_types: p.stringList({ optional: true }),
+				event_types: eventTypesParam,
 				narrow: p.list({ type: "any" }, { optional: true }),
 				apply_markdown: p.bool({ optional: true }),
 				client_gravatar: p.bool({ optional: true }),
@@ -119,10 +120,10 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 			// (Moleculer reads an action's own timeout; its types do not declare it).
 			...({ timeout: heartbeatMs + 30_000 } as object),
 			params: params({
-				queue_id: p.string({ optional: true }),
+				queue_id: p.string({ optional: true, max: IDENTIFIER_MAX }),
 				last_event_id: p.int({ optional: true, min: -1 }),
 				dont_block: flag(),
-				event_types: p.stringList({ optional: true }),
+				event_types: eventTypesParam,
 				narrow: p.list(p.stringList(), { optional: true }),
 				apply_markdown: flag(),
 				client_gravatar: flag(),
@@ -139,7 +140,7 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 				linkifier_url_template: flag(),
 				user_list_incomplete: flag(),
 				empty_topic_name: flag(),
-				user_client: p.string({ optional: true }),
+				user_client: p.string({ optional: true, max: IDENTIFIER_MAX }),
 			}),
 			async handler(ctx: Ctx<GetParams>) {
 				const user = requireUser(ctx);
@@ -178,7 +179,7 @@ export function eventQueueActions({ queues: registry, heartbeatMs }: QueueDeps) 
 
 		/** DELETE /events. */
 		delete: {
-			params: params({ queue_id: p.string() }),
+			params: params({ queue_id: p.string({ max: IDENTIFIER_MAX }) }),
 			async handler(ctx: Ctx<{ queue_id: string }>) {
 				const user = requireUser(ctx);
 				const { queue_id } = ctx.params;

@@ -4,6 +4,7 @@
 import { call, requireUser } from "../../../shared/actions";
 import { adminRequired } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { TOPIC_PARAM_MAX } from "../../../shared/param-bounds";
 import { isAdmin } from "../../../shared/roles";
 import { topicFromClient } from "../../../shared/topics";
 import { checkTopicChannel, deleteTopicBatch, stalePolicyUsers } from "../delete-topic";
@@ -15,7 +16,7 @@ export function deleteTopicActions({ db, resolvers, permissionsIn }: ServiceDeps
 	// readable: content access and whether its history is open to subscribers.
 	return {
 		deleteTopic: {
-			params: params({ stream_id: p.int({ min: 0 }), topic_name: p.string() }),
+			params: params({ stream_id: p.int({ min: 0 }), topic_name: p.string({ max: TOPIC_PARAM_MAX }) }),
 			async handler(ctx: Ctx<{ stream_id: number; topic_name: string }>) {
 				const actor = requireUser(ctx);
 				if (!isAdmin(actor.role)) throw adminRequired();

@@ -4,6 +4,7 @@
 import { call, requireUser, type Identity } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { TOPIC_PARAM_MAX } from "../../../shared/param-bounds";
 import { topicForClient } from "../../../shared/topics";
 import { recipientId } from "../db";
 import { clock } from "../../../shared/clock";
@@ -76,7 +77,7 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				message_id: p.int(),
 				content: p.string({ optional: true }),
 				topic: p.string({ optional: true }),
-				subject: p.string({ optional: true }),
+				subject: p.string({ optional: true, max: TOPIC_PARAM_MAX }),
 				stream_id: p.int({ optional: true }),
 				propagate_mode: p.oneOf(["change_one", "change_later", "change_all"], { optional: true }),
 				send_notification_to_old_thread: p.bool({ optional: true }),

@@ -3,6 +3,7 @@
 import { requireUser, type Identity } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { NAME_MAX, TOPIC_PARAM_MAX } from "../../../shared/param-bounds";
 import { topicFromClient } from "../../../shared/topics";
 import { checkAccess } from "../access";
 import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch-rules";
@@ -24,7 +25,7 @@ interface FlagParams {
 	flag: string;
 }
 
-const flagParams = { op: p.oneOf(["add", "remove"]), flag: p.string() };
+const flagParams = { op: p.oneOf(["add", "remove"]), flag: p.string({ max: NAME_MAX }) };
 
 export function flagActions({ db, resolvers }: ServiceDeps) {
 	/**
@@ -130,7 +131,7 @@ export function flagActions({ db, resolvers }: ServiceDeps) {
 
 		markTopicAsRead: {
 			timeout: MARK_IN_CHANNEL_TIMEOUT_MS,
-			params: params({ stream_id: p.int(), topic_name: p.string() }),
+			params: params({ stream_id: p.int(), topic_name: p.string({ max: TOPIC_PARAM_MAX }) }),
 			async handler(ctx: Ctx<{ stream_id: number; topic_name: string }>) {
 				const actor = requireUser(ctx);
 				await accessibleChannel(ctx, ctx.params.stream_id);

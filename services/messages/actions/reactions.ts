@@ -4,6 +4,7 @@
 import { requireUser, type Identity } from "../../../shared/actions";
 import { isDuplicateKey } from "../../../shared/db";
 import { p, params } from "../../../shared/params";
+import { NAME_MAX } from "../../../shared/param-bounds";
 import { checkAccess } from "../access";
 import { addHistoricalRows } from "../flag-rules";
 import { checkEmoji, invalidEmojiCode, isKnownCode, reactionExists, reactionMissing, REACTION_TYPES, requestedEmoji, type EmojiRequest } from "../reaction-rules";
@@ -12,7 +13,7 @@ import type { Ctx, ServiceDeps } from "./deps";
 
 type ReactionParams = EmojiRequest & { message_id: number };
 
-const emojiParams = { emoji_code: p.string({ optional: true }), reaction_type: p.oneOf(REACTION_TYPES, { optional: true }) };
+const emojiParams = { emoji_code: p.string({ optional: true, max: NAME_MAX }), reaction_type: p.oneOf(REACTION_TYPES, { optional: true }) };
 
 /** The deprecated `user` object Zulip's reaction events still carry beside user_id. */
 const reactor = (actor: Identity) => ({ user_id: actor.user_id, email: actor.email, full_name: actor.full_name });
@@ -23,7 +24,7 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 
 	return {
 		addReaction: {
-			params: params({ message_id: p.int(), emoji_name: p.string(), ...emojiParams }),
+			params: params({ message_id: p.int(), emoji_name: p.string({ max: NAME_MAX }), ...emojiParams }),
 			async handler(ctx: Ctx<ReactionParams>) {
 				const actor = requireUser(ctx);
 				const { message_id } = ctx.params;
@@ -56,7 +57,7 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 		},
 
 		removeReaction: {
-			params: params({ message_id: p.int(), emoji_name: p.string({ optional: true }), ...emojiParams }),
+			params: params({ message_id: p.int(), emoji_name: p.string({ optional: true, max: NAME_MAX }), ...emojiParams }),
 			async handler(ctx: Ctx<ReactionParams>) {
 				const actor = requireUser(ctx);
 				const { message_id } = ctx.params;

@@ -3,6 +3,7 @@
 import { call, requireUser, type CheckedMessage, type ChannelTarget, type Identity, type Principal } from "../../../shared/actions";
 import { createHash } from "node:crypto";
 import { p, params } from "../../../shared/params";
+import { IDENTIFIER_MAX, TOPIC_PARAM_MAX, WIDGET_CONTENT_MAX } from "../../../shared/param-bounds";
 import { isDuplicateKey } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
@@ -171,11 +172,11 @@ export function sendActions({ db, graphs, autoFollow, flagsForContent, announceS
 		send: {
 			params: params({
 				...messageParams,
-				subject: p.string({ optional: true }),
+				subject: p.string({ optional: true, max: TOPIC_PARAM_MAX }),
 				read_by_sender: p.bool({ optional: true }),
-				queue_id: p.string({ optional: true }),
-				local_id: p.string({ optional: true }),
-				widget_content: p.string({ optional: true }),
+				queue_id: p.string({ optional: true, max: IDENTIFIER_MAX }),
+				local_id: p.string({ optional: true, max: IDENTIFIER_MAX }),
+				widget_content: p.string({ optional: true, max: WIDGET_CONTENT_MAX }),
 			}),
 			async handler(ctx: Ctx<SendParams & { subject?: string; queue_id?: string; local_id?: string; widget_content?: string }>) {
 				const actor: Identity = requireUser(ctx);

@@ -8,6 +8,7 @@
 import { requireUser } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { NAME_MAX, WIDGET_CONTENT_MAX } from "../../../shared/param-bounds";
 import { holdersOf } from "../edit-rules";
 import { parsePyJson } from "../python-json";
 import { senderAttached, widgetTypeOfMessage } from "../submessages";
@@ -17,7 +18,7 @@ import type { Ctx, ServiceDeps } from "./deps";
 export function submessageActions({ db, accessibleMessage, autoFollow }: ServiceDeps) {
 	return {
 		addSubmessage: {
-			params: params({ message_id: p.int(), msg_type: p.string(), content: p.string() }),
+			params: params({ message_id: p.int(), msg_type: p.string({ max: NAME_MAX }), content: p.string({ max: WIDGET_CONTENT_MAX }) }),
 			async handler(ctx: Ctx<{ message_id: number; msg_type: string; content: string }>) {
 				const actor = requireUser(ctx);
 				const { msg_type, content } = ctx.params;

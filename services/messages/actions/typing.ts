@@ -7,6 +7,7 @@ import { Errors } from "moleculer";
 import { call, requireUser, type Identity } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { TOPIC_PARAM_MAX } from "../../../shared/param-bounds";
 import { topicForClient, topicFromClient } from "../../../shared/topics";
 import type { Ctx, ServiceDeps } from "./deps";
 
@@ -38,7 +39,7 @@ export function typingActions({ graphs }: ServiceDeps) {
 				op: p.oneOf(["start", "stop"]),
 				to: p.intList({ optional: true }),
 				stream_id: p.int({ optional: true }),
-				topic: p.string({ optional: true }),
+				topic: p.string({ optional: true, max: TOPIC_PARAM_MAX }),
 			}),
 			async handler(ctx: Ctx<TypingParams>) {
 				const actor = requireUser(ctx);

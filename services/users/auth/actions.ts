@@ -3,6 +3,7 @@
 // authentication.ts.
 import type { Identity, WebhookSender } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
+import { PASSWORD_PARAM_MAX, USERNAME_MAX } from "../../../shared/param-bounds";
 import { userByApiKey, userByPassword } from "./authentication";
 import type { Ctx, ServiceDeps } from "../deps";
 
@@ -31,7 +32,7 @@ export function authActions({ db, host, identity }: ServiceDeps) {
 		},
 
 		fetchApiKey: {
-			params: params({ username: p.string(), password: p.string() }),
+			params: params({ username: p.string({ max: USERNAME_MAX }), password: p.string({ max: PASSWORD_PARAM_MAX }) }),
 			async handler(ctx: Ctx<{ username: string; password: string }>) {
 				const user = await userByPassword(db, ctx.params.username, ctx.params.password);
 				return { api_key: user.api_key, email: user.delivery_email, user_id: user._id };

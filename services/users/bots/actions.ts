@@ -9,6 +9,7 @@
 import { call, requireUser } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { SERVICE_NAME_MAX } from "../../../shared/param-bounds";
 import { ROLES } from "../../../shared/roles";
 import { randomToken } from "../../../shared/passwords";
 import { createUser } from "../accounts/accounts";
@@ -60,7 +61,7 @@ export function botActions({ db, graphs, host, changed, systemGroupsChanged }: S
 				short_name: p.string(),
 				bot_type: p.int({ optional: true }),
 				payload_url: p.json({ optional: true }),
-				service_name: p.string({ optional: true }),
+				service_name: p.string({ optional: true, max: SERVICE_NAME_MAX }),
 				config_data: p.json({ optional: true }),
 				interface_type: p.int({ optional: true }),
 				default_sending_stream: p.string({ optional: true }),

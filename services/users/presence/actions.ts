@@ -6,6 +6,7 @@ import { clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
 import type { PresenceChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
+import { NAME_MAX } from "../../../shared/param-bounds";
 import type { UserDoc } from "../models/user";
 import { modernPresence, singleUserLegacyPresence } from "./presence-rules";
 import { realmPresences, recordPresence } from "./presence-store";
@@ -32,7 +33,7 @@ export function presenceActions({ db, findUser, userByEmail, settingsNamed, noSu
 	return {
 		updatePresence: {
 			params: params({
-				status: p.string(),
+				status: p.string({ max: NAME_MAX }),
 				ping_only: p.bool({ optional: true }),
 				new_user_input: p.bool({ optional: true }),
 				slim_presence: p.bool({ optional: true }),

@@ -5,6 +5,7 @@
 import { requireUser, type Ctx } from "../../../shared/actions";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
+import { IDENTIFIER_MAX } from "../../../shared/param-bounds";
 import type { ServiceDeps } from "../deps";
 import { PUSH_KIND } from "./push-device-model";
 import { addPushDevice, removePushDevice, validateAppId, validateToken } from "./push-device-rules";
@@ -18,7 +19,7 @@ function humanOf(ctx: Ctx<unknown>): number {
 export function pushDeviceActions({ db }: ServiceDeps) {
 	return {
 		addApnsDeviceToken: {
-			params: params({ token: p.string({ empty: true }), appid: p.string({ empty: true }) }),
+			params: params({ token: p.string({ empty: true }), appid: p.string({ empty: true, max: IDENTIFIER_MAX }) }),
 			async handler(ctx: Ctx<{ token: string; appid: string }>) {
 				const userId = humanOf(ctx);
 				validateAppId(ctx.params.appid);

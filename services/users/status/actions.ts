@@ -6,6 +6,7 @@ import { clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
 import type { SettingsChanged, UserStatusChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
+import { NAME_MAX } from "../../../shared/param-bounds";
 import { activeUserIds } from "../db";
 import { switchPresence } from "../presence/presence-store";
 import { checkStatusUpdate, saveStatus, statusOf, type StatusRequest } from "./status-rules";
@@ -18,9 +19,9 @@ export function userStatusActions({ db, findUser, noSuchUser, changed }: Service
 			params: params({
 				away: p.bool({ optional: true }),
 				status_text: p.string({ optional: true }),
-				emoji_name: p.string({ optional: true }),
-				emoji_code: p.string({ optional: true }),
-				reaction_type: p.string({ optional: true }),
+				emoji_name: p.string({ optional: true, max: NAME_MAX }),
+				emoji_code: p.string({ optional: true, max: NAME_MAX }),
+				reaction_type: p.string({ optional: true, max: NAME_MAX }),
 			}),
 			async handler(ctx: Ctx<StatusRequest>) {
 				const actor = requireUser(ctx);
