@@ -28,7 +28,8 @@ export async function copyMessage(app: TestApp, messageId: number, count: number
 		const first = (counter!.seq as number) - count + 1;
 		const ids = Array.from({ length: count }, (_, i) => first + i);
 		// A copy is not the original's send: the original's idempotency key (unique) stays its own.
-		const { idempotency_key: _key, ...copied } = message;
+		const copied = { ...message };
+		delete copied.idempotency_key;
 		await insertInBatches(db.collection("messages"), ids.map((id) => ({ ...copied, _id: id })));
 		await insertInBatches(db.collection("user_messages"), ids.flatMap((id) => rows.map((r) => ({ ...r, _id: `${r.user_id}:${id}`, message_id: id }))));
 		return ids;
