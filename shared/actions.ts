@@ -7,6 +7,7 @@ import type { Linkifier, RealmEmoji } from "./org-events";
 import type { ExportChannel, ExportMessage, ExportReaction, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 import type { BusBytes } from "./bus-bytes";
 import type { EmailRequest } from "./email";
+import type { DigestChannels, DigestRecipients, DigestSample, DigestTopicRef, DigestTopicStats } from "./digest";
 import { adminRequired } from "./errors";
 import { isAdmin } from "./roles";
 
@@ -269,7 +270,12 @@ export interface ActionMap {
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"users.inviteContext": { params: { emails: string[] }; result: InviteContext };
 	/** PATCH /settings as the caller (the notifications service: an unsubscribe link turns login emails off). */
-	"users.updateSettings": { params: { enable_login_emails?: boolean }; result: { ignored_parameters_unsupported?: string[] } };
+	"users.updateSettings": { params: { enable_login_emails?: boolean; enable_digest_emails?: boolean }; result: { ignored_parameters_unsupported?: string[] } };
+	/** The weekly digest (services/notifications/digest/): one call each per pass. `inactive_since_ms`/`since_ms` UNIX ms, `since` UNIX seconds. */
+	"users.digestRecipients": { params: { inactive_since_ms: number }; result: DigestRecipients };
+	"channels.digestChannels": { params: { user_ids: number[]; since_ms: number }; result: DigestChannels };
+	"messages.digestTopics": { params: { channel_ids: number[]; since: number }; result: { topics: DigestTopicStats[] } };
+	"messages.digestSamples": { params: { topics: DigestTopicRef[] }; result: { samples: DigestSample[] } };
 	/** One of Zulip's emails, stored in the outbox once per idempotency key and delivered off the request path. */
 	"notifications.sendEmail": { params: EmailRequest; result: { stored: boolean } };
 	/** A password login succeeded: the new-login email, if the caller wants it (Zulip's enable_login_emails). */

@@ -56,6 +56,7 @@ import { registerActions } from "./actions/register";
 import { readReceiptActions } from "./actions/read-receipts";
 import { realmExportActions } from "./actions/realm-export";
 import { attachmentSupportActions } from "./actions/attachment-support";
+import { digestMessageActions } from "./actions/digests";
 import { MuterCache } from "./muter-cache";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
@@ -240,6 +241,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...readReceiptActions(deps, muters),
 			...realmExportActions(deps),
 			...attachmentSupportActions(deps),
+			...digestMessageActions(deps),
 		},
 
 		events: {

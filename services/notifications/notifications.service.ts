@@ -1,12 +1,14 @@
 // The notifications service: what reaches people who are away. Today email: the outbox (its own
 // database, `<prefix>_notifications`), delivery over SMTP (SMTP_URL) or into EMAIL_DIR, dead
-// letters, new-login emails and unsubscribe links. This file wires the service and its sweep
-// timer (EMAIL_SWEEP_SECONDS); the actions are in actions/, the outbox and its delivery in
-// outbox/, the emails in templates/ and login-notice/, unsubscribing in unsubscribe/.
+// letters, new-login emails, weekly digests and unsubscribe links. This file wires the service and
+// its timers (EMAIL_SWEEP_SECONDS, DIGEST_INTERVAL_SECONDS); the actions are in actions/, the
+// outbox and its delivery in outbox/, the emails in templates/, login-notice/ and digest/,
+// unsubscribing in unsubscribe/.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
 import type { ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
+import { clock } from "../../shared/clock";
 import { connectServiceDb, ensureIndexes } from "../../shared/db";
 import { outboxEmailModel } from "./models/outbox-email";
 import { unsubscribeKeyModel } from "./models/unsubscribe-key";
@@ -16,12 +18,16 @@ import type { MailerDeps } from "./outbox/mailer";
 import { emailActions } from "./actions/emails";
 import { outboxActions } from "./actions/outbox";
 import { unsubscribeActions } from "./actions/unsubscribe";
+import { digestActions } from "./actions/digests";
+import { digestPass } from "./digest/digest-pass";
 
 /** `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. */
 export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }): ServiceSchema {
 	let conn: Connection;
 	let timer: NodeJS.Timeout | undefined;
+	let digestTimer: NodeJS.Timeout | undefined;
 	let sweeping: Promise<unknown> | undefined;
+	let digesting: Promise<unknown> | undefined;
 	// This replica's name in claims: the node and a random part (several may share a node in tests).
 	let replica = "";
 	const deps = { replica: () => replica, inflight: new Set() } as unknown as MailerDeps;
@@ -32,6 +38,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			...emailActions(deps),
 			...outboxActions(deps),
 			...unsubscribeActions(deps),
+			...digestActions(deps),
 		},
 
 		async started(this: any) {
@@ -49,7 +56,17 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			} satisfies Partial<MailerDeps>);
 			await ensureIndexes(conn);
 			this.logger.info(`email goes ${config.smtpUrl ? "out over SMTP" : `into ${config.emailDir}`}`);
-			if (!config.emailSweepSeconds || config.cli) return;
+			if (config.cli) return;
+			if (config.digestIntervalSeconds) {
+				// No pass at start (the other services may still be starting): a digest day has many ticks.
+				digestTimer = setInterval(() => {
+					if (digesting) return;
+					digesting = digestPass(deps, clock.nowMs())
+						.catch((err: unknown) => this.logger.error({ err }, "digest pass failed"))
+						.finally(() => (digesting = undefined));
+				}, config.digestIntervalSeconds * 1000).unref();
+			}
+			if (!config.emailSweepSeconds) return;
 			const tick = () => {
 				if (sweeping) return; // the previous sweep is still sending
 				sweeping = sweep(deps, replica)
@@ -63,7 +80,8 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 
 		async stopped() {
 			clearInterval(timer);
-			await sweeping;
+			clearInterval(digestTimer);
+			await Promise.all([sweeping, digesting]);
 			await Promise.all([...(deps.inflight ?? [])]);
 			deps.transport?.close();
 			await conn?.close();
