@@ -15,7 +15,7 @@ export interface DigestChannels {
 	subscriptions: Record<string, number[]>;
 	/** The names of those channels, by ID (as a string). */
 	names: Record<string, string>;
-	/** Channels created since the cutoff and not archived, oldest first. */
+	/** Channels created since the cutoff and not archived, by name. */
 	new_channels: Array<{ id: number; name: string; invite_only: boolean; is_web_public: boolean }>;
 }
 

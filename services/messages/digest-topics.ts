@@ -11,7 +11,7 @@ export const SAMPLE_MESSAGES = 2;
 
 /** The smallest message ID sent after `cutoff` (UNIX seconds), or null when none was. */
 async function firstIdAfter(db: MessagesDb, cutoff: number): Promise<number | null> {
-	const last = await db.Message.findOne({}, { timestamp: 1 }).sort({ _id: -1 }).lean();
+	const last = await db.Message.findOne({ _id: { $gt: 0 } }, { timestamp: 1 }).sort({ _id: -1 }).lean();
 	if (!last || last.timestamp <= cutoff) return null;
 	// The first message at or after `id` was sent after the cutoff: true from some ID on.
 	const after = async (id: number) => (await db.Message.findOne({ _id: { $gte: id } }, { timestamp: 1 }).sort({ _id: 1 }).lean())!.timestamp > cutoff;

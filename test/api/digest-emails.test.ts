@@ -1,8 +1,9 @@
 // Weekly digest emails (Zulip's zerver/lib/digest.py), to a real SMTP server in the test process:
 // set up through the API (accounts, channels, messages, presence, the organization's settings),
 // then a digest pass run by hand at a chosen time (the timer is off). An inactive member with
-// digests on gets one digest with the hot conversation and the new channels; an active member, one
-// with the setting off, and everyone while the organization's digests are off or on another
+// digests on gets one digest with the hot conversation and the new channels (bots' messages not
+// counted; for a guest, no channel that is not web-public; channels muted or joined in the period
+// left out); an active member, one with the setting off, and everyone while the organization's digests are off or on another
 // weekday get none; a second pass in the period sends nothing, and neither does a pass 11 hours
 // later on another digest day; two replicas racing send one digest; nothing to say, no digest; the
 // unsubscribe link turns enable_digest_emails off without logging in. PATCH /realm refuses bad
@@ -52,6 +53,10 @@ let lateReader: Account;
 let alice: Account;
 let bob: Account;
 let carol: Account;
+/** A guest (new channels: web-public ones only), one who joined #design in the period, one who muted it. */
+let guest: Account;
+let newcomer: Account;
+let muter: Account;
 /** When the period's messages are sent: 14:00 UTC, six days after the subscriptions. */
 let sentAt: number;
 /** The first digest pass: an hour later, on the organization's digest weekday. */
@@ -63,11 +68,18 @@ beforeAll(async () => {
 	snaps = await snapshotter(app);
 	owner = client(app.baseUrl, app.owner);
 	await app.grant(app.owner, "can_create_users");
-	[reader, active, settingOff, lateReader, alice, bob, carol] = await Promise.all(
-		["Digest Reader", "Active Member", "Setting Off", "Late Reader", "Alice Digest", "Bob Digest", "Carol Digest"].map(signUp),
+	[reader, active, settingOff, lateReader, alice, bob, carol, guest, newcomer, muter] = await Promise.all(
+		["Digest Reader", "Active Member", "Setting Off", "Late Reader", "Alice Digest", "Bob Digest", "Carol Digest", "Guest Reader", "New Comer", "Design Muter"].map(signUp),
 	);
-	const everyone = [reader, active, settingOff, lateReader, alice, bob, carol].map((a) => a.user_id);
+	const bot = await owner.post("/bots", { full_name: "Digest Bot", short_name: "digest" });
+	expectSuccess(bot);
+	const digestBot: Account = { user_id: bot.body.user_id, email: "digest-bot@chat.test", api_key: bot.body.api_key };
+	const everyone = [reader, active, settingOff, lateReader, alice, bob, carol, guest, muter, digestBot].map((a) => a.user_id);
 	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "design" }, { name: "random" }], principals: everyone }));
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "random" }], principals: [newcomer.user_id] }));
+	expectSuccess(await owner.patch(`/users/${guest.user_id}`, { role: 600 }));
+	const design = (await owner.get("/get_stream_id", { stream: "design" })).body.stream_id;
+	expectSuccess(await as(muter).post("/users/me/subscriptions/properties", { subscription_data: [{ stream_id: design, property: "is_muted", value: true }] }));
 	expectSuccess(await as(settingOff).patch("/settings", { enable_digest_emails: false }));
 	expectSuccess(await as(lateReader).patch("/settings", { enable_digest_emails: false }));
 
@@ -82,7 +94,10 @@ beforeAll(async () => {
 	await say(alice, "design", "lunch plans", "Booked for six");
 	await say(bob, "design", "lunch plans", "Great");
 	await say(carol, "design", "lunch plans", "Count me in");
+	// A bot's message counts for nothing (Zulip counts human messages and senders).
+	await say(digestBot, "design", "lunch plans", "Reminder: lunch at noon");
 	await say(alice, "random", "weather", "Sunny today");
+	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "design" }], principals: [newcomer.user_id] }));
 	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "fresh-public" }] }));
 	expectSuccess(await owner.post("/users/me/subscriptions", { subscriptions: [{ name: "fresh-secret" }], invite_only: true }));
 	expectSuccess(await as(active).post("/users/me/presence", { status: "active" }));
@@ -125,6 +140,17 @@ test("an inactive member gets one digest with the hot conversation and the new c
 
 	expect(digestsTo(active)).toHaveLength(0);
 	expect(digestsTo(settingOff)).toHaveLength(0);
+
+	// A guest hears of the conversations in their channels, not of new channels that are not web-public.
+	const [forGuest] = digestsTo(guest);
+	expect(forGuest.mail.text).toContain("#design > lunch plans");
+	expect(forGuest.mail.text).not.toContain("New channels");
+	// A channel joined in the period, or muted, is left out (Zulip's get_user_stream_map).
+	for (const a of [newcomer, muter]) {
+		const [mail] = digestsTo(a);
+		expect(mail.mail.text).toContain("#random > weather");
+		expect(mail.mail.text).not.toContain("lunch plans");
+	}
 });
 
 test("a second pass in the same period sends nothing; nor does one 11 hours later on a new digest day", async () => {

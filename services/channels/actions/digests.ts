@@ -17,7 +17,7 @@ export function digestChannelActions(db: ChannelsDb) {
 				const [subs, created] = await Promise.all([
 					user_ids.length ? db.Subscription.find({ user_id: { $in: user_ids }, active: true, is_muted: false }, { user_id: 1, channel_id: 1, changed_at: 1 }).lean() : [],
 					db.Channel.find({ realm_id: db.realmId, is_archived: false, date_created: { $gt: Math.floor(since_ms / 1000) } }, { name: 1, invite_only: 1, is_web_public: 1 })
-						.sort({ _id: 1 })
+						.sort({ name_key: 1 })
 						.lean(),
 				]);
 				const kept = subs.filter((s) => (s.changed_at ?? 0) <= since_ms);
