@@ -90,7 +90,7 @@ beforeAll(async () => {
 	passAt = sentAt + HOUR;
 	const say = (a: Account, to: string, topic: string, content: string) => sendMessage(as(a), { type: "stream", to, topic, content });
 	await say(alice, "design", "lunch plans", "Shall we try the **new** place?");
-	await say(bob, "design", "lunch plans", "Yes, at noon");
+	await say(bob, "design", "lunch plans", "Yes, at noon: [menu](/user_uploads/2/ab/menu.pdf)");
 	await say(alice, "design", "lunch plans", "Booked for six");
 	await say(bob, "design", "lunch plans", "Great");
 	await say(carol, "design", "lunch plans", "Count me in");
@@ -125,7 +125,7 @@ test("an inactive member gets one digest with the hot conversation and the new c
 	expect(digest.raw).toMatch(/Content-Type: multipart\/alternative/);
 	const text = digest.mail.text!;
 	// The most diverse topic first, its first two messages, then the rest counted with its human senders.
-	expect(text).toContain("#design > lunch plans\nShall we try the **new** place?\nYes, at noon\n\n+ 3 more messages by Alice Digest, Bob Digest and Carol Digest.");
+	expect(text).toContain("#design > lunch plans\nShall we try the **new** place?\nYes, at noon: [menu](/user_uploads/2/ab/menu.pdf)\n\n+ 3 more messages by Alice Digest, Bob Digest and Carol Digest.");
 	expect(text.indexOf("#design > lunch plans")).toBeLessThan(text.indexOf("#random > weather"));
 	expect(text).toContain("#random > weather\nSunny today");
 	expect(text).toContain("** New channels **\n    fresh-public.");
@@ -133,6 +133,8 @@ test("an inactive member gets one digest with the hot conversation and the new c
 	expect(text).toContain("http://chat.test/#settings/notifications");
 	const html = digest.mail.html as string;
 	expect(html).toContain("<strong>new</strong>");
+	// Links in messages are made absolute (Zulip's relative_to_full_url).
+	expect(html).toContain('href="http://chat.test/user_uploads/2/ab/menu.pdf"');
 	expect(html).toMatch(/href="http:\/\/chat\.test\/#narrow\/channel\/\d+-design\/topic\/lunch%20plans"/);
 	expect(html).toMatch(/<a href="http:\/\/chat\.test\/#narrow\/channel\/\d+-fresh-public">fresh-public<\/a>/);
 	expect(unsubscribeHeader(digest)).toMatch(/^http:\/\/chat\.test\/accounts\/unsubscribe\/digest\/\w{32}$/);

@@ -35,7 +35,7 @@ export const digestKey = (userId: number, period: string) => `digest:${userId}:$
 type Reader = DigestRecipients["users"][number];
 
 export async function digestPass(deps: MailerDeps, nowMs: number): Promise<DigestPassResult> {
-	const cutoffMs = nowMs - DIGEST_CUTOFF_DAYS * DAY_MS;
+	const cutoffMs = Math.max(0, nowMs - DIGEST_CUTOFF_DAYS * DAY_MS);
 	const { realm, users } = await call(deps.broker, "users.digestRecipients", { inactive_since_ms: cutoffMs });
 	if (!realm.digest_emails_enabled || zulipWeekday(nowMs) !== realm.digest_weekday) return { period: null, sent: [] };
 	const period = new Date(nowMs).toISOString().slice(0, 10);
