@@ -7,20 +7,12 @@ import type { Linkifier, RealmEmoji } from "./org-events";
 import type { ExportChannel, ExportMessage, ExportReaction, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 import type { BusBytes } from "./bus-bytes";
 import type { EmailRequest } from "./email";
+import type { Identity } from "./identity";
 import type { DigestChannels, DigestRecipients, DigestSample, DigestTopicRef, DigestTopicStats } from "./digest";
 import { adminRequired } from "./errors";
 import { isAdmin } from "./roles";
 
-/** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
-export interface Identity {
-	user_id: number;
-	realm_id: number;
-	email: string;
-	delivery_email: string;
-	full_name: string;
-	role: number;
-	is_bot: boolean;
-}
+export type { Identity };
 
 export interface Meta {
 	user?: Identity;

@@ -1,6 +1,6 @@
 // The weekly digest's bus contract (services/notifications/digest/): what the users, channels and
 // messages services answer, one batched call each per digest pass.
-import type { Identity } from "./actions";
+import type { Identity } from "./identity";
 
 /** users.digestRecipients: the organization's digest settings and who may get a digest. */
 export interface DigestRecipients {
