@@ -116,16 +116,21 @@ function epicStateUpdate(_payload: Wild, action: Wild): string {
 	return `State of the epic **${action.at("name").str()}** was changed from **${state.at("old").str()}** to **${state.at("new").str()}**.`;
 }
 
+/** The names the references give a change's old and new IDs (the last reference of each), where they do. */
+function changeNames(payload: Wild, ids: { old: number | null; now: number | null }): { old?: string; now?: string } {
+	const names: { old?: string; now?: string } = {};
+	for (const ref of payload.at("references").list()) {
+		const id = refId(ref.at("id"));
+		if (id === ids.now) names.now = ref.at("name").str();
+		if (id === ids.old) names.old = ref.at("name").str();
+	}
+	return names;
+}
+
 function storyStateUpdate(payload: Wild, action: Wild): string {
 	const ids = action.path("changes", "workflow_state_id");
-	const [newId, oldId] = [ids.at("new").int(), ids.at("old").int()];
-	let now: string | undefined;
-	let old: string | undefined;
-	for (const ref of payload.at("references").list()) {
-		if (refId(ref.at("id")) === newId) now = ref.at("name").str();
-		if (refId(ref.at("id")) === oldId) old = ref.at("name").str();
-	}
-	[now, old] = [need(now, "new state"), need(old, "old state")];
+	const names = changeNames(payload, { now: ids.at("new").int(), old: ids.at("old").int() });
+	const [now, old] = [need(names.now, "new state"), need(names.old, "old state")];
 	return `State of the story ${entityName("story", action)} was changed from **${old}** to **${now}**.`;
 }
 
@@ -164,15 +169,11 @@ function storyEpicUpdate(payload: Wild, action: Wild): string {
 	const story = storyLink(action);
 	const ids = action.path("changes", "epic_id");
 	const [newId, oldId] = [ids.get("new").intOrNull(), ids.get("old").intOrNull()];
-	let now: string | undefined;
-	let old: string | undefined;
-	for (const ref of payload.at("references").list()) {
-		if (refId(ref.at("id")) === newId) now = `**${ref.at("name").str()}**`;
-		if (refId(ref.at("id")) === oldId) old = `**${ref.at("name").str()}**`;
-	}
-	if (newId && oldId) return `The story ${story} was moved from ${need(old, "old epic")} to ${need(now, "new epic")}.`;
-	if (newId) return `The story ${story} was added to the epic ${need(now, "epic")}.`;
-	return `The story ${story} was removed from the epic ${need(old, "epic")}.`;
+	const names = changeNames(payload, { now: newId, old: oldId });
+	const epic = (name: string | undefined, what: string) => `**${need(name, what)}**`;
+	if (newId && oldId) return `The story ${story} was moved from ${epic(names.old, "old epic")} to ${epic(names.now, "new epic")}.`;
+	if (newId) return `The story ${story} was added to the epic ${epic(names.now, "epic")}.`;
+	return `The story ${story} was removed from the epic ${epic(names.old, "epic")}.`;
 }
 
 function storyEstimateUpdate(_payload: Wild, action: Wild): string {
@@ -216,14 +217,8 @@ function storyLabelUpdate(payload: Wild, action: Wild): string | null {
 function storyProjectUpdate(payload: Wild, action: Wild): string {
 	const story = storyLink(action);
 	const ids = action.path("changes", "project_id");
-	const [newId, oldId] = [ids.at("new").int(), ids.at("old").int()];
-	let now: string | undefined;
-	let old: string | undefined;
-	for (const ref of payload.at("references").list()) {
-		if (refId(ref.at("id")) === newId) now = ref.at("name").str();
-		if (refId(ref.at("id")) === oldId) old = ref.at("name").str();
-	}
-	return `The story ${story} was moved from the **${need(old, "old project")}** project to **${need(now, "new project")}**.`;
+	const names = changeNames(payload, { now: ids.at("new").int(), old: ids.at("old").int() });
+	return `The story ${story} was moved from the **${need(names.old, "old project")}** project to **${need(names.now, "new project")}**.`;
 }
 
 function storyTypeUpdate(_payload: Wild, action: Wild): string {
