@@ -36,8 +36,11 @@ function referenceName(payload: Wild, id: number | null): string | undefined {
 }
 
 const storyLink = (action: Wild) => `[${action.at("name").str()}](${action.at("app_url").str()})`;
-/** A story as a link (its URL may be missing: "None"), an epic in bold. */
-const entityName = (entity: string, action: Wild) => (entity === "story" ? `[${action.at("name").str()}](${pyStr(action.get("app_url").strOrNull())})` : `**${action.at("name").str()}**`);
+/** A story as a link (its URL may be missing: "None"), an epic in bold (its URL read all the same, as Zulip reads it). */
+function entityName(entity: string, action: Wild): string {
+	const [name, url] = [action.at("name").str(), action.get("app_url").strOrNull()];
+	return entity === "story" ? `[${name}](${pyStr(url)})` : `**${name}**`;
+}
 const quote = (text: string) => `\`\`\` quote\n${text}\n\`\`\``;
 
 function primaryAction(payload: Wild): Wild {
