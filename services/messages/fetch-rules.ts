@@ -8,6 +8,8 @@ import type { MessagesDb } from "./db";
 import { badNarrow, CONVERSATION_OPERATORS, namesConversation, type Term } from "./narrow";
 import { accessibleMessage } from "./access";
 import type { Resolvers } from "./resolvers";
+import type { MessageDoc } from "./models/message";
+import { VIEW_FIELDS } from "./message-view";
 
 /** What the anchor "newest" stands for (Zulip's LARGER_THAN_MAX_MESSAGE_ID). */
 export const NEWEST = 10_000_000_000_000_000;
@@ -33,6 +35,11 @@ export interface FetchParams {
 	 * (GET /messages/matches_narrow, as Zulip's messages_in_narrow_backend reads zerver_usermessage).
 	 */
 	received_only?: boolean;
+	/**
+	 * Also give the messages themselves (their VIEW_FIELDS) where the window reads them anyway (a
+	 * channel's history, unjoined), so GET /messages does not read them a second time.
+	 */
+	docs?: boolean;
 }
 
 interface Plan {
@@ -200,6 +207,8 @@ export interface FetchResult {
 	/** Message IDs in ascending order, with the caller's flags. */
 	ids: number[];
 	flags: Map<number, string[]>;
+	/** With `docs`: the messages the window read, by ID (some or all of `ids`). */
+	docs: Map<number, MessageDoc>;
 	anchor?: number;
 	found_anchor: boolean;
 	found_oldest: boolean;
@@ -253,12 +262,13 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 
 	if (p.near !== undefined && !q.message_ids) q = { ...q, anchor: p.near };
 
-	const { ids, personal } = windowsFor(db, p);
+	const docs = new Map<number, MessageDoc>();
+	const { ids, personal } = windowsFor(db, p, q.docs ? docs : undefined);
 
 	let result: FetchResult;
 	if (q.message_ids) {
 		const found = await ids({ $in: q.message_ids }, 1, q.message_ids.length);
-		result = { ids: found, flags: new Map(), found_anchor: false, found_oldest: false, found_newest: false, history_limited: false };
+		result = { ids: found, flags: new Map(), docs, found_anchor: false, found_oldest: false, found_newest: false, history_limited: false };
 	} else {
 		const numBefore = q.num_before!;
 		const numAfter = q.num_after!;
@@ -280,6 +290,7 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 		result = {
 			ids: [...before.reverse(), ...at, ...after],
 			flags: new Map(),
+			docs,
 			anchor,
 			found_anchor: at.length === 1,
 			found_oldest: before.length < numBefore || anchor === 0,
@@ -317,8 +328,9 @@ function mutedConditions(policies: TopicPolicies, channels: boolean): Filter[] {
 }
 /** Message IDs matching a narrow beyond a bound on the ID field, in one direction, up to a limit. */
 export type Window = (cond: Filter, dir: 1 | -1, limit: number) => Promise<number[]>;
+type Found = Array<Record<string, any>>;
 interface IdModel {
-	find(f: object, proj: object): { sort(s: object): { limit(n: number): { hint(h: object): { lean(): Promise<Array<Record<string, number>>> }; lean(): Promise<Array<Record<string, number>>> } }; lean(): Promise<Array<Record<string, number>>> };
+	find(f: object, proj: object): { sort(s: object): { limit(n: number): { hint(h: object): { lean(): Promise<Found> }; lean(): Promise<Found> } }; lean(): Promise<Found> };
 }
 
 /**
@@ -332,22 +344,23 @@ const both = (a: Filter, b: Filter): Filter => (Object.keys(b).some((k) => k in 
  * `hint`, that index serves it: a planner scoring indexes by the fields they pin may otherwise
  * take a channel's index for a search, and walk the channel instead of the matches.
  */
-function window(model: unknown, field: string, filter: Filter, hint?: object): Window {
+function window(model: unknown, field: string, filter: Filter, hint?: object, sink?: Map<number, MessageDoc>): Window {
 	const m = model as IdModel;
 	return async (cond, dir, limit) => {
 		if (limit <= 0) return [];
-		const query = m.find(both(filter, { [field]: cond }), { [field]: 1 }).sort({ [field]: dir }).limit(limit);
+		const query = m.find(both(filter, { [field]: cond }), sink ? VIEW_FIELDS : { [field]: 1 }).sort({ [field]: dir }).limit(limit);
 		const docs = await (hint ? query.hint(hint) : query).lean();
-		return docs.map((d) => d[field]);
+		if (sink) for (const d of docs) sink.set(d._id as number, d as MessageDoc);
+		return docs.map((d) => d[field] as number);
 	};
 }
 
 /** Messages matching a positive search, newest or oldest first, from the search index. */
-const searchWindow = (db: MessagesDb, messages: Filter, search: Filter) => window(db.Message, "_id", both(messages, search), SEARCH_INDEX);
+const searchWindow = (db: MessagesDb, messages: Filter, search: Filter, sink?: Map<number, MessageDoc>) => window(db.Message, "_id", both(messages, search), SEARCH_INDEX, sink);
 
 async function idSet(model: unknown, field: string, filter: Filter): Promise<Set<number>> {
 	const docs = await (model as IdModel).find(filter, { [field]: 1 }).lean();
-	return new Set(docs.map((d) => d[field]));
+	return new Set(docs.map((d) => d[field] as number));
 }
 
 const JOIN_PAGE = 1000;
@@ -392,7 +405,7 @@ export function joined(lead: Window, keep: Check, pageSize = JOIN_PAGE): Window 
  * when a keyword is searched for, and checked against the rows; otherwise the rows lead and the
  * messages are checked. has:reaction is checked against the reactions.
  */
-function windowsFor(db: MessagesDb, p: Plan): { ids: Window; personal: (rows: Filter) => Window } {
+function windowsFor(db: MessagesDb, p: Plan, sink?: Map<number, MessageDoc>): { ids: Window; personal: (rows: Filter) => Window } {
 	const search = p.search;
 	const reactions: Check | undefined =
 		p.hasReaction === undefined
@@ -412,7 +425,13 @@ function windowsFor(db: MessagesDb, p: Plan): { ids: Window; personal: (rows: Fi
 		const messagesMatch: Check | undefined = search && ((ids) => idSet(db.Message, "_id", both({ _id: { $in: ids } }, search.filter)));
 		return led(window(db.UserMessage, "message_id", rows), [messagesMatch, reactions]);
 	};
-	const history = !search ? window(db.Message, "_id", p.messages) : search.positive ? searchWindow(db, p.messages, search.filter) : window(db.Message, "_id", both(p.messages, search.filter));
+	// Unjoined, the history window reads just the page's messages: it reads them whole (sink).
+	const keep = reactions ? undefined : sink;
+	const history = !search
+		? window(db.Message, "_id", p.messages, undefined, keep)
+		: search.positive
+			? searchWindow(db, p.messages, search.filter, keep)
+			: window(db.Message, "_id", both(p.messages, search.filter), undefined, keep);
 	const ids = p.channelHistory ? led(history, [reactions]) : personal(p.rows);
 	return { ids, personal };
 }
@@ -430,7 +449,7 @@ function parseAnchor(q: FetchParams): number | "first_unread" {
 
 /** A narrow nothing can match: the anchor as asked (first_unread, with nothing unread, is the newest). */
 function emptyResult(q: FetchParams): FetchResult {
-	if (q.message_ids) return { ids: [], flags: new Map(), found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
+	if (q.message_ids) return { ids: [], flags: new Map(), docs: new Map(), found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
 	const anchor = parseAnchor(q);
-	return { ids: [], flags: new Map(), anchor: anchor === "first_unread" ? NEWEST : anchor, found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
+	return { ids: [], flags: new Map(), docs: new Map(), anchor: anchor === "first_unread" ? NEWEST : anchor, found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
 }
