@@ -51,15 +51,31 @@ func idKeyOf(doc bsonkit.Doc) []byte { return appendKey(nil, bsonkit.Get(doc, "_
 
 // load reads the document stored under an _id key, or nil.
 func (c *Collection) load(id []byte) (*record, error) {
+	return c.loadFields(id, nil)
+}
+
+// loadFields loads a document with only `fields` decoded (nil: all of it).
+func (c *Collection) loadFields(id []byte, fields map[string]struct{}) (*record, error) {
 	raw, err := get(c.store().r(), c.docKey(id))
 	if raw == nil || err != nil {
 		return nil, err
 	}
-	return decodeRecord(id, raw)
+	return decodeRecordFields(id, raw, fields)
 }
 
 func decodeRecord(id, raw []byte) (*record, error) {
-	doc, err := decodeDoc(raw)
+	return decodeRecordFields(id, raw, nil)
+}
+
+// decodeRecordFields decodes a stored document whole (fields nil), or only the named fields.
+func decodeRecordFields(id, raw []byte, fields map[string]struct{}) (*record, error) {
+	var doc bson.D
+	var err error
+	if fields == nil {
+		doc, err = decodeDoc(raw)
+	} else {
+		doc, err = decodeFields(raw, fields)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("stored document %x: %w", id, err)
 	}

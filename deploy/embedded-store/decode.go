@@ -20,6 +20,37 @@ func decodeDoc(raw []byte) (bson.D, error) {
 	return decodeElements(doc)
 }
 
+// decodeFields decodes only the named top-level fields of a stored document (a find's filter,
+// sort and projection fields: fieldsOf), stepping over the others undecoded. A message's search
+// stems, most of its bytes, are never turned into Go values for a page that does not show them.
+func decodeFields(raw []byte, fields map[string]struct{}) (bson.D, error) {
+	length, rest, ok := bsoncore.ReadLength(raw)
+	if !ok || length < 5 || int(length) > len(raw) || raw[length-1] != 0 {
+		return nil, bsoncore.NewInsufficientBytesError(raw, raw)
+	}
+	rest = rest[:length-5]
+	out := make(bson.D, 0, len(fields))
+	for len(rest) > 0 {
+		elem, after, ok := bsoncore.ReadElement(rest)
+		if !ok {
+			return nil, bsoncore.NewInsufficientBytesError(raw, rest)
+		}
+		rest = after
+		if _, named := fields[string(elem.KeyBytes())]; !named {
+			continue
+		}
+		if err := elem.Validate(); err != nil {
+			return nil, err
+		}
+		v, err := decodeValue(elem.Value())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bson.E{Key: elem.Key(), Value: v})
+	}
+	return out, nil
+}
+
 func decodeElements(doc bsoncore.Document) (bson.D, error) {
 	elems, err := doc.Elements()
 	if err != nil {

@@ -58,6 +58,12 @@ func cmdFind(s *Server, db string, cmd bson.D) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A projection naming the fields to keep: only those (and what the query reads) are decoded.
+	if projection != nil {
+		if fields, _, ok := simpleInclusion(*projection); ok {
+			o.fields = fields
+		}
+	}
 	batch := intOf(field(cmd, "batchSize"))
 	single := truthy(field(cmd, "singleBatch"))
 	return s.read(func() (bson.D, error) {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"math"
+	"strings"
 
 	"github.com/256dpi/lungo/bsonkit"
 	"github.com/256dpi/lungo/mongokit"
+	"go.mongodb.org/mongo-driver/bson"
 )
 
 // find: the query planned (plan.go), its index ranges walked (scan.go), every candidate matched
@@ -16,6 +18,9 @@ type findOpts struct {
 	skip   int
 	limit  int         // 0: no limit
 	hint   interface{} // an index name or key pattern: the query uses that index (nil: planned)
+	// fields: the only top-level fields the caller needs of each document (the projection's),
+	// nil for all. Those the filter and sort read are added (fieldsOf).
+	fields map[string]struct{}
 }
 
 // find returns the records matching the filter, sorted, skipped and limited.
@@ -29,6 +34,10 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 			return nil, err
 		}
 		p = planIndex(ix, conds, o.sort)
+	}
+	fields := fieldsOf(o)
+	if p != nil {
+		p.fields = fields
 	}
 	want := math.MaxInt
 	if o.limit > 0 {
@@ -59,6 +68,7 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 		p = &plan{}
 		seen := map[string]struct{}{}
 		for _, b := range branches {
+			b.plan.fields = fields
 			scanErr = c.scan(b.plan, b.conds, func(r *record) bool {
 				if _, dup := seen[string(r.id)]; dup {
 					return true
@@ -72,7 +82,7 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 		}
 	} else if p == nil || (natural && o.hint == nil) {
 		// Natural order is the documents' key order: _id order (MongoDB promises none).
-		scanErr = c.scanDocs(naturalDesc, func(r *record) (bool, error) {
+		scanErr = c.scanDocFields(naturalDesc, fields, func(r *record) (bool, error) {
 			return visit(r) && (hasSort && !natural || len(out) < want), nil
 		})
 	} else {
@@ -112,6 +122,63 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 		out = out[:o.limit]
 	}
 	return out, nil
+}
+
+// fieldsOf gives the top-level fields a find must decode of each document: those the caller
+// needs (o.fields), _id, and those the filter and the sort name. Nil (all of them) when the
+// caller needs the whole document, or when the filter has an operator that may read any field
+// ($expr, $where, ...).
+func fieldsOf(o findOpts) map[string]struct{} {
+	if o.fields == nil {
+		return nil
+	}
+	out := map[string]struct{}{"_id": {}}
+	for f := range o.fields {
+		out[f] = struct{}{}
+	}
+	if !filterFields(*o.filter, out) {
+		return nil
+	}
+	if o.sort != nil {
+		for _, e := range *o.sort {
+			out[topLevel(e.Key)] = struct{}{}
+		}
+	}
+	return out
+}
+
+// filterFields adds the top-level fields a filter reads to out; false if it cannot tell.
+func filterFields(filter bson.D, out map[string]struct{}) bool {
+	for _, e := range filter {
+		switch e.Key {
+		case "$and", "$or", "$nor":
+			list, ok := e.Value.(bson.A)
+			if !ok {
+				return false
+			}
+			for _, item := range list {
+				sub, ok := item.(bson.D)
+				if !ok || !filterFields(sub, out) {
+					return false
+				}
+			}
+		case "$comment":
+		default:
+			if strings.HasPrefix(e.Key, "$") {
+				return false
+			}
+			out[topLevel(e.Key)] = struct{}{}
+		}
+	}
+	return true
+}
+
+// topLevel is a path's first field ("a" of "a.b.c").
+func topLevel(path string) string {
+	if i := strings.IndexByte(path, '.'); i >= 0 {
+		return path[:i]
+	}
+	return path
 }
 
 func isNaturalSort(sort bsonkit.Doc) (natural, desc bool) {
