@@ -429,7 +429,7 @@ function windowsFor(db: MessagesDb, p: Plan, sink?: Map<number, MessageDoc>): { 
 		const messagesMatch: Check | undefined = search && ((ids) => idSet(db.Message, "_id", both({ _id: { $in: ids } }, search.filter)));
 		return led(window(db.UserMessage, "message_id", rows), [messagesMatch, reactions]);
 	};
-	// Unjoined, the history window reads just the page's messages: it reads them whole (sink).
+	// Unjoined, the history window reads just the page's messages: it reads their VIEW_FIELDS too (sink).
 	const keep = reactions ? undefined : sink;
 	const history = !search
 		? window(db.Message, "_id", p.messages, undefined, keep)
