@@ -7,7 +7,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 )
 
-// decodeFields gives the named fields as decodeDoc gives them, in the document's order.
+// decodeFields decodes the fields to decode as decodeDoc does, and keeps those to keep as stored,
+// both in the document's order.
 func TestDecodeFieldsAsDecodeDoc(t *testing.T) {
 	doc := bson.D{
 		{Key: "_id", Value: int32(7)},
@@ -24,32 +25,53 @@ func TestDecodeFieldsAsDecodeDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, names := range [][]string{{}, {"_id"}, {"topic", "_id"}, {"edit_history", "none", "missing"}, {"_id", "words", "topic", "edit_history", "none"}} {
-		fields := map[string]struct{}{}
+	pick := func(names []string) (map[string]struct{}, bson.D) {
+		set, out := map[string]struct{}{}, bson.D{}
 		for _, n := range names {
-			fields[n] = struct{}{}
+			set[n] = struct{}{}
 		}
-		want := bson.D{}
 		for _, e := range whole {
-			if _, ok := fields[e.Key]; ok {
-				want = append(want, e)
+			if _, ok := set[e.Key]; ok {
+				out = append(out, e)
 			}
 		}
-		got, err := decodeFields(raw, fields)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%v: got %v, want %v", names, got, want)
+		return set, out
+	}
+	sets := [][]string{{}, {"_id"}, {"topic", "_id"}, {"edit_history", "none", "missing"}, {"_id", "words", "topic", "edit_history", "none"}}
+	for _, decodeNames := range sets {
+		for _, keepNames := range sets {
+			for _, keepID := range []bool{false, true} {
+				decode, wantDoc := pick(decodeNames)
+				keep, _ := pick(keepNames)
+				keptNames := keepNames
+				if keepID {
+					keptNames = append([]string{"_id"}, keepNames...)
+				}
+				_, wantKept := pick(keptNames)
+				doc, kept, err := decodeFields(raw, &fieldSel{decode: decode, keep: keep, keepID: keepID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(doc, wantDoc) {
+					t.Errorf("decode %v: got %v, want %v", decodeNames, doc, wantDoc)
+				}
+				keptDoc, err := decodeDoc(kept)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(keptDoc, wantKept) {
+					t.Errorf("keep %v (_id %v): got %v, want %v", keepNames, keepID, keptDoc, wantKept)
+				}
+			}
 		}
 	}
-	if _, err := decodeFields(raw[:len(raw)-3], map[string]struct{}{"_id": {}}); err == nil {
+	if _, _, err := decodeFields(raw[:len(raw)-3], &fieldSel{decode: map[string]struct{}{"_id": {}}}); err == nil {
 		t.Error("a truncated document decoded")
 	}
 }
 
-// A find decodes the fields its projection keeps and those its filter and sort read; an
-// operator that may read any field decodes the whole document.
+// A find decodes the fields its filter and sort read, and keeps its projection's; an operator
+// that may read any field decodes the whole document.
 func TestFieldsOf(t *testing.T) {
 	keep := map[string]struct{}{"content": {}}
 	cases := []struct {
@@ -57,13 +79,13 @@ func TestFieldsOf(t *testing.T) {
 		sort   bson.D
 		want   []string
 	}{
-		{bson.D{{Key: "channel_id", Value: 1}, {Key: "topic_key", Value: "x"}}, bson.D{{Key: "_id", Value: -1}}, []string{"_id", "content", "channel_id", "topic_key"}},
-		{bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a.b", Value: 1}}, bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "c", Value: 2}}}}}}}}, bson.D{{Key: "d.e", Value: 1}}, []string{"_id", "content", "a", "c", "d"}},
+		{bson.D{{Key: "channel_id", Value: 1}, {Key: "topic_key", Value: "x"}}, bson.D{{Key: "_id", Value: -1}}, []string{"_id", "channel_id", "topic_key"}},
+		{bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a.b", Value: 1}}, bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "c", Value: 2}}}}}}}}, bson.D{{Key: "d.e", Value: 1}}, []string{"_id", "a", "c", "d"}},
 		{bson.D{{Key: "$expr", Value: bson.D{}}}, nil, nil},
 		{bson.D{{Key: "$where", Value: "true"}}, nil, nil},
 	}
 	for _, tc := range cases {
-		o := findOpts{filter: &tc.filter, fields: keep}
+		o := findOpts{filter: &tc.filter, keep: keep}
 		if tc.sort != nil {
 			o.sort = &tc.sort
 		}
@@ -78,7 +100,7 @@ func TestFieldsOf(t *testing.T) {
 		for _, f := range tc.want {
 			want[f] = struct{}{}
 		}
-		if !reflect.DeepEqual(got, want) {
+		if got == nil || !reflect.DeepEqual(got.decode, want) || !reflect.DeepEqual(got.keep, keep) {
 			t.Errorf("%v: got %v, want %v", tc.filter, got, want)
 		}
 	}

@@ -58,10 +58,11 @@ func cmdFind(s *Server, db string, cmd bson.D) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A projection naming the fields to keep: only those (and what the query reads) are decoded.
+	// A projection naming the fields to keep: those are copied as stored, only what the query
+	// reads is decoded.
 	if projection != nil {
-		if fields, _, ok := simpleInclusion(*projection); ok {
-			o.fields = fields
+		if fields, keepID, ok := simpleInclusion(*projection); ok {
+			o.keep, o.keepID = fields, keepID
 		}
 	}
 	batch := intOf(field(cmd, "batchSize"))

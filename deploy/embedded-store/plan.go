@@ -96,8 +96,8 @@ type plan struct {
 	ordered bool // index order gives the requested sort
 	reverse bool // walk the index backwards
 	score   int
-	// fields: the only top-level fields of each document to decode (nil: all), set by find.
-	fields map[string]struct{}
+	// fields: what to decode and keep of each document (nil: all of it, decoded), set by find.
+	fields *fieldSel
 }
 
 func (c *Collection) plan(conds map[string]*cond, sort bsonkit.Doc) *plan {

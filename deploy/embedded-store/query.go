@@ -18,9 +18,10 @@ type findOpts struct {
 	skip   int
 	limit  int         // 0: no limit
 	hint   interface{} // an index name or key pattern: the query uses that index (nil: planned)
-	// fields: the only top-level fields the caller needs of each document (the projection's),
-	// nil for all. Those the filter and sort read are added (fieldsOf).
-	fields map[string]struct{}
+	// keep: the top-level fields the answer keeps of each document (a simple inclusion
+	// projection's, and _id with keepID), nil for whole documents (fieldsOf).
+	keep   map[string]struct{}
+	keepID bool
 }
 
 // find returns the records matching the filter, sorted, skipped and limited.
@@ -124,27 +125,24 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 	return out, nil
 }
 
-// fieldsOf gives the top-level fields a find must decode of each document: those the caller
-// needs (o.fields), _id, and those the filter and the sort name. Nil (all of them) when the
-// caller needs the whole document, or when the filter has an operator that may read any field
+// fieldsOf gives what a find needs of each document: the fields the filter and the sort read (and
+// _id), to decode, and those the answer keeps. Nil (every document decoded whole) when the
+// caller keeps whole documents, or when the filter has an operator that may read any field
 // ($expr, $where, ...).
-func fieldsOf(o findOpts) map[string]struct{} {
-	if o.fields == nil {
+func fieldsOf(o findOpts) *fieldSel {
+	if o.keep == nil {
 		return nil
 	}
-	out := map[string]struct{}{"_id": {}}
-	for f := range o.fields {
-		out[f] = struct{}{}
-	}
-	if !filterFields(*o.filter, out) {
+	decode := map[string]struct{}{"_id": {}}
+	if !filterFields(*o.filter, decode) {
 		return nil
 	}
 	if o.sort != nil {
 		for _, e := range *o.sort {
-			out[topLevel(e.Key)] = struct{}{}
+			decode[topLevel(e.Key)] = struct{}{}
 		}
 	}
-	return out
+	return &fieldSel{decode: decode, keep: o.keep, keepID: o.keepID}
 }
 
 // filterFields adds the top-level fields a filter reads to out; false if it cannot tell.

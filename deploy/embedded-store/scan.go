@@ -162,8 +162,8 @@ func (c *Collection) scanDocs(reverse bool, fn func(*record) (bool, error)) erro
 	return c.scanDocFields(reverse, nil, fn)
 }
 
-// scanDocFields is scanDocs with only `fields` of each document decoded (nil: all).
-func (c *Collection) scanDocFields(reverse bool, fields map[string]struct{}, fn func(*record) (bool, error)) error {
+// scanDocFields is scanDocs with each document read as `fields` asks (nil: decoded whole).
+func (c *Collection) scanDocFields(reverse bool, fields *fieldSel, fn func(*record) (bool, error)) error {
 	lower := c.docsPrefix()
 	upper, _ := successor(lower)
 	it, err := c.store().r().NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
