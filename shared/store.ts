@@ -239,6 +239,8 @@ class StoreSupervisor {
 		// takes (about a minute per million rows), logging its progress.
 		if (fs.existsSync(path.join(this.storeDir, "journal.bson"))) timeoutMs = undefined;
 		const cache = process.env.STORE_CACHE_MB ? ["-cache-mb", String(cacheMb(process.env.STORE_CACHE_MB))] : [];
+		// STORE_PPROF=host:port serves Go's pprof there, for profiling (docs/embedded-store.md).
+		if (process.env.STORE_PPROF) cache.push("-pprof", process.env.STORE_PPROF);
 		const child = spawn(
 			this.binary,
 			["-listen", `127.0.0.1:${this.port}`, "-data", this.storeDir, "-watch-stdin", "-log-level", this.level, ...cache],

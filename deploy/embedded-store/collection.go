@@ -13,6 +13,8 @@ import (
 type record struct {
 	id  []byte
 	doc bsonkit.Doc
+	// kept: with a fieldSel, the document of the fields the find keeps, as BSON (its answer).
+	kept []byte
 }
 
 // Collection is one collection's catalog entry: its key prefix, indexes and document count. Its
@@ -51,19 +53,36 @@ func idKeyOf(doc bsonkit.Doc) []byte { return appendKey(nil, bsonkit.Get(doc, "_
 
 // load reads the document stored under an _id key, or nil.
 func (c *Collection) load(id []byte) (*record, error) {
+	return c.loadFields(id, nil)
+}
+
+// loadFields loads a document as `sel` asks (nil: decoded whole).
+func (c *Collection) loadFields(id []byte, sel *fieldSel) (*record, error) {
 	raw, err := get(c.store().r(), c.docKey(id))
 	if raw == nil || err != nil {
 		return nil, err
 	}
-	return decodeRecord(id, raw)
+	return decodeRecordFields(id, raw, sel)
 }
 
 func decodeRecord(id, raw []byte) (*record, error) {
-	doc, err := decodeDoc(raw)
+	return decodeRecordFields(id, raw, nil)
+}
+
+// decodeRecordFields decodes a stored document whole (sel nil), or as `sel` asks.
+func decodeRecordFields(id, raw []byte, sel *fieldSel) (*record, error) {
+	var doc bson.D
+	var kept []byte
+	var err error
+	if sel == nil {
+		doc, err = decodeDoc(raw)
+	} else {
+		doc, kept, err = decodeFields(raw, sel)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("stored document %x: %w", id, err)
 	}
-	return &record{id: id, doc: &doc}, nil
+	return &record{id: id, doc: &doc, kept: kept}, nil
 }
 
 // byIDKey looks a document up by its _id directly.

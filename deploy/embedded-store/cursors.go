@@ -53,6 +53,12 @@ func take(docs bsonkit.List, batchSize int, first bool) (bson.A, bsonkit.List) {
 	size := 0
 	for len(docs) > 0 && len(batch) < batchSize && (size < batchBytes || len(batch) == 0) {
 		// Encoded once here, to know the batch's size, and sent as these bytes.
+		if raw, ok := encodedBytes(docs[0]); ok {
+			batch = append(batch, raw)
+			size += len(raw)
+			docs = docs[1:]
+			continue
+		}
 		raw, err := encodeDocument(*docs[0])
 		if err != nil {
 			batch = append(batch, *docs[0])

@@ -20,6 +20,60 @@ func decodeDoc(raw []byte) (bson.D, error) {
 	return decodeElements(doc)
 }
 
+// fieldSel is what a find needs of each stored document (fieldsOf): the top-level fields its
+// filter and sort read, to decode, and, for a projection naming the fields to keep, those fields,
+// copied as they are into the answer's BSON. A message page neither decodes nor re-encodes what
+// it shows, and never touches the search stems, most of a message's bytes.
+type fieldSel struct {
+	decode map[string]struct{}
+	keep   map[string]struct{}
+	keepID bool
+}
+
+// decodeFields decodes a stored document's sel.decode fields, stepping over the others, and gives
+// the document of its sel.keep fields (and _id with keepID), in the stored order, as BSON.
+func decodeFields(raw []byte, sel *fieldSel) (bson.D, []byte, error) {
+	length, rest, ok := bsoncore.ReadLength(raw)
+	if !ok || length < 5 || int(length) > len(raw) || raw[length-1] != 0 {
+		return nil, nil, bsoncore.NewInsufficientBytesError(raw, raw)
+	}
+	rest = rest[:length-5]
+	doc := make(bson.D, 0, len(sel.decode))
+	start, kept := bsoncore.AppendDocumentStart(make([]byte, 0, len(raw)))
+	for len(rest) > 0 {
+		elem, after, ok := bsoncore.ReadElement(rest)
+		if !ok {
+			return nil, nil, bsoncore.NewInsufficientBytesError(raw, rest)
+		}
+		rest = after
+		key := elem.KeyBytes()
+		_, decode := sel.decode[string(key)]
+		_, keep := sel.keep[string(key)]
+		keep = keep || (sel.keepID && string(key) == "_id")
+		if !decode && !keep {
+			continue
+		}
+		if err := elem.Validate(); err != nil {
+			return nil, nil, err
+		}
+		if keep {
+			kept = append(kept, elem...)
+		}
+		if decode {
+			v, err := decodeValue(elem.Value())
+			if err != nil {
+				return nil, nil, err
+			}
+			doc = append(doc, bson.E{Key: elem.Key(), Value: v})
+		}
+	}
+	kept, err := bsoncore.AppendDocumentEnd(kept, start)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, kept, nil
+}
+
 func decodeElements(doc bsoncore.Document) (bson.D, error) {
 	elems, err := doc.Elements()
 	if err != nil {

@@ -58,6 +58,13 @@ func cmdFind(s *Server, db string, cmd bson.D) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A projection naming the fields to keep: those are copied as stored, only what the query
+	// reads is decoded.
+	if projection != nil {
+		if fields, keepID, ok := simpleInclusion(*projection); ok {
+			o.keep, o.keepID = fields, keepID
+		}
+	}
 	batch := intOf(field(cmd, "batchSize"))
 	single := truthy(field(cmd, "singleBatch"))
 	return s.read(func() (bson.D, error) {

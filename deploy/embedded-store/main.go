@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +25,7 @@ func main() {
 	level := flag.String("log-level", "warn", "log level: debug, info, warn, error")
 	watchStdin := flag.Bool("watch-stdin", false, "exit when standard input closes (parent died)")
 	cacheMB := flag.Int64("cache-mb", defaultCacheMB, "the engine's block cache, in MiB (the bulk of the store's memory)")
+	pprofAddr := flag.String("pprof", "", "an address to serve Go's pprof on (profiling only; STORE_PPROF)")
 	flag.Parse()
 
 	var lv slog.Level
@@ -73,6 +76,13 @@ func main() {
 		os.Exit(0)
 	}()
 
+	if *pprofAddr != "" {
+		go func() {
+			if err := http.ListenAndServe(*pprofAddr, nil); err != nil {
+				log.Error("pprof", "error", err)
+			}
+		}()
+	}
 	log.Info("embedded store listening", "listen", *listen)
 	for {
 		conn, err := ln.Accept()

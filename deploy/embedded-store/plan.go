@@ -96,6 +96,8 @@ type plan struct {
 	ordered bool // index order gives the requested sort
 	reverse bool // walk the index backwards
 	score   int
+	// fields: what to decode and keep of each document (nil: all of it, decoded), set by find.
+	fields *fieldSel
 }
 
 func (c *Collection) plan(conds map[string]*cond, sort bsonkit.Doc) *plan {

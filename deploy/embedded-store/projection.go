@@ -21,7 +21,11 @@ func project(list []*record, projection bsonkit.Doc) (bsonkit.List, error) {
 	if fields, keepID, ok := simpleInclusion(*projection); ok {
 		out := make(bsonkit.List, len(docs))
 		for i, d := range docs {
-			out[i] = include(d, fields, keepID)
+			if list[i].kept != nil {
+				out[i] = encoded(list[i].kept)
+			} else {
+				out[i] = include(d, fields, keepID)
+			}
 		}
 		return out, nil
 	}
@@ -61,6 +65,24 @@ func simpleInclusion(projection bson.D) (fields map[string]struct{}, keepID, ok 
 		fields[e.Key] = struct{}{}
 	}
 	return fields, keepID, len(fields) > 0
+}
+
+// encodedKey marks a document already encoded (a find's kept fields, copied as stored): no BSON
+// key can hold a NUL byte, so no document has it.
+const encodedKey = "\x00encoded"
+
+// encoded wraps a document's BSON for a cursor's batch (take), which sends it as it is.
+func encoded(raw []byte) bsonkit.Doc {
+	return &bson.D{{Key: encodedKey, Value: bson.Raw(raw)}}
+}
+
+// encodedBytes is an encoded document's BSON, if it is one.
+func encodedBytes(d bsonkit.Doc) (bson.Raw, bool) {
+	if len(*d) != 1 || (*d)[0].Key != encodedKey {
+		return nil, false
+	}
+	raw, ok := (*d)[0].Value.(bson.Raw)
+	return raw, ok
 }
 
 // include keeps the document's fields that are named (and _id), in the document's order.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"math"
+	"strings"
 
 	"github.com/256dpi/lungo/bsonkit"
 	"github.com/256dpi/lungo/mongokit"
+	"go.mongodb.org/mongo-driver/bson"
 )
 
 // find: the query planned (plan.go), its index ranges walked (scan.go), every candidate matched
@@ -16,6 +18,10 @@ type findOpts struct {
 	skip   int
 	limit  int         // 0: no limit
 	hint   interface{} // an index name or key pattern: the query uses that index (nil: planned)
+	// keep: the top-level fields the answer keeps of each document (a simple inclusion
+	// projection's, and _id with keepID), nil for whole documents (fieldsOf).
+	keep   map[string]struct{}
+	keepID bool
 }
 
 // find returns the records matching the filter, sorted, skipped and limited.
@@ -29,6 +35,10 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 			return nil, err
 		}
 		p = planIndex(ix, conds, o.sort)
+	}
+	fields := fieldsOf(o)
+	if p != nil {
+		p.fields = fields
 	}
 	want := math.MaxInt
 	if o.limit > 0 {
@@ -59,6 +69,7 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 		p = &plan{}
 		seen := map[string]struct{}{}
 		for _, b := range branches {
+			b.plan.fields = fields
 			scanErr = c.scan(b.plan, b.conds, func(r *record) bool {
 				if _, dup := seen[string(r.id)]; dup {
 					return true
@@ -72,7 +83,7 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 		}
 	} else if p == nil || (natural && o.hint == nil) {
 		// Natural order is the documents' key order: _id order (MongoDB promises none).
-		scanErr = c.scanDocs(naturalDesc, func(r *record) (bool, error) {
+		scanErr = c.scanDocFields(naturalDesc, fields, func(r *record) (bool, error) {
 			return visit(r) && (hasSort && !natural || len(out) < want), nil
 		})
 	} else {
@@ -112,6 +123,60 @@ func (c *Collection) find(o findOpts) ([]*record, error) {
 		out = out[:o.limit]
 	}
 	return out, nil
+}
+
+// fieldsOf gives what a find needs of each document: the fields the filter and the sort read (and
+// _id), to decode, and those the answer keeps. Nil (every document decoded whole) when the
+// caller keeps whole documents, or when the filter has an operator that may read any field
+// ($expr, $where, ...).
+func fieldsOf(o findOpts) *fieldSel {
+	if o.keep == nil {
+		return nil
+	}
+	decode := map[string]struct{}{"_id": {}}
+	if !filterFields(*o.filter, decode) {
+		return nil
+	}
+	if o.sort != nil {
+		for _, e := range *o.sort {
+			decode[topLevel(e.Key)] = struct{}{}
+		}
+	}
+	return &fieldSel{decode: decode, keep: o.keep, keepID: o.keepID}
+}
+
+// filterFields adds the top-level fields a filter reads to out; false if it cannot tell.
+func filterFields(filter bson.D, out map[string]struct{}) bool {
+	for _, e := range filter {
+		switch e.Key {
+		case "$and", "$or", "$nor":
+			list, ok := e.Value.(bson.A)
+			if !ok {
+				return false
+			}
+			for _, item := range list {
+				sub, ok := item.(bson.D)
+				if !ok || !filterFields(sub, out) {
+					return false
+				}
+			}
+		case "$comment":
+		default:
+			if strings.HasPrefix(e.Key, "$") {
+				return false
+			}
+			out[topLevel(e.Key)] = struct{}{}
+		}
+	}
+	return true
+}
+
+// topLevel is a path's first field ("a" of "a.b.c").
+func topLevel(path string) string {
+	if i := strings.IndexByte(path, '.'); i >= 0 {
+		return path[:i]
+	}
+	return path
 }
 
 func isNaturalSort(sort bsonkit.Doc) (natural, desc bool) {

@@ -88,7 +88,7 @@ func (c *Collection) scanRange(it *pebble.Iterator, p *plan, pre []interface{}, 
 	block := append(append([]byte{}, base...), prefix...)
 	if p.ix.primary() && rc == nil && len(pre) == 1 {
 		// One _id: a point read of its document.
-		r, err := c.load(prefix)
+		r, err := c.loadFields(prefix, p.fields)
 		if r == nil || err != nil {
 			return err == nil, err
 		}
@@ -137,9 +137,9 @@ func (c *Collection) scanRange(it *pebble.Iterator, p *plan, pre []interface{}, 
 		}
 		var r *record
 		if p.ix.primary() {
-			r, visitErr = decodeRecord(append([]byte(nil), id...), append([]byte(nil), it.Value()...))
+			r, visitErr = decodeRecordFields(append([]byte(nil), id...), append([]byte(nil), it.Value()...), p.fields)
 		} else {
-			r, visitErr = c.load(append([]byte(nil), id...))
+			r, visitErr = c.loadFields(append([]byte(nil), id...), p.fields)
 			if r == nil && visitErr == nil {
 				visitErr = fmt.Errorf("%s: index %s has an entry for a missing document %x", c.ns(), p.ix.name, id)
 			}
@@ -159,6 +159,11 @@ func (c *Collection) scanRange(it *pebble.Iterator, p *plan, pre []interface{}, 
 
 // scanDocs calls fn with each document in _id order (reverse: backwards) until it says stop.
 func (c *Collection) scanDocs(reverse bool, fn func(*record) (bool, error)) error {
+	return c.scanDocFields(reverse, nil, fn)
+}
+
+// scanDocFields is scanDocs with each document read as `fields` asks (nil: decoded whole).
+func (c *Collection) scanDocFields(reverse bool, fields *fieldSel, fn func(*record) (bool, error)) error {
 	lower := c.docsPrefix()
 	upper, _ := successor(lower)
 	it, err := c.store().r().NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
@@ -172,7 +177,7 @@ func (c *Collection) scanDocs(reverse bool, fn func(*record) (bool, error)) erro
 	var fnErr error
 	for ; ok; ok = step(it, !reverse) {
 		var r *record
-		r, fnErr = decodeRecord(append([]byte(nil), it.Key()[len(lower):]...), append([]byte(nil), it.Value()...))
+		r, fnErr = decodeRecordFields(append([]byte(nil), it.Key()[len(lower):]...), append([]byte(nil), it.Value()...), fields)
 		if fnErr != nil {
 			break
 		}

@@ -4,10 +4,13 @@ import { topicFromClient } from "../../shared/topics";
 import { SEARCH_INDEX, searchFilter } from "./search";
 import type { Identity, TopicPolicies } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
-import type { MessagesDb } from "./db";
+import { rawFind, type MessagesDb } from "./db";
 import { badNarrow, CONVERSATION_OPERATORS, namesConversation, type Term } from "./narrow";
 import { accessibleMessage } from "./access";
 import type { Resolvers } from "./resolvers";
+import type { Model } from "mongoose";
+import type { MessageDoc } from "./models/message";
+import { VIEW_FIELDS } from "./message-view";
 
 /** What the anchor "newest" stands for (Zulip's LARGER_THAN_MAX_MESSAGE_ID). */
 export const NEWEST = 10_000_000_000_000_000;
@@ -33,6 +36,11 @@ export interface FetchParams {
 	 * (GET /messages/matches_narrow, as Zulip's messages_in_narrow_backend reads zerver_usermessage).
 	 */
 	received_only?: boolean;
+	/**
+	 * Also give the messages themselves (their VIEW_FIELDS) where the window reads them anyway (a
+	 * channel's history, unjoined), so GET /messages does not read them a second time.
+	 */
+	docs?: boolean;
 }
 
 interface Plan {
@@ -53,6 +61,8 @@ interface Plan {
 	channelNamed: boolean;
 	/** has:reaction (true), its negation (false), or both at once (null: nothing matches). */
 	hasReaction?: boolean | null;
+	/** The names of the channels looked up as readable by the caller. */
+	channelNames: Map<number, string>;
 }
 
 /**
@@ -186,20 +196,27 @@ async function plan(actor: Identity, terms: Term[], r: Resolvers): Promise<Plan>
 	// read, or all public channels; flags and conversations live in the caller's own rows.
 	const personalOnly = "flags" in rows || "$and" in rows || dm !== undefined || dmIncluding !== undefined;
 	let channelHistory = false;
+	const channelNames = new Map<number, string>();
 	if (!personalOnly && publicChannels) {
 		channelHistory = true;
 		messages.channel_id = rows.channel_id;
 	} else if (channelId !== undefined && !personalOnly) {
 		const [readable] = await r.readable([channelId]);
 		channelHistory = !!readable && readable.history_public_to_subscribers;
+		if (readable) channelNames.set(readable.channel_id, readable.name);
 	}
-	return { channelHistory, rows, messages, dm, dmIncluding, search: searches.length ? { filter: { $and: searches }, positive: positiveSearch } : undefined, near, channelNamed: channelId !== undefined, hasReaction };
+	const search = searches.length ? { filter: { $and: searches }, positive: positiveSearch } : undefined;
+	return { channelHistory, rows, messages, dm, dmIncluding, search, near, channelNamed: channelId !== undefined, hasReaction, channelNames };
 }
 
 export interface FetchResult {
 	/** Message IDs in ascending order, with the caller's flags. */
 	ids: number[];
 	flags: Map<number, string[]>;
+	/** With `docs`: the messages the window read, by ID (some or all of `ids`). */
+	docs: Map<number, MessageDoc>;
+	/** The names of channels the narrow had looked up (readable by the caller), for message objects. */
+	channelNames: Map<number, string>;
 	anchor?: number;
 	found_anchor: boolean;
 	found_oldest: boolean;
@@ -253,12 +270,13 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 
 	if (p.near !== undefined && !q.message_ids) q = { ...q, anchor: p.near };
 
-	const { ids, personal } = windowsFor(db, p);
+	const docs = new Map<number, MessageDoc>();
+	const { ids, personal } = windowsFor(db, p, q.docs ? docs : undefined);
 
 	let result: FetchResult;
 	if (q.message_ids) {
 		const found = await ids({ $in: q.message_ids }, 1, q.message_ids.length);
-		result = { ids: found, flags: new Map(), found_anchor: false, found_oldest: false, found_newest: false, history_limited: false };
+		result = { ids: found, flags: new Map(), docs, channelNames: p.channelNames, found_anchor: false, found_oldest: false, found_newest: false, history_limited: false };
 	} else {
 		const numBefore = q.num_before!;
 		const numAfter = q.num_after!;
@@ -280,6 +298,8 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 		result = {
 			ids: [...before.reverse(), ...at, ...after],
 			flags: new Map(),
+			docs,
+			channelNames: p.channelNames,
 			anchor,
 			found_anchor: at.length === 1,
 			found_oldest: before.length < numBefore || anchor === 0,
@@ -289,7 +309,7 @@ export async function fetchMessages(db: MessagesDb, actor: Identity, terms: Term
 	}
 
 	// The caller's flags; a message seen through channel history but never received is "historical".
-	const rows = await db.UserMessage.find({ user_id: actor.user_id, message_id: { $in: result.ids } }, { message_id: 1, flags: 1 }).lean();
+	const rows = await rawFind<{ message_id: number; flags: string[] }>(db.UserMessage, { user_id: actor.user_id, message_id: { $in: result.ids } }, { projection: { message_id: 1, flags: 1 } });
 	const flags = new Map(rows.map((row) => [row.message_id, row.flags]));
 	for (const id of result.ids) result.flags.set(id, flags.get(id) ?? ["read", "historical"]);
 	return result;
@@ -317,9 +337,7 @@ function mutedConditions(policies: TopicPolicies, channels: boolean): Filter[] {
 }
 /** Message IDs matching a narrow beyond a bound on the ID field, in one direction, up to a limit. */
 export type Window = (cond: Filter, dir: 1 | -1, limit: number) => Promise<number[]>;
-interface IdModel {
-	find(f: object, proj: object): { sort(s: object): { limit(n: number): { hint(h: object): { lean(): Promise<Array<Record<string, number>>> }; lean(): Promise<Array<Record<string, number>>> } }; lean(): Promise<Array<Record<string, number>>> };
-}
+type Found = Record<string, any>;
 
 /**
  * Both filters. Kept flat where their fields differ, so the query reads as written; `$and` only
@@ -332,22 +350,21 @@ const both = (a: Filter, b: Filter): Filter => (Object.keys(b).some((k) => k in 
  * `hint`, that index serves it: a planner scoring indexes by the fields they pin may otherwise
  * take a channel's index for a search, and walk the channel instead of the matches.
  */
-function window(model: unknown, field: string, filter: Filter, hint?: object): Window {
-	const m = model as IdModel;
+function window(model: Model<any>, field: string, filter: Filter, hint?: object, sink?: Map<number, MessageDoc>): Window {
 	return async (cond, dir, limit) => {
 		if (limit <= 0) return [];
-		const query = m.find(both(filter, { [field]: cond }), { [field]: 1 }).sort({ [field]: dir }).limit(limit);
-		const docs = await (hint ? query.hint(hint) : query).lean();
-		return docs.map((d) => d[field]);
+		const docs = await rawFind<Found>(model, both(filter, { [field]: cond }), { projection: sink ? VIEW_FIELDS : { [field]: 1 }, sort: { [field]: dir }, limit, hint });
+		if (sink) for (const d of docs) sink.set(d._id as number, d as MessageDoc);
+		return docs.map((d) => d[field] as number);
 	};
 }
 
 /** Messages matching a positive search, newest or oldest first, from the search index. */
-const searchWindow = (db: MessagesDb, messages: Filter, search: Filter) => window(db.Message, "_id", both(messages, search), SEARCH_INDEX);
+const searchWindow = (db: MessagesDb, messages: Filter, search: Filter, sink?: Map<number, MessageDoc>) => window(db.Message, "_id", both(messages, search), SEARCH_INDEX, sink);
 
-async function idSet(model: unknown, field: string, filter: Filter): Promise<Set<number>> {
-	const docs = await (model as IdModel).find(filter, { [field]: 1 }).lean();
-	return new Set(docs.map((d) => d[field]));
+async function idSet(model: Model<any>, field: string, filter: Filter): Promise<Set<number>> {
+	const docs = await rawFind<Found>(model, filter, { projection: { [field]: 1 } });
+	return new Set(docs.map((d) => d[field] as number));
 }
 
 const JOIN_PAGE = 1000;
@@ -392,7 +409,7 @@ export function joined(lead: Window, keep: Check, pageSize = JOIN_PAGE): Window 
  * when a keyword is searched for, and checked against the rows; otherwise the rows lead and the
  * messages are checked. has:reaction is checked against the reactions.
  */
-function windowsFor(db: MessagesDb, p: Plan): { ids: Window; personal: (rows: Filter) => Window } {
+function windowsFor(db: MessagesDb, p: Plan, sink?: Map<number, MessageDoc>): { ids: Window; personal: (rows: Filter) => Window } {
 	const search = p.search;
 	const reactions: Check | undefined =
 		p.hasReaction === undefined
@@ -412,7 +429,13 @@ function windowsFor(db: MessagesDb, p: Plan): { ids: Window; personal: (rows: Fi
 		const messagesMatch: Check | undefined = search && ((ids) => idSet(db.Message, "_id", both({ _id: { $in: ids } }, search.filter)));
 		return led(window(db.UserMessage, "message_id", rows), [messagesMatch, reactions]);
 	};
-	const history = !search ? window(db.Message, "_id", p.messages) : search.positive ? searchWindow(db, p.messages, search.filter) : window(db.Message, "_id", both(p.messages, search.filter));
+	// Unjoined, the history window reads just the page's messages: it reads their VIEW_FIELDS too (sink).
+	const keep = reactions ? undefined : sink;
+	const history = !search
+		? window(db.Message, "_id", p.messages, undefined, keep)
+		: search.positive
+			? searchWindow(db, p.messages, search.filter, keep)
+			: window(db.Message, "_id", both(p.messages, search.filter), undefined, keep);
 	const ids = p.channelHistory ? led(history, [reactions]) : personal(p.rows);
 	return { ids, personal };
 }
@@ -430,7 +453,7 @@ function parseAnchor(q: FetchParams): number | "first_unread" {
 
 /** A narrow nothing can match: the anchor as asked (first_unread, with nothing unread, is the newest). */
 function emptyResult(q: FetchParams): FetchResult {
-	if (q.message_ids) return { ids: [], flags: new Map(), found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
+	if (q.message_ids) return { ids: [], flags: new Map(), docs: new Map(), channelNames: new Map(), found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
 	const anchor = parseAnchor(q);
-	return { ids: [], flags: new Map(), anchor: anchor === "first_unread" ? NEWEST : anchor, found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
+	return { ids: [], flags: new Map(), docs: new Map(), channelNames: new Map(), anchor: anchor === "first_unread" ? NEWEST : anchor, found_anchor: false, found_oldest: true, found_newest: true, history_limited: false };
 }

@@ -22,6 +22,17 @@ export interface ViewContext {
 	submessages: Map<number, SubmessageDoc[]>;
 }
 
+/**
+ * The fields a message object (and search highlighting) is made from: what reads for
+ * messageView project to. The search stems, the largest part of a stored message, stay behind.
+ */
+export const VIEW_FIELDS = Object.fromEntries(
+	[
+		"_id", "sender_id", "type", "recipient_id", "channel_id", "topic", "dm_user_ids", "content", "rendered_content", "timestamp", "client",
+		"is_me_message", "edit_history", "last_edit_timestamp", "last_moved_timestamp", "has_submessages",
+	].map((f) => [f, 1]),
+) as Record<string, 1>;
+
 /** A user's flags as the API shows them: the deprecated wildcard_mentioned stands for either kind of wildcard mention. */
 export function apiFlags(flags: string[]): string[] {
 	return flags.some((f) => f === "stream_wildcard_mentioned" || f === "topic_wildcard_mentioned") ? [...flags, "wildcard_mentioned"] : flags;

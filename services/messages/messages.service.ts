@@ -120,13 +120,13 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		return { rendered, flagsFor };
 	}
 
-	/** Message objects for these messages: one call for the users, one for channel names. */
-	async function views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams) {
+	/** Message objects for these messages: one call for the users, one for the channel names not known. */
+	async function views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams, known: ReadonlyMap<number, string> = new Map()) {
 		// topic_links need the organization's linkifiers (loaded once per process).
 		const [reactions, submessages] = await Promise.all([reactionsOf(db, messages.map((m) => m._id)), submessagesOf(db, messages), loadedLinkifiers(ctx)]);
 		const reactors = [...reactions.values()].flatMap((list) => list.map((r) => r.user_id));
 		const userIds = [...new Set([...messages.flatMap((m) => [m.sender_id, ...m.dm_user_ids]), ...reactors])];
-		const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
+		const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null && !known.has(c)))];
 		const [users, names, graph] = await Promise.all([
 			userIds.length ? call(ctx, "users.getMany", { user_ids: userIds, client_gravatar: q.client_gravatar ?? true, include_custom_profile_fields: false }) : { users: [] as ApiUser[] },
 			channelIds.length ? call(ctx, "channels.names", { channel_ids: channelIds }) : { names: {} },
@@ -134,7 +134,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 		]);
 		const context = {
 			users: new Map(users.users.map((u) => [u.user_id, u])),
-			channelNames: new Map(Object.entries(names.names).map(([k, v]) => [Number(k), v])),
+			channelNames: new Map([...known, ...Object.entries(names.names).map(([k, v]) => [Number(k), v] as const)]),
 			applyMarkdown: q.apply_markdown ?? true,
 			allowEmptyTopicName: q.allow_empty_topic_name ?? false,
 			emptyTopicName: graph.emptyTopicDisplayName,

@@ -11,7 +11,7 @@ import type { ApiUser } from "../../shared/actions";
 import type { RealmEmoji } from "../../shared/org-events";
 import { apiError, badRequest } from "../../shared/errors";
 import { emojiCode, emojiNames, normalizeEmojiCode } from "../../shared/emoji";
-import type { MessagesDb } from "./db";
+import { rawFind, type MessagesDb } from "./db";
 import { byMessage } from "./by-message";
 import type { ReactionDoc, ReactionType } from "./models/reaction";
 
@@ -86,7 +86,7 @@ export const reactionMissing = () => apiError(400, "REACTION_DOES_NOT_EXIST", "R
 /** The reactions on some messages, oldest first, grouped by message. */
 export async function reactionsOf(db: MessagesDb, messageIds: number[]): Promise<Map<number, ReactionDoc[]>> {
 	if (!messageIds.length) return new Map();
-	return byMessage(await db.Reaction.find({ message_id: { $in: messageIds } }).sort({ message_id: 1, _id: 1 }).lean());
+	return byMessage(await rawFind<ReactionDoc>(db.Reaction, { message_id: { $in: messageIds } }, { sort: { message_id: 1, _id: 1 } }));
 }
 
 /** A reaction as message objects show it, with the deprecated `user` object beside `user_id`. */

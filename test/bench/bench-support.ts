@@ -193,6 +193,8 @@ export async function generateMessages(
 	const channelId = (await api("GET", "/get_stream_id", { stream: opts.channel })).stream_id as number;
 	const first = (await api("POST", "/messages", { type: "channel", to: String(channelId), topic: opts.topicOf(0), content: "seed" })).id as number;
 	const seed = (await msgDb.collection("messages").findOne({ _id: first as never })) as unknown as MessageDoc;
+	// A copy is not the seed's send: the seed's idempotency key (unique) stays its own.
+	delete seed.idempotency_key;
 	const owner = (await api("GET", "/users/me")).user_id as number;
 	const counter = await msgDb.collection("counters").findOneAndUpdate({ _id: "message" as never }, { $inc: { seq: opts.count } }, { returnDocument: "after" });
 	const start = (counter!.seq as number) - opts.count + 1;

@@ -10,14 +10,16 @@
 // and the files figures (files-bench.ts): memory and speed of uploads and downloads, and the import
 // and export figures (import-bench.ts): import-zulip's and export-zulip's messages per second and peak RSS,
 // and the node-memory figures (node-memory-bench.ts): a node's RSS over thousands of messages, and
-// the integrations figures (integrations-bench.ts): GitHub's push webhook beside POST /messages.
+// the integrations figures (integrations-bench.ts): GitHub's push webhook beside POST /messages, and
+// the reads figures (reads-bench.ts): CPU per request of message pages and their neighbours beside
+// a do-nothing action, at channel sizes up to a million messages (only with BENCH_ONLY=reads).
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_GATEWAY_ROUNDS (gateway figures, each the median of that many, default 3), BENCH_CPU_PROF
 // (a directory: the gateway figures' server nodes write CPU profiles there),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
 // without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
-// "flags" for the flag figures alone, "store", "events", "scheduling", "replica-loss", "files", "import", "node-memory" or "integrations"); the store
+// "flags" for the flag figures alone, "store", "events", "scheduling", "replica-loss", "files", "import", "node-memory", "integrations" or "reads"); the store
 // figures' own settings are in store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in
 // events-bench.ts, the scheduling figures' in scheduling-bench.ts, the lost-replica figures' in
 // replica-loss-bench.ts, the integrations figures' in integrations-bench.ts.
@@ -39,12 +41,15 @@ import { FILES_SETTINGS, filesFigures, filesTable, type FilesFigure } from "./fi
 import { IMPORT_SETTINGS, importFigures, importTable, type ImportFigure } from "./import-bench";
 import { NODE_MEMORY_SETTINGS, nodeMemoryFigures, nodeMemoryTable, type NodeMemoryFigure } from "./node-memory-bench";
 import { INTEGRATIONS_SETTINGS, integrationFigures, integrationsTable, type IntegrationFigure } from "./integrations-bench";
+import { READS_SETTINGS, readsFigures, readsTable, type ReadsReport } from "./reads-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY;
 const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup" | "files" | "import" | "node-memory" | "integrations") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+// The reads figures build a channel of a million messages: asked for by name only.
+const runsReads = ONLY === "reads";
 
 async function main() {
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-bench-"));
@@ -68,6 +73,7 @@ async function main() {
 	let nodeMemoryReport: NodeMemoryFigure[] = [];
 	let integrationsReport: IntegrationFigure[] = [];
 	const integrationOpts = { connections: Number(process.env.BENCH_INTEGRATION_CONNECTIONS ?? 8), rounds: Number(process.env.BENCH_INTEGRATION_ROUNDS ?? 3), seconds: SECONDS };
+	let readsReport: ReadsReport | undefined;
 	try {
 		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 		const common = {
@@ -133,6 +139,7 @@ async function main() {
 				await node.stop();
 			}
 		}
+		if (runsReads) readsReport = await readsFigures(common, work, { seconds: SECONDS, storePid: store ? storePid(path.join(work, "store")) : undefined });
 	} finally {
 		forget();
 		await cleanUp();
@@ -160,6 +167,7 @@ async function main() {
 	if (nodeMemoryReport.length) process.stdout.write(`\n${nodeMemoryTable(nodeMemoryReport, tableInfo(NODE_MEMORY_SETTINGS))}\n`);
 	if (importReport.length) process.stdout.write(`\n${importTable(importReport, tableInfo(IMPORT_SETTINGS))}\n`);
 	if (integrationsReport.length) process.stdout.write(`\n${integrationsTable(integrationsReport, { ...tableInfo(INTEGRATIONS_SETTINGS), ...integrationOpts })}\n`);
+	if (readsReport) process.stdout.write(`\n${readsTable(readsReport, tableInfo(READS_SETTINGS))}\n`);
 }
 
 main().catch((err) => {

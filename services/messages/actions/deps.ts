@@ -36,8 +36,11 @@ export interface ServiceDeps {
 	noticeDeps(ctx: Ctx<any>): NoticeDeps;
 	/** Posts as Notification Bot into a channel topic; `isRead` marks some recipients' copies read. */
 	postNotice(ctx: Ctx<any>, channelId: number, topic: string, content: string, opts?: { isRead: (userId: number) => boolean }): Promise<number>;
-	/** Message objects for these messages (one call for the users, one for channel names). */
-	views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams): Promise<Array<Record<string, unknown>>>;
+	/**
+	 * Message objects for these messages (one call for the users, one for the channel names not
+	 * in `channelNames`, those the caller already looked up).
+	 */
+	views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams, channelNames?: ReadonlyMap<number, string>): Promise<Array<Record<string, unknown>>>;
 	/**
 	 * Broadcasts message.sent for the services that keep derived state; `echo` names the sender's
 	 * event queue and the client's local ID (POST /messages' queue_id and local_id).

@@ -7,10 +7,13 @@ import { escapeHtml } from "../../../shared/html";
 import { p, params } from "../../../shared/params";
 import { checkAnchorExclusion, fetchMessages, MAX_MESSAGES } from "../fetch-rules";
 import { parseNarrow } from "../narrow";
+import { VIEW_FIELDS } from "../message-view";
 import { highlight, highlightTopic, stemmer } from "../search";
 import { channelTopics } from "../topics";
 import { checkMatchIds, narrowMatches } from "../narrow-matches";
 import { topicForClient } from "../../../shared/topics";
+import type { MessageDoc } from "../models/message";
+import { rawFind } from "../db";
 import type { Ctx, GetParams, ServiceDeps } from "./deps";
 
 export function fetchActions({ db, resolvers, accessibleMessage, views }: ServiceDeps) {
@@ -47,9 +50,12 @@ export function fetchActions({ db, resolvers, accessibleMessage, views }: Servic
 					checkAnchorExclusion(q.num_before, q.num_after, q.include_anchor);
 				}
 				const terms = parseNarrow(q.narrow);
-				const result = await fetchMessages(db, actor, terms, q, resolvers(ctx));
-				const docs = await db.Message.find({ _id: { $in: result.ids } }).sort({ _id: 1 }).lean();
-				const views_ = await views(ctx, docs, result.flags, q);
+				const result = await fetchMessages(db, actor, terms, { ...q, docs: true }, resolvers(ctx));
+				// The window gave the messages where it read them; the others are read here, in its order.
+				const missing = result.ids.filter((id) => !result.docs.has(id));
+				if (missing.length) for (const m of await rawFind<MessageDoc>(db.Message, { _id: { $in: missing } }, { projection: VIEW_FIELDS })) result.docs.set(m._id, m);
+				const docs = result.ids.flatMap((id) => result.docs.get(id) ?? []);
+				const views_ = await views(ctx, docs, result.flags, q, result.channelNames);
 				const searched = terms.filter((t) => t.operator === "search" && !t.negated).map((t) => t.search!);
 				if (searched.length) {
 					const stemOf = stemmer();
