@@ -18,7 +18,7 @@ const SUB = { is_muted: false, email_notifications: null, push_notifications: nu
 const channel = { sender_id: 1, direct: false };
 const dm = { sender_id: 1, direct: true };
 
-const r = (o: Partial<RecipientFacts> & { settings?: Partial<NotificationSettings> } = {}): RecipientFacts => ({
+const r = (o: Partial<Omit<RecipientFacts, "settings">> & { settings?: Partial<NotificationSettings> } = {}): RecipientFacts => ({
 	user_id: 2,
 	is_bot: false,
 	flags: [],
