@@ -1,8 +1,9 @@
 // The notifications service: what reaches people who are away. Today email: the outbox (its own
 // database, `<prefix>_notifications`), delivery over SMTP (SMTP_URL) or into EMAIL_DIR, dead
-// letters, new-login emails and unsubscribe links. This file wires the service and its sweep
-// timer (EMAIL_SWEEP_SECONDS); the actions are in actions/, the outbox and its delivery in
-// outbox/, the emails in templates/ and login-notice/, unsubscribing in unsubscribe/.
+// letters, new-login emails, missed-message emails and unsubscribe links. This file wires the
+// service and its sweep timer (EMAIL_SWEEP_SECONDS: the outbox and the due missed-message
+// batches); the actions are in actions/, the outbox and its delivery in outbox/, the emails in
+// templates/ and login-notice/, missed messages in missed/, unsubscribing in unsubscribe/.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
 import type { ServiceSchema } from "moleculer";
@@ -12,19 +13,31 @@ import { outboxEmailModel } from "./models/outbox-email";
 import { unsubscribeKeyModel } from "./models/unsubscribe-key";
 import { transportFor } from "./outbox/transports";
 import { sweep } from "./outbox/delivery";
-import type { MailerDeps } from "./outbox/mailer";
+import { missedClaimModel, missedNoticeModel } from "./models/missed-notice";
+import { sweepMissed } from "./missed/batches";
+import { noPush, type PushHook } from "./missed/push-hook";
 import { emailActions } from "./actions/emails";
 import { outboxActions } from "./actions/outbox";
 import { unsubscribeActions } from "./actions/unsubscribe";
+import { missedActions, missedEvents, type MissedDeps } from "./actions/missed";
 
-/** `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. */
-export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }): ServiceSchema {
+/**
+ * `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. `pushDue`: where
+ * the push half of the missed-message decision goes (missed/push-hook.ts); nothing by default.
+ */
+export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }, pushDue: PushHook = noPush): ServiceSchema {
 	let conn: Connection;
 	let timer: NodeJS.Timeout | undefined;
 	let sweeping: Promise<unknown> | undefined;
 	// This replica's name in claims: the node and a random part (several may share a node in tests).
 	let replica = "";
-	const deps = { replica: () => replica, inflight: new Set() } as unknown as MailerDeps;
+	const deps = { replica: () => replica, inflight: new Set(), pushDue } as unknown as MissedDeps;
+	// Notices being stored after a message.sent (not awaited by the broadcast); a stop waits for them.
+	const storing = new Set<Promise<unknown>>();
+	const track = (work: Promise<unknown>) => {
+		storing.add(work);
+		void work.finally(() => storing.delete(work));
+	};
 
 	return {
 		name: "notifications",
@@ -32,7 +45,10 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			...emailActions(deps),
 			...outboxActions(deps),
 			...unsubscribeActions(deps),
+			...missedActions(deps),
 		},
+
+		events: config.cli ? {} : missedEvents(deps, track),
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "notifications");
@@ -42,17 +58,19 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 				logger: this.logger,
 				Outbox: outboxEmailModel(conn),
 				UnsubscribeKey: unsubscribeKeyModel(conn),
+				Notice: missedNoticeModel(conn),
+				Claim: missedClaimModel(conn),
 				transport: transportFor(config),
 				noreply: config.noreplyEmail,
 				maxAttempts: config.emailMaxAttempts,
 				retrySeconds: config.emailRetrySeconds,
-			} satisfies Partial<MailerDeps>);
+			} satisfies Partial<MissedDeps>);
 			await ensureIndexes(conn);
 			this.logger.info(`email goes ${config.smtpUrl ? "out over SMTP" : `into ${config.emailDir}`}`);
 			if (!config.emailSweepSeconds || config.cli) return;
 			const tick = () => {
 				if (sweeping) return; // the previous sweep is still sending
-				sweeping = sweep(deps, replica)
+				sweeping = Promise.all([sweep(deps, replica), sweepMissed(deps, replica)])
 					.catch((err: unknown) => this.logger.error({ err }, "email sweep failed"))
 					.finally(() => (sweeping = undefined));
 			};
@@ -64,6 +82,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 		async stopped() {
 			clearInterval(timer);
 			await sweeping;
+			await Promise.all([...storing]);
 			await Promise.all([...(deps.inflight ?? [])]);
 			deps.transport?.close();
 			await conn?.close();
