@@ -31,13 +31,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 	let sweeping: Promise<unknown> | undefined;
 	// This replica's name in claims: the node and a random part (several may share a node in tests).
 	let replica = "";
-	const deps = { replica: () => replica, inflight: new Set(), pushDue } as unknown as MissedDeps;
-	// Notices being stored after a message.sent (not awaited by the broadcast); a stop waits for them.
-	const storing = new Set<Promise<unknown>>();
-	const track = (work: Promise<unknown>) => {
-		storing.add(work);
-		void work.finally(() => storing.delete(work));
-	};
+	const deps = { replica: () => replica, inflight: new Set(), storing: new Set(), pushDue } as unknown as MissedDeps;
 
 	return {
 		name: "notifications",
@@ -48,7 +42,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			...missedActions(deps),
 		},
 
-		events: config.cli ? {} : missedEvents(deps, track),
+		events: config.cli ? {} : missedEvents(deps),
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "notifications");
@@ -82,7 +76,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 		async stopped() {
 			clearInterval(timer);
 			await sweeping;
-			await Promise.all([...storing]);
+			await Promise.all([...deps.storing]);
 			await Promise.all([...(deps.inflight ?? [])]);
 			deps.transport?.close();
 			await conn?.close();
