@@ -87,6 +87,8 @@ export interface Config {
 	emailRetrySeconds: number;
 	/** How often each notifications replica looks for emails due (again); 0 turns the sweep off. */
 	emailSweepSeconds: number;
+	/** How often each notifications replica runs a digest pass (sending only on the organization's digest weekday); 0 turns digests off. */
+	digestIntervalSeconds: number;
 	/** Exposes the no-op route that `npm run bench` uses as its baseline. */
 	benchRoutes: boolean;
 	/** Server setting WEB_PUBLIC_STREAMS_ENABLED: whether channels may be web-public at all. */
@@ -149,6 +151,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		emailMaxAttempts: positive("EMAIL_MAX_ATTEMPTS", 6),
 		emailRetrySeconds: int("EMAIL_RETRY_SECONDS", 30),
 		emailSweepSeconds: int("EMAIL_SWEEP_SECONDS", 10),
+		digestIntervalSeconds: int("DIGEST_INTERVAL_SECONDS", 3600),
 		storePort: int("STORE_PORT", 27117),
 		transporter: str("TRANSPORTER", ""),
 		services: str("SERVICES", "")

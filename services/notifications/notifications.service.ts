@@ -1,13 +1,15 @@
 // The notifications service: what reaches people who are away. Today email: the outbox (its own
 // database, `<prefix>_notifications`), delivery over SMTP (SMTP_URL) or into EMAIL_DIR, dead
-// letters, new-login emails, missed-message emails and unsubscribe links. This file wires the
-// service and its sweep timer (EMAIL_SWEEP_SECONDS: the outbox and the due missed-message
-// batches); the actions are in actions/, the outbox and its delivery in outbox/, the emails in
-// templates/ and login-notice/, missed messages in missed/, unsubscribing in unsubscribe/.
+// letters, new-login emails, missed-message emails, weekly digests and unsubscribe links. This
+// file wires the service, its `message.sent` listener and its timers (EMAIL_SWEEP_SECONDS: the
+// outbox and the due missed-message batches; DIGEST_INTERVAL_SECONDS); the actions are in
+// actions/, the outbox and its delivery in outbox/, the emails in templates/, login-notice/ and
+// digest/, missed messages in missed/, unsubscribing in unsubscribe/.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
 import type { ServiceSchema } from "moleculer";
 import type { Config } from "../../shared/config";
+import { clock } from "../../shared/clock";
 import { connectServiceDb, ensureIndexes } from "../../shared/db";
 import { outboxEmailModel } from "./models/outbox-email";
 import { unsubscribeKeyModel } from "./models/unsubscribe-key";
@@ -20,6 +22,8 @@ import { emailActions } from "./actions/emails";
 import { outboxActions } from "./actions/outbox";
 import { unsubscribeActions } from "./actions/unsubscribe";
 import { missedActions, missedEvents, type MissedDeps } from "./actions/missed";
+import { digestActions } from "./actions/digests";
+import { digestPass } from "./digest/digest-pass";
 
 /**
  * `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. `pushDue`: where
@@ -28,7 +32,9 @@ import { missedActions, missedEvents, type MissedDeps } from "./actions/missed";
 export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }, pushDue: PushHook = noPush): ServiceSchema {
 	let conn: Connection;
 	let timer: NodeJS.Timeout | undefined;
+	let digestTimer: NodeJS.Timeout | undefined;
 	let sweeping: Promise<unknown> | undefined;
+	let digesting: Promise<unknown> | undefined;
 	// This replica's name in claims: the node and a random part (several may share a node in tests).
 	let replica = "";
 	const deps = { replica: () => replica, inflight: new Set(), storing: new Set(), pushDue } as unknown as MissedDeps;
@@ -40,6 +46,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			...outboxActions(deps),
 			...unsubscribeActions(deps),
 			...missedActions(deps),
+			...digestActions(deps),
 		},
 
 		events: config.cli ? {} : missedEvents(deps),
@@ -61,7 +68,17 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			} satisfies Partial<MissedDeps>);
 			await ensureIndexes(conn);
 			this.logger.info(`email goes ${config.smtpUrl ? "out over SMTP" : `into ${config.emailDir}`}`);
-			if (!config.emailSweepSeconds || config.cli) return;
+			if (config.cli) return;
+			if (config.digestIntervalSeconds) {
+				// No pass at start (the other services may still be starting): a digest day has many ticks.
+				digestTimer = setInterval(() => {
+					if (digesting) return;
+					digesting = digestPass(deps, clock.nowMs())
+						.catch((err: unknown) => this.logger.error({ err }, "digest pass failed"))
+						.finally(() => (digesting = undefined));
+				}, config.digestIntervalSeconds * 1000).unref();
+			}
+			if (!config.emailSweepSeconds) return;
 			const tick = () => {
 				if (sweeping) return; // the previous sweep is still sending
 				sweeping = Promise.all([sweep(deps, replica), sweepMissed(deps, replica)])
@@ -75,7 +92,8 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 
 		async stopped() {
 			clearInterval(timer);
-			await sweeping;
+			clearInterval(digestTimer);
+			await Promise.all([sweeping, digesting]);
 			await Promise.all([...deps.storing]);
 			await Promise.all([...(deps.inflight ?? [])]);
 			deps.transport?.close();
