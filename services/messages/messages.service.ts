@@ -18,7 +18,7 @@ import { backfillSearchWords } from "./search-backfill";
 import { recipientsOf, storeMessage, type Sent } from "./send-rules";
 import type { NoticeDeps } from "./move-notices";
 import { AutoFollow } from "./auto-follow";
-import { mentionFlags } from "./mention-flags";
+import { groupMentions, mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
 import { channelLinks, imagePreviews, mentionTargets } from "./render-targets";
 import { deletedPayload, deleteMessages } from "./edit-rules";
@@ -56,6 +56,7 @@ import { registerActions } from "./actions/register";
 import { readReceiptActions } from "./actions/read-receipts";
 import { realmExportActions } from "./actions/realm-export";
 import { attachmentSupportActions } from "./actions/attachment-support";
+import { notificationSupportActions } from "./actions/notification-support";
 import { digestMessageActions } from "./actions/digests";
 import { MuterCache } from "./muter-cache";
 
@@ -169,8 +170,9 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			const publicity = async () => ({ is_realm_public: sent.publicChannel ?? false, is_web_public: sent.webPublicChannel ?? false });
 			m.has_attachment = await claimUploads(ctx, db, config.externalUrl, { message: m, sender: sent.sender, html: m.rendered_content, stored: m.has_attachment, publicity });
 		}
-		// The integrations service snapshots the message for the outgoing webhook bots it triggers.
-		const listening = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => s.name === "events" || s.name === "integrations");
+		// The integrations service snapshots the message for the outgoing webhook bots it triggers; the
+		// notifications service reads the recipients' flags.
+		const listening = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => ["events", "integrations", "notifications"].includes(s.name));
 		let event: Record<string, unknown> | undefined;
 		if (listening) {
 			const [message] = await views(ctx, [m], new Map([[m._id, []]]), { apply_markdown: true, client_gravatar: false, allow_empty_topic_name: false } as GetParams);
@@ -178,7 +180,22 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			event = { message, content: m.content, flags: Object.fromEntries([...sent.flags].map(([u, f]) => [u, apiFlags(f)])) };
 		}
 		const mentioned_user_ids = await mentionedUserIds(sent.mentions);
-		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, sender_is_bot: sent.sender?.is_bot ?? false, user_ids: sent.userIds, mentioned_user_ids, public_channel: sent.publicChannel ?? false, event, ...echo });
+		// Missed-message emails name the group a user was mentioned through.
+		const mentioned_user_groups = sent.mentions?.groupIds.size ? groupMentions(sent.mentions, await graphs.get()) : undefined;
+		await ctx.broadcast("message.sent", {
+			message_id: m._id,
+			channel_id: m.channel_id ?? undefined,
+			topic: m.topic,
+			timestamp: m.timestamp,
+			sender_id: m.sender_id,
+			sender_is_bot: sent.sender?.is_bot ?? false,
+			user_ids: sent.userIds,
+			mentioned_user_ids,
+			mentioned_user_groups,
+			public_channel: sent.publicChannel ?? false,
+			event,
+			...echo,
+		});
 	}
 
 	/** What move notices need: channel facts as the mover sees them, and posting as Notification Bot. */
@@ -241,6 +258,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...readReceiptActions(deps, muters),
 			...realmExportActions(deps),
 			...attachmentSupportActions(deps),
+			...notificationSupportActions(deps),
 			...digestMessageActions(deps),
 		},
 

@@ -12,14 +12,16 @@
 // and the node-memory figures (node-memory-bench.ts): a node's RSS over thousands of messages, and
 // the integrations figures (integrations-bench.ts): GitHub's push webhook beside POST /messages, and
 // the reads figures (reads-bench.ts): CPU per request of message pages and their neighbours beside
-// a do-nothing action, at channel sizes up to a million messages (only with BENCH_ONLY=reads).
+// a do-nothing action, at channel sizes up to a million messages (only with BENCH_ONLY=reads), and
+// the notifications figures (notifications-bench.ts): 10,000 mentions of idle members, their
+// missed-message emails, and POST /messages with that load beside without it.
 //
 // Settings: BENCH_SECONDS (per measurement, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_GATEWAY_ROUNDS (gateway figures, each the median of that many, default 3), BENCH_CPU_PROF
 // (a directory: the gateway figures' server nodes write CPU profiles there),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
 // without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
-// "flags" for the flag figures alone, "store", "events", "scheduling", "replica-loss", "files", "import", "node-memory", "integrations" or "reads"); the store
+// "flags" for the flag figures alone, "store", "events", "scheduling", "replica-loss", "files", "import", "node-memory", "integrations", "notifications" or "reads"); the store
 // figures' own settings are in store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in
 // events-bench.ts, the scheduling figures' in scheduling-bench.ts, the lost-replica figures' in
 // replica-loss-bench.ts, the integrations figures' in integrations-bench.ts.
@@ -42,12 +44,13 @@ import { IMPORT_SETTINGS, importFigures, importTable, type ImportFigure } from "
 import { NODE_MEMORY_SETTINGS, nodeMemoryFigures, nodeMemoryTable, type NodeMemoryFigure } from "./node-memory-bench";
 import { INTEGRATIONS_SETTINGS, integrationFigures, integrationsTable, type IntegrationFigure } from "./integrations-bench";
 import { READS_SETTINGS, readsFigures, readsTable, type ReadsReport } from "./reads-bench";
+import { NOTIFY_SETTINGS, notifyFigures, notifyTable, type NotifyFigure } from "./notifications-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY;
-const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup" | "files" | "import" | "node-memory" | "integrations") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup" | "files" | "import" | "node-memory" | "integrations" | "notifications") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 // The reads figures build a channel of a million messages: asked for by name only.
 const runsReads = ONLY === "reads";
 
@@ -74,6 +77,7 @@ async function main() {
 	let integrationsReport: IntegrationFigure[] = [];
 	const integrationOpts = { connections: Number(process.env.BENCH_INTEGRATION_CONNECTIONS ?? 8), rounds: Number(process.env.BENCH_INTEGRATION_ROUNDS ?? 3), seconds: SECONDS };
 	let readsReport: ReadsReport | undefined;
+	let notifyReport: NotifyFigure | undefined;
 	try {
 		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
 		const common = {
@@ -140,6 +144,7 @@ async function main() {
 			}
 		}
 		if (runsReads) readsReport = await readsFigures(common, work, { seconds: SECONDS, storePid: store ? storePid(path.join(work, "store")) : undefined });
+		if (runs("notifications")) notifyReport = await notifyFigures(common, work);
 	} finally {
 		forget();
 		await cleanUp();
@@ -168,6 +173,7 @@ async function main() {
 	if (importReport.length) process.stdout.write(`\n${importTable(importReport, tableInfo(IMPORT_SETTINGS))}\n`);
 	if (integrationsReport.length) process.stdout.write(`\n${integrationsTable(integrationsReport, { ...tableInfo(INTEGRATIONS_SETTINGS), ...integrationOpts })}\n`);
 	if (readsReport) process.stdout.write(`\n${readsTable(readsReport, tableInfo(READS_SETTINGS))}\n`);
+	if (notifyReport) process.stdout.write(`\n${notifyTable(notifyReport, tableInfo(NOTIFY_SETTINGS))}\n`);
 }
 
 main().catch((err) => {

@@ -14,7 +14,7 @@ export interface Rendered {
 }
 
 /** The kinds of email a recipient may turn off by a link in them (Zulip's unsubscribe email types). */
-export type UnsubscribeType = "login" | "welcome" | "digest";
+export type UnsubscribeType = "login" | "welcome" | "digest" | "missed_messages";
 
 export interface Footer {
 	/** The unsubscribe link and what it turns off, for the kinds that have one. */
