@@ -1,12 +1,14 @@
-// The notifications service: what reaches people who are away. Today email: the outbox (its own
+// The notifications service: what reaches people who are away. Email: the outbox (its own
 // database, `<prefix>_notifications`), delivery over SMTP (SMTP_URL) or into EMAIL_DIR, dead
-// letters, new-login emails and unsubscribe links. This file wires the service and its sweep
-// timer (EMAIL_SWEEP_SECONDS); the actions are in actions/, the outbox and its delivery in
-// outbox/, the emails in templates/ and login-notice/, unsubscribing in unsubscribe/.
+// letters, new-login emails and unsubscribe links. Mobile push through Zulip's push notification
+// bouncer (PUSH_NOTIFICATION_BOUNCER_URL): device registrations, notifications and their removal
+// when read. This file wires the service and its sweep timers (EMAIL_SWEEP_SECONDS,
+// PUSH_SWEEP_SECONDS); the actions are in actions/, the outbox and its delivery in outbox/, the
+// emails in templates/ and login-notice/, unsubscribing in unsubscribe/, push in push/.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
 import type { ServiceSchema } from "moleculer";
-import type { Config } from "../../shared/config";
+import { pushConfigured, type Config } from "../../shared/config";
 import { connectServiceDb, ensureIndexes } from "../../shared/db";
 import { outboxEmailModel } from "./models/outbox-email";
 import { unsubscribeKeyModel } from "./models/unsubscribe-key";
@@ -16,6 +18,10 @@ import type { MailerDeps } from "./outbox/mailer";
 import { emailActions } from "./actions/emails";
 import { outboxActions } from "./actions/outbox";
 import { unsubscribeActions } from "./actions/unsubscribe";
+import { pushActions } from "./actions/push";
+import { pushJobModel, pushSentModel } from "./models/push-job";
+import { sweepPush, type PushDeps } from "./push/jobs";
+import { removeReadPushes } from "./push/message-push";
 
 /** `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. */
 export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }): ServiceSchema {
@@ -25,6 +31,9 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 	// This replica's name in claims: the node and a random part (several may share a node in tests).
 	let replica = "";
 	const deps = { replica: () => replica, inflight: new Set() } as unknown as MailerDeps;
+	const push = { replica: () => replica, inflight: new Set() } as unknown as PushDeps;
+	let pushTimer: NodeJS.Timeout | undefined;
+	let pushSweeping: Promise<unknown> | undefined;
 
 	return {
 		name: "notifications",
@@ -32,6 +41,20 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			...emailActions(deps),
 			...outboxActions(deps),
 			...unsubscribeActions(deps),
+			...pushActions(push),
+		},
+
+		events: {
+			/** Messages read: their push notifications are taken off the phones. */
+			async "messages.flagsChanged"(this: any, ctx: { params: { user_id: number; op: string; flag: string; message_ids: number[] } }) {
+				const { user_id, op, flag, message_ids } = ctx.params;
+				if (op !== "add" || flag !== "read" || !push.bouncer) return;
+				try {
+					await removeReadPushes(push, user_id, message_ids);
+				} catch (err) {
+					this.logger.warn({ err, user_id }, "push notification removal not queued");
+				}
+			},
 		},
 
 		async started(this: any) {
@@ -47,8 +70,29 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 				maxAttempts: config.emailMaxAttempts,
 				retrySeconds: config.emailRetrySeconds,
 			} satisfies Partial<MailerDeps>);
+			Object.assign(push, {
+				broker: this.broker,
+				logger: this.logger,
+				Job: pushJobModel(conn),
+				Sent: pushSentModel(conn),
+				bouncer: pushConfigured(config) ? { url: config.pushBouncerUrl, orgId: config.zulipOrgId, orgKey: config.zulipOrgKey } : null,
+				server: new URL(config.externalUrl).host,
+				maxAttempts: config.pushMaxAttempts,
+				retrySeconds: config.pushRetrySeconds,
+			} satisfies Partial<PushDeps>);
 			await ensureIndexes(conn);
 			this.logger.info(`email goes ${config.smtpUrl ? "out over SMTP" : `into ${config.emailDir}`}`);
+			this.logger.info(push.bouncer ? `push notifications go through the bouncer at ${config.pushBouncerUrl}` : "push notifications are off (no PUSH_NOTIFICATION_BOUNCER_URL)");
+			if (push.bouncer && config.pushSweepSeconds && !config.cli) {
+				const pushTick = () => {
+					if (pushSweeping) return;
+					pushSweeping = sweepPush(push, replica)
+						.catch((err: unknown) => this.logger.error({ err }, "push sweep failed"))
+						.finally(() => (pushSweeping = undefined));
+				};
+				pushTimer = setInterval(pushTick, config.pushSweepSeconds * 1000).unref();
+				pushTick();
+			}
 			if (!config.emailSweepSeconds || config.cli) return;
 			const tick = () => {
 				if (sweeping) return; // the previous sweep is still sending
@@ -63,8 +107,10 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 
 		async stopped() {
 			clearInterval(timer);
+			clearInterval(pushTimer);
 			await sweeping;
-			await Promise.all([...(deps.inflight ?? [])]);
+			await pushSweeping;
+			await Promise.all([...(deps.inflight ?? []), ...(push.inflight ?? [])]);
 			deps.transport?.close();
 			await conn?.close();
 		},

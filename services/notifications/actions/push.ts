@@ -1,0 +1,45 @@
+// The notifications service's push actions: notifications.pushDeviceChanged (the users service,
+// when a device is added or removed), POST /mobile_push/test_notification, and a sweep of the
+// bouncer requests now (the timer runs them too; tests call it to see settled states).
+import type { Context } from "moleculer";
+import { requireUser, type Meta, type PushDeviceChange } from "../../../shared/actions";
+import { p, params } from "../../../shared/params";
+import { sweepPush, type PushDeps } from "../push/jobs";
+import { deviceChanged } from "../push/registration";
+import { sendTestNotification } from "../push/test-notification";
+
+export function pushActions(deps: PushDeps) {
+	return {
+		pushDeviceChanged: {
+			visibility: "public",
+			params: params({
+				user_id: p.int({ min: 1 }),
+				realm_id: p.int({ min: 1 }),
+				kind: p.oneOf([1, 2]),
+				token: p.string({ min: 1 }),
+				ios_app_id: { type: "string", nullable: true },
+				registered: p.bool(),
+			}),
+			async handler(ctx: Context<PushDeviceChange, Meta>) {
+				await deviceChanged(deps, ctx.params);
+				return {};
+			},
+		},
+
+		testPushNotification: {
+			params: params({ token: p.string({ optional: true, empty: true }) }),
+			async handler(ctx: Context<{ token?: string }, Meta>) {
+				return sendTestNotification(deps, requireUser(ctx), ctx.params.token);
+			},
+		},
+
+		pushSweep: {
+			visibility: "public",
+			params: params({ replica: p.string({ optional: true, min: 1 }) }),
+			async handler(ctx: Context<{ replica?: string }, Meta>) {
+				await Promise.all([...deps.inflight]);
+				return sweepPush(deps, ctx.params.replica ? `${deps.replica()}/${ctx.params.replica}` : deps.replica());
+			},
+		},
+	};
+}
