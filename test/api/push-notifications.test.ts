@@ -1,0 +1,248 @@
+// Mobile push through Zulip's push notification bouncer protocol, against a recording bouncer on
+// localhost (test/support/bouncer.ts; no real bouncer is reachable from the tests): devices
+// registered and unregistered with push/register and push/unregister (form bodies, the server's
+// credentials as basic auth), off the request path and retried after a bouncer failure; POST
+// /mobile_push/test_notification and its errors; POST /register and GET /server_settings saying
+// push is on. A second app without PUSH_NOTIFICATION_BOUNCER_URL shows push off: nothing sent.
+import type { Connection } from "mongoose";
+import { startTestApp, type Account, type TestApp } from "../support/app";
+import { client, expectError, expectSuccess } from "../support/http";
+import { startBouncer, type TestBouncer } from "../support/bouncer";
+import { eventually } from "../support/eventually";
+import { snapshotter, type Snapshotter } from "../support/db-snapshot";
+import { connectServiceDb } from "../../shared/db";
+import { pushJobModel } from "../../services/notifications/models/push-job";
+import { ZULIP_VERSION } from "../../shared/version";
+
+jest.setTimeout(120_000);
+
+const ORG_ID = "6cde5f7a-1f7e-4978-9716-49f69ebfc9fe";
+const ORG_KEY = "a".repeat(64);
+const MAX_ATTEMPTS = 3;
+const APNS = "/users/me/apns_device_token";
+const FCM = "/users/me/android_gcm_reg_id";
+const APP_ID = "org.zulip.Zulip";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let bouncer: TestBouncer;
+let app: TestApp;
+let conn: Connection;
+let alice: Account;
+let bob: Account;
+let bot: Account;
+let snap: Snapshotter;
+const as = (a: Account, on = app) => client(on.baseUrl, a);
+const sweep = () => app.node.broker.call<Record<string, string[]>>("notifications.pushSweep", {});
+const jobs = () => pushJobModel(conn);
+
+beforeAll(async () => {
+	bouncer = await startBouncer();
+	// No sweep timer: the tests sweep when they mean to; a failed request is due again at once.
+	app = await startTestApp({ pushBouncerUrl: bouncer.url, zulipOrgId: ORG_ID, zulipOrgKey: ORG_KEY, pushSweepSeconds: 0, pushRetrySeconds: 0, pushMaxAttempts: MAX_ATTEMPTS });
+	alice = await app.createUser({ full_name: "Alice" });
+	bob = await app.createUser({ full_name: "Bob" });
+	bot = await app.createUser({ full_name: "Push Bot", is_bot: true, bot_owner_id: alice.user_id });
+	conn = await connectServiceDb(app.node.config.mongoUrl, app.node.config.dbPrefix, "notifications");
+	snap = await snapshotter(app);
+});
+
+afterAll(async () => {
+	await snap?.close();
+	await conn?.close();
+	await app?.stop();
+	await bouncer?.stop();
+});
+
+beforeEach(async () => {
+	await sweep();
+	bouncer.reset();
+});
+
+/** Every bouncer request is made with the server's credentials and Zulip's User-Agent. */
+function expectFromServer(r: { auth: [string, string] | null; userAgent: string; method: string }) {
+	expect(r.method).toBe("POST");
+	expect(r.auth).toEqual([ORG_ID, ORG_KEY]);
+	expect(r.userAgent).toBe(`ZulipServer/${ZULIP_VERSION}`);
+}
+
+test("with a bouncer, POST /register and GET /server_settings say push notifications are on", async () => {
+	const res = await as(alice).post("/register", { fetch_event_types: JSON.stringify(["realm"]) });
+	expectSuccess(res);
+	const state = res.body;
+	expect(state.realm_push_notifications_enabled).toBe(true);
+	expect(state.realm_push_notifications_enabled_end_timestamp).toBeNull();
+	expect((await client(app.baseUrl).get("/server_settings")).body.push_notifications_enabled).toBe(true);
+});
+
+test("an APNs device is registered with the bouncer as Zulip's server does, and unregistered on removal", async () => {
+	const token = "c0ffee".repeat(10) + "abcd";
+	expectSuccess(await as(alice).post(APNS, { token, appid: APP_ID }));
+	const [register] = await eventually(async () => bouncer.to("push/register").length === 1 && bouncer.to("push/register"), "push/register");
+	expectFromServer(register);
+	expect(register.contentType).toMatch(/^application\/x-www-form-urlencoded/);
+	expect(register.body).toEqual({
+		server_uuid: ORG_ID,
+		user_uuid: expect.stringMatching(UUID),
+		realm_uuid: expect.stringMatching(UUID),
+		user_id: String(alice.user_id),
+		token,
+		token_kind: "1",
+		ios_app_id: APP_ID,
+	});
+	expect((await sweep()).done).toEqual([]);
+	expectSuccess(await as(alice).delete(APNS, { token }));
+	const [unregister] = await eventually(async () => bouncer.to("push/unregister").length === 1 && bouncer.to("push/unregister"), "push/unregister");
+	expectFromServer(unregister);
+	const { ios_app_id: _appId, ...identity } = register.body;
+	expect(unregister.body).toEqual(identity);
+	await sweep();
+	expect(bouncer.requests).toHaveLength(2);
+	expect(await jobs().countDocuments({ state: { $ne: "done" } })).toBe(0);
+});
+
+test("an FCM device is registered without an app ID; each user has their own UUID", async () => {
+	expectSuccess(await as(alice).post(FCM, { token: "fcm-alice" }));
+	expectSuccess(await as(bob).post(FCM, { token: "fcm-bob" }));
+	await sweep();
+	const [a, b] = ["fcm-alice", "fcm-bob"].map((t) => bouncer.to("push/register").find((r) => r.body.token === t)!);
+	expect(a.body).toEqual({ server_uuid: ORG_ID, user_uuid: expect.stringMatching(UUID), realm_uuid: a.body.realm_uuid, user_id: String(alice.user_id), token: "fcm-alice", token_kind: "2" });
+	expect(b.body.realm_uuid).toBe(a.body.realm_uuid);
+	expect(b.body.user_uuid).not.toBe(a.body.user_uuid);
+	expectSuccess(await as(alice).delete(FCM, { token: "fcm-alice" }));
+	expectSuccess(await as(bob).delete(FCM, { token: "fcm-bob" }));
+	await sweep();
+});
+
+test("a bouncer failure is retried until it answers; a device removed meanwhile ends unregistered", async () => {
+	bouncer.fail({ status: 500 }, 2, "push/register");
+	expectSuccess(await as(alice).post(FCM, { token: "fcm-retry" }));
+	await sweep(); // the first attempt has failed by now; this is the second
+	await sweep(); // and the third, which the bouncer answers
+	const registers = bouncer.to("push/register");
+	expect(registers).toHaveLength(3);
+	expect(new Set(registers.map((r) => JSON.stringify(r.body))).size).toBe(1);
+	const job = await jobs().findOne({ "form.token": "fcm-retry" }).lean();
+	expect(job).toMatchObject({ state: "done", attempts: 3 });
+
+	// Register and unregister in a row, the bouncer failing: it ends with the last change.
+	bouncer.reset();
+	bouncer.fail({ status: 503 }, 1);
+	expectSuccess(await as(alice).post(FCM, { token: "fcm-flip" }));
+	expectSuccess(await as(alice).delete(FCM, { token: "fcm-flip" }));
+	await sweep();
+	await sweep();
+	const flips = bouncer.requests.filter((r) => r.body.token === "fcm-flip").map((r) => r.path.split("/").pop());
+	expect(flips[flips.length - 1]).toBe("unregister");
+	expect(await jobs().countDocuments({ state: { $nin: ["done"] } })).toBe(0);
+	expectSuccess(await as(alice).delete(FCM, { token: "fcm-retry" }));
+	await sweep();
+});
+
+test("a bouncer down for good: the request fails after its attempts, kept with the reason; a refusal fails at once", async () => {
+	bouncer.fail({ status: 502 }, MAX_ATTEMPTS, "push/register");
+	expectSuccess(await as(bob).post(FCM, { token: "fcm-down" }));
+	for (let i = 0; i < MAX_ATTEMPTS; i++) await sweep();
+	expect(bouncer.to("push/register")).toHaveLength(MAX_ATTEMPTS);
+	const down = await jobs().findOne({ "form.token": "fcm-down" }).lean();
+	expect(down).toMatchObject({ state: "failed", attempts: MAX_ATTEMPTS, last_error: "Received 500 from push notification bouncer" });
+	await sweep();
+	expect(bouncer.to("push/register")).toHaveLength(MAX_ATTEMPTS);
+
+	bouncer.fail({ status: 400, body: { result: "error", msg: "Invalid token type", code: "BAD_REQUEST" } }, 1, "push/unregister");
+	expectSuccess(await as(bob).delete(FCM, { token: "fcm-down" }));
+	await sweep();
+	expect(bouncer.to("push/unregister")).toHaveLength(1);
+	// The device's one job, flipped to unregister.
+	const refused = await jobs().findOne({ "form.token": "fcm-down" }).lean();
+	expect(refused).toMatchObject({ kind: "unregister", state: "failed", attempts: 1, last_error: "Invalid token type" });
+	// "Token does not exist" from the bouncer: the device is unregistered, as asked.
+	bouncer.fail({ status: 400, body: { result: "error", msg: "Token does not exist", code: "BAD_REQUEST" } }, 1, "push/unregister");
+	expectSuccess(await as(bob).post(FCM, { token: "fcm-gone" }));
+	expectSuccess(await as(bob).delete(FCM, { token: "fcm-gone" }));
+	await sweep();
+	expect(await jobs().findOne({ "form.token": "fcm-gone" }).lean()).toMatchObject({ kind: "unregister", state: "done", last_error: "Token does not exist" });
+});
+
+describe("POST /mobile_push/test_notification", () => {
+	const TEST = "/mobile_push/test_notification";
+	const apnsToken = "YWJjZA==";
+
+	test("no devices: nothing sent, success (as Zulip)", async () => {
+		expectSuccess(await as(bob).post(TEST));
+		expect(bouncer.requests).toHaveLength(0);
+	});
+
+	test("one device by token, or every device; Zulip's body with the base payload", async () => {
+		expectSuccess(await as(alice).post(APNS, { token: apnsToken, appid: APP_ID }));
+		expectSuccess(await as(alice).post(FCM, { token: "fcm-test" }));
+		await sweep();
+		bouncer.reset();
+		expectSuccess(await as(alice).post(TEST, { token: "fcm-test" }));
+		expect(bouncer.requests).toHaveLength(1);
+		const [one] = bouncer.to("push/test_notification");
+		expectFromServer(one);
+		expect(one.contentType).toMatch(/^application\/json/);
+		expect(one.body).toEqual({
+			realm_uuid: expect.stringMatching(UUID),
+			user_uuid: expect.stringMatching(UUID),
+			user_id: alice.user_id,
+			token: "fcm-test",
+			token_kind: 2,
+			base_payload: { server: "chat.test", realm_id: expect.any(Number), realm_uri: "http://chat.test", realm_url: "http://chat.test", realm_name: "Team chat", user_id: alice.user_id },
+		});
+		expectSuccess(await as(alice).post(TEST));
+		expect(
+			bouncer
+				.to("push/test_notification")
+				.slice(1)
+				.map((r) => [r.body.token, r.body.token_kind]),
+		).toEqual([
+			[apnsToken, 1],
+			["fcm-test", 2],
+		]);
+	});
+
+	test("errors: an unknown token, a device the bouncer does not know, a bouncer down; bots refused", async () => {
+		await snap.refused(() => as(alice).post(TEST, { token: "not-registered" }), 400, "INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+		await snap.refused(() => as(alice).post(TEST, { token: "" }), 400, "INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+		// Another user's token is not this user's device.
+		await snap.refused(() => as(bob).post(TEST, { token: "fcm-test" }), 400, "INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+		bouncer.reset();
+		bouncer.fail({ status: 400, body: { result: "error", msg: "Device not recognized by the push bouncer", code: "INVALID_REMOTE_PUSH_DEVICE_TOKEN" } });
+		expectError(await as(alice).post(TEST, { token: "fcm-test" }), 400, "INVALID_REMOTE_PUSH_DEVICE_TOKEN", "Device not recognized by the push bouncer");
+		bouncer.fail({ status: 500 });
+		expectError(await as(alice).post(TEST, { token: "fcm-test" }), 502, "BAD_REQUEST", "Received 500 from push notification bouncer");
+		bouncer.fail({ status: 401, body: { result: "error", msg: "Zulip server auth failure: key does not match role 6cde5f7a", code: "INVALID_ZULIP_SERVER" } });
+		expectError(await as(alice).post(TEST, { token: "fcm-test" }), 502, "BAD_REQUEST", /^Push notifications bouncer error: Zulip server auth failure/);
+		expect(bouncer.requests).toHaveLength(3);
+		await snap.refused(() => as(bot).post(TEST, { token: "fcm-test" }), 400, "BAD_REQUEST", "This endpoint does not accept bot requests.");
+		await snap.refused(() => client(app.baseUrl).post(TEST, { token: "fcm-test" }), 401, "UNAUTHORIZED", /credentials|Missing/i);
+		expect(bouncer.requests).toHaveLength(3);
+	});
+});
+
+describe("without PUSH_NOTIFICATION_BOUNCER_URL", () => {
+	let off: TestApp;
+	let carol: Account;
+	beforeAll(async () => {
+		off = await startTestApp({ pushBouncerUrl: "", zulipOrgId: "", zulipOrgKey: "" });
+		carol = await off.createUser({ full_name: "Carol" });
+	});
+	afterAll(async () => off?.stop());
+
+	test("push is off: register and server_settings say so; devices are kept and nothing is sent", async () => {
+		const res = await as(carol, off).post("/register", { fetch_event_types: JSON.stringify(["realm"]) });
+		expectSuccess(res);
+		const state = res.body;
+		expect(state.realm_push_notifications_enabled).toBe(false);
+		expect(state.realm_push_notifications_enabled_end_timestamp).toBeNull();
+		expect((await client(off.baseUrl).get("/server_settings")).body.push_notifications_enabled).toBe(false);
+		expectSuccess(await as(carol, off).post(FCM, { token: "fcm-off" }));
+		expectSuccess(await as(carol, off).post("/mobile_push/test_notification", { token: "fcm-off" }));
+		expectSuccess(await as(carol, off).post("/mobile_push/test_notification"));
+		expectError(await as(carol, off).post("/mobile_push/test_notification", { token: "nope" }), 400, "INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+		expectSuccess(await as(carol, off).delete(FCM, { token: "fcm-off" }));
+		await off.node.broker.call("notifications.pushSweep", {});
+		expect(bouncer.requests).toHaveLength(0);
+	});
+});
