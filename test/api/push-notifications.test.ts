@@ -32,7 +32,7 @@ let bob: Account;
 let bot: Account;
 let snap: Snapshotter;
 const as = (a: Account, on = app) => client(on.baseUrl, a);
-const sweep = () => app.node.broker.call<Record<string, string[]>>("notifications.pushSweep", {});
+const sweep = () => app.node.broker.call<Record<string, string[]>, { replica?: string }>("notifications.pushSweep", {});
 const jobs = () => pushJobModel(conn);
 
 beforeAll(async () => {

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { call, type PushDevice, type PushDevices } from "../../../shared/actions";
 import { isDuplicateKey } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
+import type { NotificationTrigger } from "../missed/notification-data";
 import { realmUuid, userUuid } from "./bouncer";
 import { storeJob, startNow, type PushDeps } from "./jobs";
 import { messagePayloadApns, messagePayloadGcm, removePayloads, type MentionedGroup, type PushMessage, type PushRecipient } from "./payloads";
@@ -25,8 +26,8 @@ export interface MessagePush {
 	user_id: number;
 	/** The message as the API shows it (message.sent's `event.message`, content as HTML). */
 	message: PushMessage;
-	/** Why (Zulip's NotificationTriggers value: "mentioned", "direct_message", ...; payloads.ts TRIGGERS). */
-	trigger: string;
+	/** Why: the decision's push trigger (missed/notification-data.ts pushTrigger). */
+	trigger: NotificationTrigger;
 	/** The group a mention reached the user through, when not mentioned personally. */
 	mentioned_user_group?: MentionedGroup | null;
 }

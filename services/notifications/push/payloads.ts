@@ -2,6 +2,7 @@
 // (zerver/lib/push_notifications.py): get_base_payload, get_message_payload, get_message_payload_apns,
 // get_message_payload_gcm, get_remove_payload_apns/gcm. The bouncer hands `gcm_payload` to FCM as
 // the data message and `apns_payload` to APNs (its `custom` beside `aps`); the mobile apps read them.
+import type { NotificationTrigger } from "../missed/notification-data";
 import { mobilePushContent, truncateContent } from "./push-content";
 
 /** The organization and server a payload names (so an app logged into several can tell them apart). */
@@ -32,21 +33,8 @@ export interface PushMessage {
 	subject: string;
 }
 
-/** Zulip's NotificationTriggers values (zerver/models/scheduled_jobs.py). */
-export const TRIGGERS = {
-	directMessage: "direct_message",
-	mention: "mentioned",
-	topicWildcardMention: "topic_wildcard_mentioned",
-	streamWildcardMention: "stream_wildcard_mentioned",
-	streamPush: "stream_push_notify",
-	streamEmail: "stream_email_notify",
-	followedTopicPush: "followed_topic_push_notify",
-	followedTopicEmail: "followed_topic_email_notify",
-	topicWildcardMentionInFollowedTopic: "topic_wildcard_mentioned_in_followed_topic",
-	streamWildcardMentionInFollowedTopic: "stream_wildcard_mentioned_in_followed_topic",
-} as const;
-
-const WILDCARD_TRIGGERS: string[] = [TRIGGERS.topicWildcardMentionInFollowedTopic, TRIGGERS.streamWildcardMentionInFollowedTopic, TRIGGERS.topicWildcardMention, TRIGGERS.streamWildcardMention];
+/** Triggers whose subtitle says "mentioned everyone" (Zulip's wildcard mention triggers). */
+const WILDCARD_TRIGGERS: NotificationTrigger[] = ["topic_wildcard_mentioned_in_followed_topic", "stream_wildcard_mentioned_in_followed_topic", "topic_wildcard_mentioned", "stream_wildcard_mentioned"];
 
 /** The user group a mention named, when the user was mentioned through it (not personally). */
 export interface MentionedGroup {
@@ -106,9 +94,9 @@ function apnsTitle(m: PushMessage): string {
 }
 
 /** Zulip's get_apns_alert_subtitle: the second bold line. */
-function apnsSubtitle(m: PushMessage, trigger: string, group: MentionedGroup | null): string {
+function apnsSubtitle(m: PushMessage, trigger: NotificationTrigger, group: MentionedGroup | null): string {
 	const sender = m.sender_full_name;
-	if (trigger === TRIGGERS.mention) return group ? `${sender} mentioned @${group.name}:` : `${sender} mentioned you:`;
+	if (trigger === "mentioned") return group ? `${sender} mentioned @${group.name}:` : `${sender} mentioned you:`;
 	if (WILDCARD_TRIGGERS.includes(trigger)) return `${sender} mentioned everyone:`;
 	if (m.type !== "stream" && !isGroupDm(m)) return "";
 	return `${sender}:`;
@@ -117,7 +105,7 @@ function apnsSubtitle(m: PushMessage, trigger: string, group: MentionedGroup | n
 const contentOf = (m: PushMessage, to: PushRecipient) => truncateContent(mobilePushContent(m.content, to.realm.url));
 
 /** Zulip's get_message_payload_apns. The badge is 0, as Zulip's get_apns_badge_count today. */
-export function messagePayloadApns(to: PushRecipient, m: PushMessage, trigger: string, group: MentionedGroup | null = null): Record<string, unknown> {
+export function messagePayloadApns(to: PushRecipient, m: PushMessage, trigger: NotificationTrigger, group: MentionedGroup | null = null): Record<string, unknown> {
 	const zulip = { ...messagePayload(to, m, group), message_ids: [m.id] };
 	return {
 		alert: { title: apnsTitle(m), subtitle: apnsSubtitle(m, trigger, group), body: contentOf(m, to).content },
