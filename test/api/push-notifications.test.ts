@@ -221,6 +221,141 @@ describe("POST /mobile_push/test_notification", () => {
 	});
 });
 
+describe("a message's notification, and its removal once read", () => {
+	const apnsToken = "bWVzc2FnZQ==";
+	let dave: Account;
+	let base: Record<string, unknown>;
+	let notifyBase: Record<string, unknown>;
+
+	/** Sends through HTTP and answers the message as the recipient's GET /messages/{id} shows it. */
+	async function sent(from: Account, to: Account, params: Record<string, unknown>): Promise<Record<string, any>> {
+		const res = await as(from).post("/messages", params);
+		expectSuccess(res);
+		const got = await as(to).get(`/messages/${res.body.id}`);
+		expectSuccess(got);
+		return got.body.message;
+	}
+	const push = (user: Account, message: Record<string, unknown>, trigger: string, extra: Record<string, unknown> = {}) =>
+		app.node.broker.call<{ queued: boolean }, Record<string, unknown>>("notifications.pushMessage", { user_id: user.user_id, message, trigger, ...extra });
+	const notifies = () => bouncer.to("push/notify");
+
+	beforeAll(async () => {
+		dave = await app.createUser({ full_name: "Dave" });
+		// Alice keeps only the two devices of these tests.
+		expectSuccess(await as(alice).delete(FCM, { token: "fcm-test" }));
+		expectSuccess(await as(alice).delete(APNS, { token: "YWJjZA==" }));
+		await sweep();
+		expectSuccess(await as(alice).post(FCM, { token: "fcm-msg" }));
+		expectSuccess(await as(alice).post(APNS, { token: apnsToken, appid: APP_ID }));
+		await sweep();
+		const realm = (await as(alice).post("/register", { fetch_event_types: JSON.stringify(["realm"]) })).body;
+		base = { server: "chat.test", realm_id: expect.any(Number), realm_uri: "http://chat.test", realm_url: "http://chat.test", realm_name: realm.realm_name, user_id: alice.user_id };
+		notifyBase = { user_uuid: expect.stringMatching(UUID), user_id: alice.user_id, realm_uuid: expect.stringMatching(UUID) };
+	});
+	beforeEach(() => bouncer.reset());
+
+	test("a direct message: Zulip's APNs and FCM payloads, the devices, once however often asked", async () => {
+		const m = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id]), content: "Hello **Alice** :smile:" });
+		expect(await push(alice, m, "private_message")).toEqual({ queued: true });
+		expect(await push(alice, m, "private_message")).toEqual({ queued: false });
+		await sweep();
+		expect(notifies()).toHaveLength(1);
+		const [req] = notifies();
+		expectFromServer(req);
+		expect(req.contentType).toMatch(/^application\/json/);
+		const common = { ...base, sender_id: bob.user_id, sender_email: m.sender_email, time: m.timestamp, recipient_type: "private" };
+		expect(req.body).toEqual({
+			...notifyBase,
+			apns_payload: {
+				alert: { title: "Bob", subtitle: "", body: "Hello Alice 🙂" },
+				sound: "default",
+				badge: 0,
+				custom: { zulip: { ...common, message_ids: [m.id] } },
+			},
+			gcm_payload: {
+				...common,
+				event: "message",
+				zulip_message_id: m.id,
+				content: "Hello Alice 🙂",
+				content_truncated: false,
+				sender_full_name: "Bob",
+				sender_avatar_url: expect.stringMatching(/^https?:\/\//),
+			},
+			gcm_options: { priority: "high" },
+			android_devices: ["fcm-msg"],
+			apple_devices: [apnsToken],
+		});
+
+		// Read: one `remove` notification, Zulip's payloads; reading again sends nothing.
+		bouncer.reset();
+		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "add", flag: "read" }));
+		const [remove] = await eventually(async () => notifies().length === 1 && notifies(), "the remove notification");
+		expect(remove.body).toEqual({
+			...notifyBase,
+			gcm_payload: { ...base, event: "remove", zulip_message_ids: String(m.id), zulip_message_id: m.id },
+			gcm_options: { priority: "normal" },
+			apns_payload: { badge: 0, custom: { zulip: { ...base, event: "remove", zulip_message_ids: String(m.id) } } },
+			android_devices: ["fcm-msg"],
+			apple_devices: [apnsToken],
+		});
+		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "remove", flag: "read" }));
+		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "add", flag: "read" }));
+		await sweep();
+		expect(notifies()).toHaveLength(1);
+	});
+
+	test("a mention in a channel, a group mention, a wildcard, a group direct message, long content", async () => {
+		expectSuccess(await as(bob).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "push-test" }]), principals: JSON.stringify([alice.user_id, bob.user_id, dave.user_id]) }));
+		const mention = await sent(bob, alice, { type: "stream", to: "push-test", topic: "greetings", content: "@**Alice** look > here" });
+		await push(alice, mention, "mentioned");
+		await push(alice, await sent(bob, alice, { type: "stream", to: "push-test", topic: "greetings", content: "hi all" }), "mentioned", { mentioned_user_group: { id: 42, name: "support" } });
+		await push(alice, await sent(bob, alice, { type: "stream", to: "push-test", topic: "", content: "@**all** hi" }), "stream_wildcard_mentioned");
+		await push(alice, await sent(bob, alice, { type: "stream", to: "push-test", topic: "greetings", content: "just talk" }), "stream_push_notify");
+		const group = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id, dave.user_id]), content: "x".repeat(250) });
+		await push(alice, group, "private_message");
+		await sweep();
+		const [m1, m2, m3, m4, m5] = notifies().map((r) => r.body);
+		expect(m1.apns_payload.alert).toEqual({ title: "#push-test > greetings", subtitle: "Bob mentioned you:", body: "@Alice look > here" });
+		expect(m1.gcm_payload).toMatchObject({ recipient_type: "stream", stream: "push-test", stream_id: mention.stream_id, topic: "greetings", content: "@Alice look > here" });
+		expect(m1.apns_payload.custom.zulip).toEqual({ ...base, sender_id: bob.user_id, sender_email: mention.sender_email, time: mention.timestamp, recipient_type: "stream", stream: "push-test", stream_id: mention.stream_id, topic: "greetings", message_ids: [mention.id] });
+		expect(m2.apns_payload.alert.subtitle).toBe("Bob mentioned @support:");
+		expect(m2.gcm_payload).toMatchObject({ mentioned_user_group_id: 42, mentioned_user_group_name: "support" });
+		expect(m3.apns_payload.alert).toMatchObject({ title: "#push-test > general chat", subtitle: "Bob mentioned everyone:" });
+		expect(m3.gcm_payload.topic).toBe("general chat");
+		expect(m4.apns_payload.alert.subtitle).toBe("Bob:");
+		const ids = [alice.user_id, bob.user_id, dave.user_id].sort((a, b) => a - b).join(",");
+		expect(m5.apns_payload.alert).toEqual({ title: "Alice, Bob, Dave", subtitle: "Bob:", body: "x".repeat(200) + "…" });
+		expect(m5.gcm_payload).toMatchObject({ recipient_type: "private", pm_users: ids, content: "x".repeat(200) + "…", content_truncated: true });
+		expect(m5.apns_payload.custom.zulip.pm_users).toBe(ids);
+
+		// Reading them all: one removal naming each.
+		bouncer.reset();
+		expectSuccess(await as(alice).post("/mark_all_as_read"));
+		const [remove] = await eventually(async () => notifies().length === 1 && notifies(), "the remove notification");
+		const named = String(remove.body.gcm_payload.zulip_message_ids).split(",").map(Number);
+		expect(named).toEqual([...named].sort((a, b) => a - b));
+		expect(named).toHaveLength(5);
+		expect(remove.body.gcm_payload.zulip_message_id).toBe(named[0]);
+	});
+
+	test("a notify retried after a bouncer failure; devices the bouncer dropped are forgotten; no devices, no request", async () => {
+		const m = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id]), content: "again" });
+		bouncer.fail({ status: 500 }, 1, "push/notify");
+		bouncer.deleteOnNextNotify({ android_devices: ["fcm-msg"] });
+		await push(alice, m, "private_message");
+		await sweep();
+		expect(notifies()).toHaveLength(2);
+		expect(notifies()[1].body).toEqual(notifies()[0].body);
+		// The bouncer no longer had the FCM token: this server forgets it too.
+		expectError(await as(alice).post("/mobile_push/test_notification", { token: "fcm-msg" }), 400, "INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+		bouncer.reset();
+		const toDave = await sent(bob, dave, { type: "private", to: JSON.stringify([dave.user_id]), content: "no phone" });
+		expect(await app.node.broker.call("notifications.pushMessage", { user_id: dave.user_id, message: toDave, trigger: "private_message" })).toEqual({ queued: false });
+		await sweep();
+		expect(bouncer.requests).toHaveLength(0);
+	});
+});
+
 describe("without PUSH_NOTIFICATION_BOUNCER_URL", () => {
 	let off: TestApp;
 	let carol: Account;
@@ -241,8 +376,18 @@ describe("without PUSH_NOTIFICATION_BOUNCER_URL", () => {
 		expectSuccess(await as(carol, off).post("/mobile_push/test_notification", { token: "fcm-off" }));
 		expectSuccess(await as(carol, off).post("/mobile_push/test_notification"));
 		expectError(await as(carol, off).post("/mobile_push/test_notification", { token: "nope" }), 400, "INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+		// A message for a user with a device: no notification, no record to remove later.
+		const dan = await off.createUser({ full_name: "Dan" });
+		const res = await as(dan, off).post("/messages", { type: "private", to: JSON.stringify([carol.user_id]), content: "hi" });
+		expectSuccess(res);
+		const message = (await as(carol, off).get(`/messages/${res.body.id}`)).body.message;
+		expect(await off.node.broker.call("notifications.pushMessage", { user_id: carol.user_id, message, trigger: "private_message" })).toEqual({ queued: false });
+		expectSuccess(await as(carol, off).post("/messages/flags", { messages: JSON.stringify([res.body.id]), op: "add", flag: "read" }));
 		expectSuccess(await as(carol, off).delete(FCM, { token: "fcm-off" }));
 		await off.node.broker.call("notifications.pushSweep", {});
+		const offConn = await connectServiceDb(off.node.config.mongoUrl, off.node.config.dbPrefix, "notifications");
+		expect(await pushJobModel(offConn).countDocuments({})).toBe(0);
+		await offConn.close();
 		expect(bouncer.requests).toHaveLength(0);
 	});
 });

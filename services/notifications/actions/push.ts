@@ -1,11 +1,13 @@
 // The notifications service's push actions: notifications.pushDeviceChanged (the users service,
-// when a device is added or removed), POST /mobile_push/test_notification, and a sweep of the
+// when a device is added or removed), notifications.pushMessage (a message's notification to a
+// user the missed-message rules chose), POST /mobile_push/test_notification, and a sweep of the
 // bouncer requests now (the timer runs them too; tests call it to see settled states).
 import type { Context } from "moleculer";
 import { requireUser, type Meta, type PushDeviceChange } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
 import { sweepPush, type PushDeps } from "../push/jobs";
 import { deviceChanged } from "../push/registration";
+import { sendMessagePush, type MessagePush } from "../push/message-push";
 import { sendTestNotification } from "../push/test-notification";
 
 export function pushActions(deps: PushDeps) {
@@ -23,6 +25,20 @@ export function pushActions(deps: PushDeps) {
 			async handler(ctx: Context<PushDeviceChange, Meta>) {
 				await deviceChanged(deps, ctx.params);
 				return {};
+			},
+		},
+
+		/** One message's notification to one user, decided by the caller (push/message-push.ts sendMessagePush). */
+		pushMessage: {
+			visibility: "public",
+			params: params({
+				user_id: p.int({ min: 1 }),
+				message: { type: "object" },
+				trigger: p.string({ min: 1 }),
+				mentioned_user_group: { type: "object", optional: true, nullable: true, props: { id: p.int(), name: p.string() } },
+			}),
+			async handler(ctx: Context<MessagePush, Meta>) {
+				return sendMessagePush(deps, ctx.params);
 			},
 		},
 
