@@ -378,11 +378,11 @@ describe("without PUSH_NOTIFICATION_BOUNCER_URL", () => {
 		expectError(await as(carol, off).post("/mobile_push/test_notification", { token: "nope" }), 400, "INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
 		// A message for a user with a device: no notification, no record to remove later.
 		const dan = await off.createUser({ full_name: "Dan" });
-		const res = await as(dan, off).post("/messages", { type: "private", to: JSON.stringify([carol.user_id]), content: "hi" });
-		expectSuccess(res);
-		const message = (await as(carol, off).get(`/messages/${res.body.id}`)).body.message;
+		const dm = await as(dan, off).post("/messages", { type: "private", to: JSON.stringify([carol.user_id]), content: "hi" });
+		expectSuccess(dm);
+		const message = (await as(carol, off).get(`/messages/${dm.body.id}`)).body.message;
 		expect(await off.node.broker.call("notifications.pushMessage", { user_id: carol.user_id, message, trigger: "private_message" })).toEqual({ queued: false });
-		expectSuccess(await as(carol, off).post("/messages/flags", { messages: JSON.stringify([res.body.id]), op: "add", flag: "read" }));
+		expectSuccess(await as(carol, off).post("/messages/flags", { messages: JSON.stringify([dm.body.id]), op: "add", flag: "read" }));
 		expectSuccess(await as(carol, off).delete(FCM, { token: "fcm-off" }));
 		await off.node.broker.call("notifications.pushSweep", {});
 		const offConn = await connectServiceDb(off.node.config.mongoUrl, off.node.config.dbPrefix, "notifications");
