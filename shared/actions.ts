@@ -7,6 +7,7 @@ import type { Linkifier, RealmEmoji } from "./org-events";
 import type { ExportChannel, ExportMessage, ExportReaction, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 import type { BusBytes } from "./bus-bytes";
 import type { EmailRequest } from "./email";
+import type { ChannelNotifyFacts, NotificationFacts } from "./notification-facts";
 import { adminRequired } from "./errors";
 import { isAdmin } from "./roles";
 
@@ -287,10 +288,12 @@ export interface ActionMap {
 	"users.notificationBot": { params: None; result: Identity };
 	"users.outgoingBots": { params: None; result: { bots: OutgoingBot[] } };
 	"users.settingsOf": { params: { user_ids: number[]; names: string[] }; result: { values: Record<string, Record<string, unknown>> } };
+	/** A message's recipients as the notifications service decides on them (services/users/notifications/notification-facts.ts). */
+	"users.notificationFacts": { params: { user_ids: number[]; names: string[]; sender_id?: number }; result: NotificationFacts };
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"users.inviteContext": { params: { emails: string[] }; result: InviteContext };
 	/** PATCH /settings as the caller (the notifications service: an unsubscribe link turns login emails off). */
-	"users.updateSettings": { params: { enable_login_emails?: boolean }; result: { ignored_parameters_unsupported?: string[] } };
+	"users.updateSettings": { params: { enable_login_emails?: boolean; enable_offline_email_notifications?: boolean }; result: { ignored_parameters_unsupported?: string[] } };
 	/** One of Zulip's emails, stored in the outbox once per idempotency key and delivered off the request path. */
 	"notifications.sendEmail": { params: EmailRequest; result: { stored: boolean } };
 	/** A password login succeeded: the new-login email, if the caller wants it (Zulip's enable_login_emails). */
@@ -339,6 +342,8 @@ export interface ActionMap {
 	"channels.subscribeNewUser": { params: { user_id: number; channel_ids: number[]; include_defaults: boolean }; result: { channel_ids: number[] } };
 	"channels.topicPolicies": { params: None; result: TopicPolicies };
 	"channels.firstMessageDeleted": { params: { channel_id: number; message_ids: number[]; first_message_id: number | null; user_ids: number[] }; result: None };
+	/** A channel message's recipients as the notifications service decides on them (services/channels/notify-facts.ts). */
+	"channels.notificationFacts": { params: { channel_id: number; topic: string; user_ids: number[] }; result: ChannelNotifyFacts };
 	"channels.topicPolicyUsers": { params: { channel_id: number; topic: string }; result: { user_ids: number[] } };
 	"channels.clearTopicPolicies": { params: { channel_id: number; topic: string; user_ids: number[] }; result: { user_ids: number[] } };
 	/** An organization export's reads (shared/export-rows.ts), each a page in ID order or a batch. */
@@ -377,6 +382,8 @@ export interface ActionMap {
 	/** These messages moved to a channel of this publicity. */
 	"uploads.messagesMoved": { params: { message_ids: number[]; channel_id: number; is_realm_public: boolean; is_web_public: boolean }; result: None };
 	/** Of these messages, those the caller may read (for who may read a file they link). */
+	/** Of these messages, those still there and unread for the user, as the API shows them with `content_markdown` (missed-message emails). */
+	"messages.unreadForNotice": { params: { user_id: number; message_ids: number[] }; result: { messages: Array<Record<string, unknown>> } };
 	"messages.readableAmong": { params: { message_ids: number[] }; result: { message_ids: number[] } };
 	/** Of these uploads, those a scheduled message not yet sent links. */
 	"scheduling.uploadsInUse": { params: { path_ids: string[] }; result: { path_ids: string[] } };

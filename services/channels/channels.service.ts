@@ -18,6 +18,7 @@ import { defaultChannelActions } from "./actions/default-channels";
 import { channelFolderActions } from "./actions/channel-folders";
 import { userTopicActions } from "./actions/user-topics";
 import { messageSupportActions } from "./actions/message-support";
+import { notificationSupportActions } from "./actions/notification-support";
 import { userChangeActions } from "./actions/user-changes";
 import { inviteChannelActions } from "./actions/invites";
 import { registerActions } from "./actions/register";
@@ -36,6 +37,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			...channelFolderActions(db),
 			...userTopicActions(db),
 			...messageSupportActions(db),
+			...notificationSupportActions(db),
 			...userChangeActions(db),
 			...inviteChannelActions(db),
 			...registerActions(db),

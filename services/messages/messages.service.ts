@@ -56,6 +56,7 @@ import { registerActions } from "./actions/register";
 import { readReceiptActions } from "./actions/read-receipts";
 import { realmExportActions } from "./actions/realm-export";
 import { attachmentSupportActions } from "./actions/attachment-support";
+import { notificationSupportActions } from "./actions/notification-support";
 import { MuterCache } from "./muter-cache";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
@@ -168,8 +169,9 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			const publicity = async () => ({ is_realm_public: sent.publicChannel ?? false, is_web_public: sent.webPublicChannel ?? false });
 			m.has_attachment = await claimUploads(ctx, db, config.externalUrl, { message: m, sender: sent.sender, html: m.rendered_content, stored: m.has_attachment, publicity });
 		}
-		// The integrations service snapshots the message for the outgoing webhook bots it triggers.
-		const listening = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => s.name === "events" || s.name === "integrations");
+		// The integrations service snapshots the message for the outgoing webhook bots it triggers; the
+		// notifications service reads the recipients' flags.
+		const listening = ctx.broker.registry.getServiceList({ onlyAvailable: true }).some((s: { name: string }) => ["events", "integrations", "notifications"].includes(s.name));
 		let event: Record<string, unknown> | undefined;
 		if (listening) {
 			const [message] = await views(ctx, [m], new Map([[m._id, []]]), { apply_markdown: true, client_gravatar: false, allow_empty_topic_name: false } as GetParams);
@@ -240,6 +242,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...readReceiptActions(deps, muters),
 			...realmExportActions(deps),
 			...attachmentSupportActions(deps),
+			...notificationSupportActions(deps),
 		},
 
 		events: {

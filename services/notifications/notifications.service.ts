@@ -1,10 +1,12 @@
 // The notifications service: what reaches people who are away. Email: the outbox (its own
 // database, `<prefix>_notifications`), delivery over SMTP (SMTP_URL) or into EMAIL_DIR, dead
-// letters, new-login emails and unsubscribe links. Mobile push through Zulip's push notification
-// bouncer (PUSH_NOTIFICATION_BOUNCER_URL): device registrations, notifications and their removal
-// when read. This file wires the service and its sweep timers (EMAIL_SWEEP_SECONDS,
-// PUSH_SWEEP_SECONDS); the actions are in actions/, the outbox and its delivery in outbox/, the
-// emails in templates/ and login-notice/, unsubscribing in unsubscribe/, push in push/.
+// letters, new-login emails, missed-message emails and unsubscribe links. Mobile push through
+// Zulip's push notification bouncer (PUSH_NOTIFICATION_BOUNCER_URL): device registrations, the
+// missed-message decision's pushes and their removal when read. This file wires the service and
+// its sweep timers (EMAIL_SWEEP_SECONDS: the outbox and the due missed-message batches;
+// PUSH_SWEEP_SECONDS: the bouncer requests); the actions are in actions/, the outbox and its
+// delivery in outbox/, the emails in templates/ and login-notice/, missed messages in missed/,
+// unsubscribing in unsubscribe/, push in push/.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
 import type { ServiceSchema } from "moleculer";
@@ -14,26 +16,39 @@ import { outboxEmailModel } from "./models/outbox-email";
 import { unsubscribeKeyModel } from "./models/unsubscribe-key";
 import { transportFor } from "./outbox/transports";
 import { sweep } from "./outbox/delivery";
-import type { MailerDeps } from "./outbox/mailer";
+import { missedClaimModel, missedNoticeModel } from "./models/missed-notice";
+import { sweepMissed } from "./missed/batches";
+import type { PushHook } from "./missed/push-hook";
 import { emailActions } from "./actions/emails";
 import { outboxActions } from "./actions/outbox";
 import { unsubscribeActions } from "./actions/unsubscribe";
-import { pushActions } from "./actions/push";
+import { missedActions, missedEvents, type MissedDeps } from "./actions/missed";
+import { pushActions, pushEvents } from "./actions/push";
 import { pushJobModel, pushSentModel } from "./models/push-job";
 import { sweepPush, type PushDeps } from "./push/jobs";
-import { removeReadPushes } from "./push/message-push";
+import { bouncerPushHook } from "./push/message-push";
 
-/** `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. */
-export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }): ServiceSchema {
+/**
+ * `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. `pushDue`: where
+ * the push half of the missed-message decision goes (missed/push-hook.ts); by default the bouncer
+ * (push/message-push.ts), which sends nothing without PUSH_NOTIFICATION_BOUNCER_URL.
+ */
+export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }, pushDue?: PushHook): ServiceSchema {
 	let conn: Connection;
 	let timer: NodeJS.Timeout | undefined;
 	let sweeping: Promise<unknown> | undefined;
-	// This replica's name in claims: the node and a random part (several may share a node in tests).
-	let replica = "";
-	const deps = { replica: () => replica, inflight: new Set() } as unknown as MailerDeps;
-	const push = { replica: () => replica, inflight: new Set() } as unknown as PushDeps;
 	let pushTimer: NodeJS.Timeout | undefined;
 	let pushSweeping: Promise<unknown> | undefined;
+	// This replica's name in claims: the node and a random part (several may share a node in tests).
+	let replica = "";
+	const push = { replica: () => replica, inflight: new Set() } as unknown as PushDeps;
+	const deps = { replica: () => replica, inflight: new Set(), pushDue: pushDue ?? bouncerPushHook(push) } as unknown as MissedDeps;
+	// Notices being stored after a message.sent (not awaited by the broadcast); a stop waits for them.
+	const storing = new Set<Promise<unknown>>();
+	const track = (work: Promise<unknown>) => {
+		storing.add(work);
+		void work.finally(() => storing.delete(work));
+	};
 
 	return {
 		name: "notifications",
@@ -41,21 +56,11 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			...emailActions(deps),
 			...outboxActions(deps),
 			...unsubscribeActions(deps),
+			...missedActions(deps),
 			...pushActions(push),
 		},
 
-		events: {
-			/** Messages read: their push notifications are taken off the phones. */
-			async "messages.flagsChanged"(this: any, ctx: { params: { user_id: number; op: string; flag: string; message_ids: number[] } }) {
-				const { user_id, op, flag, message_ids } = ctx.params;
-				if (op !== "add" || flag !== "read" || !push.bouncer) return;
-				try {
-					await removeReadPushes(push, user_id, message_ids);
-				} catch (err) {
-					this.logger.warn({ err, user_id }, "push notification removal not queued");
-				}
-			},
-		},
+		events: config.cli ? {} : { ...missedEvents(deps, track), ...pushEvents(push, track) },
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "notifications");
@@ -65,11 +70,13 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 				logger: this.logger,
 				Outbox: outboxEmailModel(conn),
 				UnsubscribeKey: unsubscribeKeyModel(conn),
+				Notice: missedNoticeModel(conn),
+				Claim: missedClaimModel(conn),
 				transport: transportFor(config),
 				noreply: config.noreplyEmail,
 				maxAttempts: config.emailMaxAttempts,
 				retrySeconds: config.emailRetrySeconds,
-			} satisfies Partial<MailerDeps>);
+			} satisfies Partial<MissedDeps>);
 			Object.assign(push, {
 				broker: this.broker,
 				logger: this.logger,
@@ -83,9 +90,10 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			await ensureIndexes(conn);
 			this.logger.info(`email goes ${config.smtpUrl ? "out over SMTP" : `into ${config.emailDir}`}`);
 			this.logger.info(push.bouncer ? `push notifications go through the bouncer at ${config.pushBouncerUrl}` : "push notifications are off (no PUSH_NOTIFICATION_BOUNCER_URL)");
-			if (push.bouncer && config.pushSweepSeconds && !config.cli) {
+			if (config.cli) return;
+			if (push.bouncer && config.pushSweepSeconds) {
 				const pushTick = () => {
-					if (pushSweeping) return;
+					if (pushSweeping) return; // the previous sweep is still sending
 					pushSweeping = sweepPush(push, replica)
 						.catch((err: unknown) => this.logger.error({ err }, "push sweep failed"))
 						.finally(() => (pushSweeping = undefined));
@@ -93,10 +101,10 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 				pushTimer = setInterval(pushTick, config.pushSweepSeconds * 1000).unref();
 				pushTick();
 			}
-			if (!config.emailSweepSeconds || config.cli) return;
+			if (!config.emailSweepSeconds) return;
 			const tick = () => {
 				if (sweeping) return; // the previous sweep is still sending
-				sweeping = sweep(deps, replica)
+				sweeping = Promise.all([sweep(deps, replica), sweepMissed(deps, replica)])
 					.catch((err: unknown) => this.logger.error({ err }, "email sweep failed"))
 					.finally(() => (sweeping = undefined));
 			};
@@ -110,6 +118,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			clearInterval(pushTimer);
 			await sweeping;
 			await pushSweeping;
+			await Promise.all([...storing]);
 			await Promise.all([...(deps.inflight ?? []), ...(push.inflight ?? [])]);
 			deps.transport?.close();
 			await conn?.close();

@@ -90,7 +90,7 @@ describe.each(Object.entries(USER_SETTINGS))("%s", (name, def) => {
 	if (bad !== undefined) {
 		test("an out-of-range value is refused and nothing changes", async () => {
 			const before = (await settings())[name];
-			expectError(await uc.patch("/settings", { [name]: bad }), 400, "BAD_REQUEST", `Invalid ${name}`);
+			expectError(await uc.patch("/settings", { [name]: bad }), 400, "BAD_REQUEST", def.outOfRange ? def.outOfRange(bad as number) : `Invalid ${name}`);
 			expect((await settings())[name]).toEqual(before);
 		});
 	}

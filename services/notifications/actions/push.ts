@@ -1,13 +1,14 @@
 // The notifications service's push actions: notifications.pushDeviceChanged (the users service,
 // when a device is added or removed), notifications.pushMessage (a message's notification to a
 // user the missed-message rules chose), POST /mobile_push/test_notification, and a sweep of the
-// bouncer requests now (the timer runs them too; tests call it to see settled states).
+// bouncer requests now (the timer runs them too; tests call it to see settled states). And the
+// listener that takes notifications off the phones when their messages are read.
 import type { Context } from "moleculer";
 import { requireUser, type Meta, type PushDeviceChange } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
 import { sweepPush, type PushDeps } from "../push/jobs";
 import { deviceChanged } from "../push/registration";
-import { sendMessagePush, type MessagePush } from "../push/message-push";
+import { removeReadPushes, sendMessagePush, type MessagePush } from "../push/message-push";
 import { sendTestNotification } from "../push/test-notification";
 
 export function pushActions(deps: PushDeps) {
@@ -56,6 +57,24 @@ export function pushActions(deps: PushDeps) {
 				await Promise.all([...deps.inflight]);
 				return sweepPush(deps, ctx.params.replica ? `${deps.replica()}/${ctx.params.replica}` : deps.replica());
 			},
+		},
+	};
+}
+
+interface FlagsChanged {
+	user_id: number;
+	op: string;
+	flag: string;
+	message_ids: number[];
+}
+
+/** Messages read: their push notifications are removed. Not awaited by the broadcast; `track` keeps the work for a clean stop. */
+export function pushEvents(deps: PushDeps, track: (work: Promise<unknown>) => void) {
+	return {
+		"messages.flagsChanged"(ctx: Context<FlagsChanged>) {
+			const { user_id, op, flag, message_ids } = ctx.params;
+			if (op !== "add" || flag !== "read" || !deps.bouncer) return;
+			track(removeReadPushes(deps, user_id, message_ids).catch((err: unknown) => deps.logger.warn({ err, user_id }, "push notification removal not queued")));
 		},
 	};
 }

@@ -24,6 +24,8 @@ export interface Outgoing {
 	realm_url: string;
 	/** Its kind's unsubscribe link, for the recipient (`as`: who a setting change is made as). */
 	unsubscribe?: { type: UnsubscribeType; as: Identity | null };
+	/** Headers of its own (Reply-To). */
+	headers?: Record<string, string>;
 	render(footer: Footer): Rendered;
 }
 
@@ -31,7 +33,7 @@ export interface Outgoing {
 export async function mail(deps: MailerDeps, o: Outgoing): Promise<{ stored: boolean }> {
 	if (await deps.Outbox.exists({ _id: o.key })) return { stored: false };
 	const footer: Footer = {};
-	const headers: Record<string, string> = {};
+	const headers: Record<string, string> = { ...o.headers };
 	if (o.unsubscribe && o.user_id !== null) {
 		const link = await unsubscribeLink(deps, o.realm_url, o.unsubscribe.type, o.user_id, o.unsubscribe.as);
 		footer.unsubscribe = { link, what: UNSUBSCRIBE_WHAT[o.unsubscribe.type] };

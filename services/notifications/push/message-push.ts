@@ -10,6 +10,7 @@ import { call, type PushDevice, type PushDevices } from "../../../shared/actions
 import { isDuplicateKey } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
 import type { NotificationTrigger } from "../missed/notification-data";
+import type { PushHook } from "../missed/push-hook";
 import { realmUuid, userUuid } from "./bouncer";
 import { storeJob, startNow, type PushDeps } from "./jobs";
 import { messagePayloadApns, messagePayloadGcm, removePayloads, type MentionedGroup, type PushMessage, type PushRecipient } from "./payloads";
@@ -81,6 +82,28 @@ export async function sendMessagePush(deps: PushDeps, push: MessagePush): Promis
 	const queued = await storeJob(deps, { _id, kind: "message", user_id: push.user_id, endpoint: "push/notify", json });
 	if (queued) startNow(deps, _id);
 	return { queued };
+}
+
+/**
+ * The missed-message decision's push half (missed/push-hook.ts), sent through the bouncer: one
+ * notification per user a push is due for, with the message as message.sent carried it.
+ */
+export function bouncerPushHook(deps: PushDeps): PushHook {
+	return async (sent, due) => {
+		if (!deps.bouncer) return;
+		if (!sent.event) {
+			deps.logger.warn({ message_id: sent.message_id }, "message.sent without the message: no push notification");
+			return;
+		}
+		const message = sent.event.message as unknown as PushMessage;
+		for (const d of due) {
+			try {
+				await sendMessagePush(deps, { user_id: d.user_id, message, trigger: d.trigger });
+			} catch (err) {
+				deps.logger.error({ err, message_id: sent.message_id, user_id: d.user_id }, "push notification not queued");
+			}
+		}
+	};
 }
 
 async function markSent(deps: PushDeps, userId: number, messageId: number): Promise<void> {

@@ -10,9 +10,10 @@ import { LANGUAGES } from "./languages";
 import { SETTINGS_PARAMS, updateSettings } from "./settings-update";
 import { confirmEmailChange } from "./email-change";
 import { switchPresence } from "../presence/presence-store";
+import { notificationFacts } from "../notifications/notification-facts";
 import type { Ctx, ServiceDeps } from "../deps";
 
-export function settingsActions({ db, settingsNamed, findUser, changed }: ServiceDeps) {
+export function settingsActions({ db, settingsNamed, findUser, changed, identity }: ServiceDeps) {
 	return {
 		updateSettings: {
 			params: params(SETTINGS_PARAMS),
@@ -65,6 +66,15 @@ export function settingsActions({ db, settingsNamed, findUser, changed }: Servic
 			async handler(ctx: Ctx<{ user_ids: number[]; names: string[] }>) {
 				const users = await db.User.find({ _id: { $in: ctx.params.user_ids }, realm_id: db.realm._id }).lean();
 				return { values: Object.fromEntries(users.map((u) => [String(u._id), settingsNamed(u, ctx.params.names)])) };
+			},
+		},
+
+		/** For the notifications service, once per message: its recipients' identities, settings, presence, and who muted the sender. */
+		notificationFacts: {
+			visibility: "public",
+			params: params({ user_ids: p.intList(), names: p.stringList(), sender_id: p.int({ optional: true }) }),
+			async handler(ctx: Ctx<{ user_ids: number[]; names: string[]; sender_id?: number }>) {
+				return notificationFacts(db, { identity, settingsNamed }, ctx.params);
 			},
 		},
 	};

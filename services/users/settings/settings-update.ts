@@ -20,7 +20,7 @@ const TOP_LEVEL = new Set(["timezone", "email_address_visibility"]);
 function ruleFor(def: SettingDef): Rule {
 	if (def.type === "bool") return p.bool({ optional: true });
 	if (def.values) return p.oneOf([...def.values, ...Object.keys(def.aliases ?? {})], { optional: true });
-	if (def.type === "int") return p.int({ optional: true, min: def.min, max: def.max });
+	if (def.type === "int") return def.outOfRange ? p.int({ optional: true }) : p.int({ optional: true, min: def.min, max: def.max });
 	return p.string({ optional: true, max: 100 });
 }
 
@@ -50,6 +50,7 @@ export async function updateSettings(db: UsersDb, actor: Identity, user: UserDoc
 		const value = canonicalSetting(def, params[name]);
 		if (value === undefined) continue;
 		if (def.check && !def.check(value as string)) throw badRequest(`Invalid ${name}`);
+		if (def.outOfRange && typeof value === "number" && (value < def.min! || value > def.max!)) throw badRequest(def.outOfRange(value));
 		if (value === current[name]) {
 			unchanged.push(name);
 			continue;

@@ -15,6 +15,8 @@ export interface SettingDef {
 	max?: number;
 	/** A check beyond type and values (time zones, languages); returns false to refuse. */
 	check?: (value: string) => boolean;
+	/** The message for an integer out of min..max, where Zulip words it its own way. */
+	outOfRange?: (value: number) => string;
 	/**
 	 * Other spellings accepted as input, each mapped to the value stored and answered; a stored
 	 * alias (written before the alias existed) reads as its value too.
@@ -81,7 +83,8 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
 	notification_sound: str("zulip", ["chime", "ding", "zulip", "none"]),
 	enable_desktop_notifications: bool(true),
 	enable_sounds: bool(true),
-	email_notifications_batching_period_seconds: range(120, 120, 7 * 24 * 3600),
+	// Zulip's bounds: more than zero, at most a week.
+	email_notifications_batching_period_seconds: { ...range(120, 1, 7 * 24 * 3600), outOfRange: (v) => `Invalid email batching period: ${v} seconds` },
 	enable_offline_email_notifications: bool(true),
 	enable_offline_push_notifications: bool(true),
 	enable_online_push_notifications: bool(true),

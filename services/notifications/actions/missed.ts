@@ -1,0 +1,38 @@
+// Missed-message notifications in the notifications service: the `message.sent` listener that
+// stores the notices a message makes (off the sender's request path), and a sweep of the due
+// batches now (the timer runs them too; tests sweep by hand, moving the clock).
+import type { Context } from "moleculer";
+import type { Meta } from "../../../shared/actions";
+import { p, params } from "../../../shared/params";
+import { noticeSent, type EnqueueDeps } from "../missed/enqueue";
+import { sweepMissed, type BatchDeps } from "../missed/batches";
+import type { SentMessage } from "../missed/sent-message";
+
+export type MissedDeps = BatchDeps & EnqueueDeps;
+
+export function missedActions(deps: MissedDeps) {
+	return {
+		/** One sweep of the due batches now; `replica` names the claimant (tests race two). Waits for first attempts in flight. */
+		missedSweep: {
+			visibility: "public",
+			params: params({ replica: p.string({ optional: true, min: 1 }) }),
+			async handler(ctx: Context<{ replica?: string }, Meta>) {
+				await Promise.all([...deps.inflight]);
+				const out = await sweepMissed(deps, ctx.params.replica ? `${deps.replica()}/${ctx.params.replica}` : deps.replica());
+				await Promise.all([...deps.inflight]);
+				return out;
+			},
+		},
+	};
+}
+
+/** The listener: not awaited by the broadcast (the sender's request may await it); `track` keeps the work for a clean stop. */
+export function missedEvents(deps: MissedDeps, track: (work: Promise<unknown>) => void) {
+	return {
+		"message.sent"(ctx: Context<SentMessage>) {
+			const sent = ctx.params;
+			if (!deps.Notice) return; // not started yet
+			track(noticeSent(deps, sent).catch((err: unknown) => deps.logger.error({ err, message_id: sent.message_id }, "missed-message notices not stored")));
+		},
+	};
+}
