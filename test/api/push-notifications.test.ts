@@ -220,7 +220,7 @@ describe("POST /mobile_push/test_notification", () => {
 	});
 });
 
-describe("a message's notification, and its removal once read", () => {
+describe("a message's notification (the missed-message decision's push half), and its removal once read", () => {
 	const apnsToken = "bWVzc2FnZQ==";
 	let dave: Account;
 	let base: Record<string, unknown>;
@@ -234,9 +234,15 @@ describe("a message's notification, and its removal once read", () => {
 		expectSuccess(got);
 		return got.body.message;
 	}
+	/** The decision for a message and user, once stored (the push half is handed on right after). */
+	const decided = (messageId: number, user: Account) =>
+		eventually(async () => conn.collection("missed_message_notices").findOne({ _id: `${messageId}:${user.user_id}` as never }), `the decision for message ${messageId}`);
+	/** What another caller (a replica, a test) hands over directly: notifications.pushMessage. */
 	const push = (user: Account, message: Record<string, unknown>, trigger: string, extra: Record<string, unknown> = {}) =>
 		app.node.broker.call<{ queued: boolean }, Record<string, unknown>>("notifications.pushMessage", { user_id: user.user_id, message, trigger, ...extra });
 	const notifies = () => bouncer.to("push/notify");
+	const notifyFor = (id: number) => notifies().find((r) => r.body.gcm_payload.zulip_message_id === id && r.body.gcm_payload.event === "message")?.body;
+	const waitNotifies = (n: number) => eventually(async () => notifies().length >= n && notifies(), `${n} notify requests`);
 
 	beforeAll(async () => {
 		dave = await app.createUser({ full_name: "Dave" });
@@ -253,13 +259,14 @@ describe("a message's notification, and its removal once read", () => {
 	});
 	beforeEach(() => bouncer.reset());
 
-	test("a direct message: Zulip's APNs and FCM payloads, the devices, once however often asked", async () => {
+	test("a direct message to an idle user: Zulip's APNs and FCM payloads and the devices, once", async () => {
 		const m = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id]), content: "Hello **Alice** :smile:" });
-		expect(await push(alice, m, "private_message")).toEqual({ queued: true });
+		const [req] = await waitNotifies(1);
+		expect((await decided(m.id, alice))?.push).toBe("private_message");
+		// Handed over again (another replica, a retried call): nothing more is sent.
 		expect(await push(alice, m, "private_message")).toEqual({ queued: false });
 		await sweep();
 		expect(notifies()).toHaveLength(1);
-		const [req] = notifies();
 		expectFromServer(req);
 		expect(req.contentType).toMatch(/^application\/json/);
 		const common = { ...base, sender_id: bob.user_id, sender_email: m.sender_email, time: m.timestamp, recipient_type: "private" };
@@ -288,7 +295,7 @@ describe("a message's notification, and its removal once read", () => {
 		// Read: one `remove` notification, Zulip's payloads; reading again sends nothing.
 		bouncer.reset();
 		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "add", flag: "read" }));
-		const [remove] = await eventually(async () => notifies().length === 1 && notifies(), "the remove notification");
+		const [remove] = await waitNotifies(1);
 		expect(remove.body).toEqual({
 			...notifyBase,
 			gcm_payload: { ...base, event: "remove", zulip_message_ids: String(m.id), zulip_message_id: m.id },
@@ -303,53 +310,69 @@ describe("a message's notification, and its removal once read", () => {
 		expect(notifies()).toHaveLength(1);
 	});
 
-	test("a mention in a channel, a group mention, a wildcard, a group direct message, long content", async () => {
+	test("a mention, a wildcard mention, a group direct message, long content; a group mention and a channel push handed over", async () => {
 		expectSuccess(await as(bob).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "push-test" }]), principals: JSON.stringify([alice.user_id, bob.user_id, dave.user_id]) }));
 		const mention = await sent(bob, alice, { type: "stream", to: "push-test", topic: "greetings", content: "@**Alice** look > here" });
-		await push(alice, mention, "mentioned");
-		await push(alice, await sent(bob, alice, { type: "stream", to: "push-test", topic: "greetings", content: "hi all" }), "mentioned", { mentioned_user_group: { id: 42, name: "support" } });
-		await push(alice, await sent(bob, alice, { type: "stream", to: "push-test", topic: "", content: "@**all** hi" }), "stream_wildcard_mentioned");
-		await push(alice, await sent(bob, alice, { type: "stream", to: "push-test", topic: "greetings", content: "just talk" }), "stream_push_notify");
+		const wildcard = await sent(bob, alice, { type: "stream", to: "push-test", topic: "", content: "@**all** hi" });
 		const group = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id, dave.user_id]), content: "x".repeat(250) });
-		await push(alice, group, "private_message");
+		// Neither notifies by itself (no mention, a topic Alice does not follow after her mention in
+		// "greetings", channel push notifications off by default).
+		const viaGroup = await sent(bob, alice, { type: "stream", to: "push-test", topic: "other", content: "hi all" });
+		const talk = await sent(bob, alice, { type: "stream", to: "push-test", topic: "other", content: "just talk" });
+		await push(alice, viaGroup, "mentioned", { mentioned_user_group: { id: 42, name: "support" } });
+		await push(alice, talk, "stream_push_notify");
+		await waitNotifies(5);
 		await sweep();
-		const [m1, m2, m3, m4, m5] = notifies().map((r) => r.body);
+		expect(notifies()).toHaveLength(5);
+		const m1 = notifyFor(mention.id)!;
 		expect(m1.apns_payload.alert).toEqual({ title: "#push-test > greetings", subtitle: "Bob mentioned you:", body: "@Alice look > here" });
 		expect(m1.gcm_payload).toMatchObject({ recipient_type: "stream", stream: "push-test", stream_id: mention.stream_id, topic: "greetings", content: "@Alice look > here" });
 		expect(m1.apns_payload.custom.zulip).toEqual({ ...base, sender_id: bob.user_id, sender_email: mention.sender_email, time: mention.timestamp, recipient_type: "stream", stream: "push-test", stream_id: mention.stream_id, topic: "greetings", message_ids: [mention.id] });
+		const m2 = notifyFor(viaGroup.id)!;
 		expect(m2.apns_payload.alert.subtitle).toBe("Bob mentioned @support:");
 		expect(m2.gcm_payload).toMatchObject({ mentioned_user_group_id: 42, mentioned_user_group_name: "support" });
+		const m3 = notifyFor(wildcard.id)!;
 		expect(m3.apns_payload.alert).toMatchObject({ title: "#push-test > general chat", subtitle: "Bob mentioned everyone:" });
 		expect(m3.gcm_payload.topic).toBe("general chat");
-		expect(m4.apns_payload.alert.subtitle).toBe("Bob:");
+		expect(notifyFor(talk.id)!.apns_payload.alert.subtitle).toBe("Bob:");
+		const m5 = notifyFor(group.id)!;
 		const ids = [alice.user_id, bob.user_id, dave.user_id].sort((a, b) => a - b).join(",");
 		expect(m5.apns_payload.alert).toEqual({ title: "Alice, Bob, Dave", subtitle: "Bob:", body: "x".repeat(200) + "…" });
 		expect(m5.gcm_payload).toMatchObject({ recipient_type: "private", pm_users: ids, content: "x".repeat(200) + "…", content_truncated: true });
 		expect(m5.apns_payload.custom.zulip.pm_users).toBe(ids);
 
-		// Reading them all: one removal naming each.
+		// Reading them all: one removal naming each, ascending.
 		bouncer.reset();
 		expectSuccess(await as(alice).post("/mark_all_as_read"));
-		const [remove] = await eventually(async () => notifies().length === 1 && notifies(), "the remove notification");
+		const [remove] = await waitNotifies(1);
 		const named = String(remove.body.gcm_payload.zulip_message_ids).split(",").map(Number);
-		expect(named).toEqual([...named].sort((a, b) => a - b));
-		expect(named).toHaveLength(5);
+		expect(named).toEqual([mention.id, wildcard.id, group.id, viaGroup.id, talk.id].sort((a, b) => a - b));
 		expect(remove.body.gcm_payload.zulip_message_id).toBe(named[0]);
 	});
 
-	test("a notify retried after a bouncer failure; devices the bouncer dropped are forgotten; no devices, no request", async () => {
-		const m = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id]), content: "again" });
+	test("no push when the user turned it off; a notify retried after a bouncer failure; devices the bouncer dropped are forgotten", async () => {
+		expectSuccess(await as(alice).patch("/settings", { enable_offline_push_notifications: false }));
+		const quiet = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id]), content: "shh" });
+		expect((await decided(quiet.id, alice))?.push).toBeNull();
+		expectSuccess(await as(alice).patch("/settings", { enable_offline_push_notifications: true }));
+
 		bouncer.fail({ status: 500 }, 1, "push/notify");
 		bouncer.deleteOnNextNotify({ android_devices: ["fcm-msg"] });
-		await push(alice, m, "private_message");
+		const m = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id]), content: "again" });
+		await waitNotifies(1);
 		await sweep();
 		expect(notifies()).toHaveLength(2);
 		expect(notifies()[1].body).toEqual(notifies()[0].body);
+		expect(notifies()[0].body.gcm_payload.zulip_message_id).toBe(m.id);
+		expect(notifyFor(quiet.id)).toBeUndefined();
 		// The bouncer no longer had the FCM token: this server forgets it too.
 		expectError(await as(alice).post("/mobile_push/test_notification", { token: "fcm-msg" }), 400, "INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
-		bouncer.reset();
+	});
+
+	test("a user without devices costs the bouncer nothing", async () => {
 		const toDave = await sent(bob, dave, { type: "private", to: JSON.stringify([dave.user_id]), content: "no phone" });
-		expect(await app.node.broker.call("notifications.pushMessage", { user_id: dave.user_id, message: toDave, trigger: "private_message" })).toEqual({ queued: false });
+		expect((await decided(toDave.id, dave))?.push).toBe("private_message");
+		expect(await push(dave, toDave, "private_message")).toEqual({ queued: false });
 		await sweep();
 		expect(bouncer.requests).toHaveLength(0);
 	});
