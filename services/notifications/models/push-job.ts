@@ -18,10 +18,11 @@
 // push_sent: `<user>:<message>` for each message a notification went out for (Zulip's
 // active_mobile_push_notification flag), taken away when the removal is queued; by _id only.
 import { Connection, Schema } from "mongoose";
+import { claimFields, indexClaims, type Claimable } from "../claims";
 
 export type PushJobState = "queued" | "sending" | "done" | "failed";
 
-export interface PushJobDoc {
+export interface PushJobDoc extends Claimable<PushJobState> {
 	_id: string;
 	/** register, unregister, message, remove. */
 	kind: string;
@@ -33,12 +34,6 @@ export interface PushJobDoc {
 	json: Record<string, unknown> | null;
 	/** Changes made to the request (a device's registration flipping); a claim sends the version it read. */
 	version: number;
-	state: PushJobState;
-	attempts: number;
-	next_attempt_at: number;
-	claimed_by: string | null;
-	claimed_at: number | null;
-	last_error: string | null;
 	created_at: number;
 	done_at: number | null;
 }
@@ -52,19 +47,13 @@ const schema = new Schema<PushJobDoc>(
 		form: { type: Schema.Types.Mixed, default: null },
 		json: { type: Schema.Types.Mixed, default: null },
 		version: { type: Number, default: 0 },
-		state: { type: String, required: true },
-		attempts: { type: Number, default: 0 },
-		next_attempt_at: { type: Number, required: true },
-		claimed_by: { type: String, default: null },
-		claimed_at: { type: Number, default: null },
-		last_error: { type: String, default: null },
+		...claimFields,
 		created_at: { type: Number, required: true },
 		done_at: { type: Number, default: null },
 	},
 	{ versionKey: false, minimize: false },
 );
-schema.index({ state: 1, next_attempt_at: 1 });
-schema.index({ state: 1, claimed_at: 1 });
+indexClaims(schema);
 
 export interface PushSentDoc {
 	/** `<user>:<message>`. */

@@ -8,6 +8,9 @@
 import { createHash } from "node:crypto";
 import { ZULIP_VERSION } from "../../../shared/version";
 
+/** Zulip's PushDeviceToken kinds, the bouncer's `token_kind`. */
+export const TOKEN_KIND = { apns: 1, fcm: 2 } as const;
+
 /** Zulip's PushBouncerSession timeout. */
 export const BOUNCER_TIMEOUT_MS = 30_000;
 

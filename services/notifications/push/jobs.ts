@@ -13,7 +13,8 @@ import { call } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
 import { isDuplicateKey } from "../../../shared/db";
 import type { PushJobDoc, PushSentDoc } from "../models/push-job";
-import { BOUNCER_TIMEOUT_MS, BouncerError, sendToBouncer, type BouncerSettings } from "./bouncer";
+import { retryWaitSeconds, sweepClaimed } from "../claims";
+import { BOUNCER_TIMEOUT_MS, BouncerError, sendToBouncer, TOKEN_KIND, type BouncerSettings } from "./bouncer";
 
 export interface PushDeps {
 	broker: ServiceBroker;
@@ -46,11 +47,6 @@ export type Outcome = "done" | "retrying" | "failed";
 
 /** Two bouncer timeouts and a margin: a live claim is never taken back. */
 export const CLAIM_TIMEOUT_MS = 2 * BOUNCER_TIMEOUT_MS + 15_000;
-const MAX_WAIT_SECONDS = 3600;
-const BATCH = 200;
-const PARALLEL = 5;
-
-const retryWaitSeconds = (retrySeconds: number, attempts: number) => Math.min(MAX_WAIT_SECONDS, retrySeconds * 2 ** Math.max(0, attempts - 1));
 
 function freshFields(now: number) {
 	return { state: "queued" as const, attempts: 0, next_attempt_at: now, claimed_by: null, claimed_at: null, last_error: null, done_at: null };
@@ -98,8 +94,8 @@ async function claim(deps: PushDeps, _id: string, replica: string): Promise<Push
 async function afterNotify(deps: PushDeps, job: PushJobDoc, answer: Record<string, unknown>): Promise<void> {
 	const deleted = answer.deleted_devices as { android_devices?: unknown; apple_devices?: unknown } | undefined;
 	const lists: Array<[number, unknown]> = [
-		[2, deleted?.android_devices],
-		[1, deleted?.apple_devices],
+		[TOKEN_KIND.fcm, deleted?.android_devices],
+		[TOKEN_KIND.apns, deleted?.apple_devices],
 	];
 	for (const [kind, tokens] of lists) {
 		if (!Array.isArray(tokens) || !tokens.length) continue;
@@ -170,20 +166,6 @@ export function startNow(deps: PushDeps, _id: string): void {
 }
 
 /** One sweep: takes back stale claims, then claims and makes the due requests. Answers what this replica did. */
-export async function sweepPush(deps: PushDeps, replica: string): Promise<Record<Outcome, string[]>> {
-	const out: Record<Outcome, string[]> = { done: [], retrying: [], failed: [] };
-	const now = clock.nowMs();
-	const stale = await deps.Job.find({ state: "sending", claimed_at: { $lte: now - CLAIM_TIMEOUT_MS } }, { _id: 1, claimed_at: 1 }).limit(BATCH).lean();
-	for (const s of stale) {
-		await deps.Job.updateOne({ _id: s._id, state: "sending", claimed_at: s.claimed_at }, { $set: { state: "queued", next_attempt_at: now, claimed_by: null, claimed_at: null } });
-	}
-	const due = await deps.Job.find({ state: "queued", next_attempt_at: { $lte: now } }, { _id: 1 }).sort({ next_attempt_at: 1 }).limit(BATCH).lean();
-	const worker = async () => {
-		for (let next = due.shift(); next; next = due.shift()) {
-			const outcome = await runNow(deps, next._id, replica);
-			if (outcome) out[outcome].push(next._id);
-		}
-	};
-	await Promise.all(Array.from({ length: PARALLEL }, worker));
-	return out;
+export function sweepPush(deps: PushDeps, replica: string): Promise<Record<Outcome, string[]>> {
+	return sweepClaimed(deps.Job, CLAIM_TIMEOUT_MS, ["done", "retrying", "failed"], (id) => runNow(deps, id, replica));
 }

@@ -11,16 +11,12 @@ import { isDuplicateKey } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
 import type { NotificationTrigger } from "../missed/notification-data";
 import type { PushHook } from "../missed/push-hook";
-import { realmUuid, userUuid } from "./bouncer";
+import { realmUuid, TOKEN_KIND, userUuid } from "./bouncer";
 import { storeJob, startNow, type PushDeps } from "./jobs";
 import { messagePayloadApns, messagePayloadGcm, removePayloads, type MentionedGroup, type PushMessage, type PushRecipient } from "./payloads";
 
 /** Message IDs looked up at a time when a read marks many. */
 const CHUNK = 1000;
-
-/** Zulip's PushDeviceToken kinds. */
-const APNS = 1;
-const FCM = 2;
 
 export interface MessagePush {
 	/** Who is notified. */
@@ -42,8 +38,8 @@ function notifyBody(deps: PushDeps, to: PushRecipient, devices: PushDevice[], pa
 		user_id: to.user_id,
 		realm_uuid: realmUuid(orgId, to.realm.id),
 		...payloads,
-		android_devices: tokens(FCM),
-		apple_devices: tokens(APNS),
+		android_devices: tokens(TOKEN_KIND.fcm),
+		apple_devices: tokens(TOKEN_KIND.apns),
 	};
 }
 

@@ -7,11 +7,8 @@
 // ends with.
 import { createHash } from "node:crypto";
 import type { PushDeviceChange } from "../../../shared/actions";
-import { realmUuid, userUuid } from "./bouncer";
+import { realmUuid, TOKEN_KIND, userUuid } from "./bouncer";
 import { replaceJob, startNow, type PushDeps } from "./jobs";
-
-/** Zulip's PushDeviceToken.APNS. */
-const APNS = 1;
 
 /** The job key of one user's device: one document however often it is added and removed. */
 const deviceKey = (c: PushDeviceChange) => `device:${createHash("sha256").update(`${c.user_id}:${c.kind}:${c.token}`).digest("hex")}`;
@@ -20,7 +17,7 @@ export async function deviceChanged(deps: PushDeps, c: PushDeviceChange): Promis
 	if (!deps.bouncer) return;
 	const orgId = deps.bouncer.orgId;
 	const identity = { server_uuid: orgId, user_uuid: userUuid(orgId, c.user_id), realm_uuid: realmUuid(orgId, c.realm_id), user_id: c.user_id, token: c.token, token_kind: c.kind };
-	const form: Record<string, string | number> = c.registered && c.kind === APNS && c.ios_app_id !== null ? { ...identity, ios_app_id: c.ios_app_id } : identity;
+	const form: Record<string, string | number> = c.registered && c.kind === TOKEN_KIND.apns && c.ios_app_id !== null ? { ...identity, ios_app_id: c.ios_app_id } : identity;
 	const _id = deviceKey(c);
 	await replaceJob(deps, { _id, kind: c.registered ? "register" : "unregister", user_id: c.user_id, endpoint: c.registered ? "push/register" : "push/unregister", form });
 	startNow(deps, _id);
