@@ -1,10 +1,13 @@
 // Mobile push through Zulip's push notification bouncer protocol, against a recording bouncer on
 // localhost (test/support/bouncer.ts; no real bouncer is reachable from the tests): devices
 // registered and unregistered with push/register and push/unregister (form bodies, the server's
-// credentials as basic auth), off the request path and retried after a bouncer failure; POST
+// credentials as basic auth), off the request path, retried after a bouncer failure, once across
+// two replicas; a message the missed-message decision pushes reaching push/notify with Zulip's
+// APNs and FCM payloads, and the `remove` payloads once it is read; POST
 // /mobile_push/test_notification and its errors; POST /register and GET /server_settings saying
 // push is on. A second app without PUSH_NOTIFICATION_BOUNCER_URL shows push off: nothing sent.
 import type { Connection } from "mongoose";
+import { ServiceBroker } from "moleculer";
 import { startTestApp, type Account, type TestApp } from "../support/app";
 import { client, expectError, expectSuccess } from "../support/http";
 import { startBouncer, type TestBouncer } from "../support/bouncer";
@@ -12,6 +15,7 @@ import { eventually } from "../support/eventually";
 import { snapshotter, type Snapshotter } from "../support/db-snapshot";
 import { connectServiceDb } from "../../shared/db";
 import { pushJobModel } from "../../services/notifications/models/push-job";
+import { notificationsService } from "../../services/notifications/notifications.service";
 import { ZULIP_VERSION } from "../../shared/version";
 
 jest.setTimeout(120_000);
@@ -160,6 +164,31 @@ test("a bouncer down for good: the request fails after its attempts, kept with t
 	expectSuccess(await as(bob).delete(FCM, { token: "fcm-gone" }));
 	await sweep();
 	expect(await jobs().findOne({ "form.token": "fcm-gone" }).lean()).toMatchObject({ kind: "unregister", state: "done", last_error: "Token does not exist" });
+});
+
+test("two notifications replicas on one set of jobs make each bouncer request once", async () => {
+	// A second replica: its own broker and service instance, on the same database.
+	const second = new ServiceBroker({ nodeID: "second-notifications", logger: false, transporter: undefined });
+	second.createService(notificationsService(app.node.config));
+	await second.start();
+	const sweepOn = (broker: ServiceBroker, replica: string) => broker.call<Record<string, string[]>, { replica?: string }>("notifications.pushSweep", { replica });
+	try {
+		const tokens = Array.from({ length: 12 }, (_, i) => `fcm-replica-${i}`);
+		// Stored while the bouncer fails, then all due again when both replicas sweep at once.
+		bouncer.fail({ status: 500 }, tokens.length, "push/register");
+		for (const token of tokens) expectSuccess(await as(bob).post(FCM, { token }));
+		await eventually(async () => bouncer.to("push/register").length === tokens.length, "the first attempts");
+		await sweepOn(app.node.broker, "first");
+		await jobs().updateMany({ "form.token": { $in: tokens } }, { $set: { state: "queued", attempts: 1, next_attempt_at: 0, claimed_by: null, claimed_at: null } });
+		bouncer.reset();
+		const results = await Promise.all([sweepOn(app.node.broker, "a"), sweepOn(second, "b"), sweepOn(app.node.broker, "c"), sweepOn(second, "d")]);
+		expect(results.flatMap((r) => r.done)).toHaveLength(tokens.length);
+		expect(bouncer.to("push/register").map((r) => r.body.token).sort()).toEqual([...tokens].sort());
+		for (const token of tokens) expectSuccess(await as(bob).delete(FCM, { token }));
+		await sweep();
+	} finally {
+		await second.stop();
+	}
 });
 
 describe("POST /mobile_push/test_notification", () => {

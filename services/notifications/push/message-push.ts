@@ -69,12 +69,13 @@ export async function sendMessagePush(deps: PushDeps, push: MessagePush): Promis
 		deps.logger.info({ user_id: push.user_id }, "no push notification: the user has no registered devices");
 		return { queued: false };
 	}
+	const _id = `message:${push.user_id}:${push.message.id}`;
+	if (await deps.Job.exists({ _id })) return { queued: false };
 	const message = await withAvatar(deps, push.message);
 	const group = push.mentioned_user_group ?? null;
 	const json = notifyBody(deps, to, devices, { apns_payload: messagePayloadApns(to, message, push.trigger, group), ...messagePayloadGcm(to, message, group) });
 	// Recorded before the request, so a read that comes while it is in flight removes it.
 	await markSent(deps, push.user_id, message.id);
-	const _id = `message:${push.user_id}:${message.id}`;
 	const queued = await storeJob(deps, { _id, kind: "message", user_id: push.user_id, endpoint: "push/notify", json });
 	if (queued) startNow(deps, _id);
 	return { queued };
