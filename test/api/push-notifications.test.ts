@@ -243,6 +243,10 @@ describe("POST /mobile_push/test_notification", () => {
 		bouncer.fail({ status: 401, body: { result: "error", msg: "Zulip server auth failure: key does not match role 6cde5f7a", code: "INVALID_ZULIP_SERVER" } });
 		expectError(await as(alice).post(TEST, { token: "fcm-test" }), 502, "BAD_REQUEST", /^Push notifications bouncer error: Zulip server auth failure/);
 		expect(bouncer.requests).toHaveLength(3);
+		// Not text: a JSON body's number, list or object.
+		for (const token of [5, [1], { a: 1 }]) {
+			await snap.refused(() => as(alice).post(TEST, { token }, { json: true }), 400, "BAD_REQUEST", /token/);
+		}
 		await snap.refused(() => as(bot).post(TEST, { token: "fcm-test" }), 400, "BAD_REQUEST", "This endpoint does not accept bot requests.");
 		await snap.refused(() => client(app.baseUrl).post(TEST, { token: "fcm-test" }), 401, "UNAUTHORIZED", /credentials|Missing/i);
 		expect(bouncer.requests).toHaveLength(3);
