@@ -72,7 +72,8 @@ export async function storeJob(deps: PushDeps, job: NewJob): Promise<boolean> {
  */
 export async function replaceJob(deps: PushDeps, job: NewJob): Promise<void> {
 	const request = { kind: job.kind, endpoint: job.endpoint, form: job.form ?? null, json: job.json ?? null };
-	for (;;) {
+	// Each round trip sees the job in another state than the last; a few are all a race can make.
+	for (let round = 0; round < 10; round++) {
 		if (await storeJob(deps, job)) return;
 		const idle = await deps.Job.updateOne({ _id: job._id, state: { $in: ["queued", "done", "failed"] } }, { $set: { ...request, ...freshFields(clock.nowMs()) }, $inc: { version: 1 } });
 		if (idle.matchedCount) return;
@@ -80,6 +81,7 @@ export async function replaceJob(deps: PushDeps, job: NewJob): Promise<void> {
 		if (busy.matchedCount) return;
 		// It changed state between the reads: look again.
 	}
+	throw new Error(`push job ${job._id} kept changing state; not replaced`);
 }
 
 /** Claims a due job for this replica; null when another replica has it (or it is not due). */
@@ -120,7 +122,10 @@ async function attempt(deps: PushDeps, job: PushJobDoc, replica: string): Promis
 	try {
 		if (!deps.bouncer) throw new BouncerError("PUSH_NOTIFICATION_BOUNCER_URL is not set", "server");
 		const answer = await sendToBouncer(deps.bouncer, job.endpoint, job.json ? { json: job.json } : { form: job.form ?? {} });
-		if (job.kind === "message" || job.kind === "remove") await afterNotify(deps, job, answer);
+		if (job.kind === "message" || job.kind === "remove") {
+			// The request is made: what its answer asks of this server must not make it again.
+			await afterNotify(deps, job, answer).catch((err: unknown) => deps.logger.warn({ ...log, err }, "the bouncer's answer to a notification not acted on"));
+		}
 		outcome = "done";
 		update = { state: "done", done_at: clock.nowMs(), last_error: null, ...release };
 	} catch (err) {
