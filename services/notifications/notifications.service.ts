@@ -18,7 +18,7 @@ import { transportFor } from "./outbox/transports";
 import { sweep } from "./outbox/delivery";
 import { missedClaimModel, missedNoticeModel } from "./models/missed-notice";
 import { sweepMissed } from "./missed/batches";
-import type { PushHook } from "./missed/push-hook";
+import { noPush, type PushHook } from "./missed/push-hook";
 import { emailActions } from "./actions/emails";
 import { outboxActions } from "./actions/outbox";
 import { unsubscribeActions } from "./actions/unsubscribe";
@@ -31,7 +31,7 @@ import { bouncerPushHook } from "./push/message-push";
 /**
  * `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. `pushDue`: where
  * the push half of the missed-message decision goes (missed/push-hook.ts); by default the bouncer
- * (push/message-push.ts), which sends nothing without PUSH_NOTIFICATION_BOUNCER_URL.
+ * (push/message-push.ts) when PUSH_NOTIFICATION_BOUNCER_URL is set, else nowhere.
  */
 export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }, pushDue?: PushHook): ServiceSchema {
 	let conn: Connection;
@@ -42,12 +42,13 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 	// This replica's name in claims: the node and a random part (several may share a node in tests).
 	let replica = "";
 	const push = { replica: () => replica, inflight: new Set() } as unknown as PushDeps;
-	const deps = { replica: () => replica, inflight: new Set(), pushDue: pushDue ?? bouncerPushHook(push) } as unknown as MissedDeps;
-	// Notices being stored after a message.sent (not awaited by the broadcast); a stop waits for them.
-	const storing = new Set<Promise<unknown>>();
+	// Without a bouncer no push hook listens, so push-only decisions are not even stored.
+	const hook = pushDue ?? (pushConfigured(config) ? bouncerPushHook(push) : noPush);
+	const deps = { replica: () => replica, inflight: new Set(), storing: new Set(), pushDue: hook } as unknown as MissedDeps;
+	/** Work a broadcast set off (not awaited by it): a sweep or a stop waits for it. */
 	const track = (work: Promise<unknown>) => {
-		storing.add(work);
-		void work.finally(() => storing.delete(work));
+		deps.storing.add(work);
+		void work.finally(() => deps.storing.delete(work));
 	};
 
 	return {
@@ -60,7 +61,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			...pushActions(push),
 		},
 
-		events: config.cli ? {} : { ...missedEvents(deps, track), ...pushEvents(push, track) },
+		events: config.cli ? {} : { ...missedEvents(deps), ...pushEvents(push, track) },
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "notifications");
@@ -118,7 +119,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			clearInterval(pushTimer);
 			await sweeping;
 			await pushSweeping;
-			await Promise.all([...storing]);
+			await Promise.all([...deps.storing]);
 			await Promise.all([...(deps.inflight ?? []), ...(push.inflight ?? [])]);
 			deps.transport?.close();
 			await conn?.close();

@@ -8,16 +8,20 @@ import { noticeSent, type EnqueueDeps } from "../missed/enqueue";
 import { sweepMissed, type BatchDeps } from "../missed/batches";
 import type { SentMessage } from "../missed/sent-message";
 
-export type MissedDeps = BatchDeps & EnqueueDeps;
+export type MissedDeps = BatchDeps &
+	EnqueueDeps & {
+		/** Notices being stored after a message.sent (not awaited by the broadcast). */
+		storing: Set<Promise<unknown>>;
+	};
 
 export function missedActions(deps: MissedDeps) {
 	return {
-		/** One sweep of the due batches now; `replica` names the claimant (tests race two). Waits for first attempts in flight. */
+		/** One sweep of the due batches now; `replica` names the claimant (tests race two). Waits for notices being stored and first attempts in flight. */
 		missedSweep: {
 			visibility: "public",
 			params: params({ replica: p.string({ optional: true, min: 1 }) }),
 			async handler(ctx: Context<{ replica?: string }, Meta>) {
-				await Promise.all([...deps.inflight]);
+				await Promise.all([...deps.storing, ...deps.inflight]);
 				const out = await sweepMissed(deps, ctx.params.replica ? `${deps.replica()}/${ctx.params.replica}` : deps.replica());
 				await Promise.all([...deps.inflight]);
 				return out;
@@ -26,8 +30,12 @@ export function missedActions(deps: MissedDeps) {
 	};
 }
 
-/** The listener: not awaited by the broadcast (the sender's request may await it); `track` keeps the work for a clean stop. */
-export function missedEvents(deps: MissedDeps, track: (work: Promise<unknown>) => void) {
+/** The listener: not awaited by the broadcast (the sender's request may await it); the work is kept in `storing` for a sweep or a stop to wait for. */
+export function missedEvents(deps: MissedDeps) {
+	const track = (work: Promise<unknown>) => {
+		deps.storing.add(work);
+		void work.finally(() => deps.storing.delete(work));
+	};
 	return {
 		"message.sent"(ctx: Context<SentMessage>) {
 			const sent = ctx.params;

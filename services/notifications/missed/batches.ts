@@ -96,14 +96,15 @@ async function deliverBatch(deps: BatchDeps, userId: number, batch: string, noti
 export async function sendBatch(deps: BatchDeps, userId: number, replica: string): Promise<{ batch: string; keys: string[] } | null> {
 	if (!(await claimUser(deps, userId, replica))) return null;
 	try {
-		// A batch a dead replica took first, then the due notices.
+		// A batch a dead replica took first; else every waiting notice, once the first is due.
 		let notices = await deps.Notice.find({ user_id: userId, state: "batched" }).lean();
 		if (!notices.length) {
-			const due = await deps.Notice.find({ user_id: userId, state: "pending", due_at: { $lte: clock.nowMs() } }).lean();
-			if (!due.length) return null;
-			const batch = `missed-message:${userId}:${Math.min(...due.map((n) => n.message_id))}`;
-			await deps.Notice.updateMany({ _id: { $in: due.map((n) => n._id) }, state: "pending" }, { $set: { state: "batched", batch } });
-			notices = await deps.Notice.find({ user_id: userId, state: "batched" }).lean();
+			const waiting = await deps.Notice.find({ user_id: userId, state: "pending" }).lean();
+			if (!waiting.some((n) => n.due_at <= clock.nowMs())) return null;
+			const batch = `missed-message:${userId}:${Math.min(...waiting.map((n) => n.message_id))}`;
+			// Under this user's claim no other replica batches them.
+			await deps.Notice.updateMany({ _id: { $in: waiting.map((n) => n._id) }, state: "pending" }, { $set: { state: "batched", batch } });
+			notices = waiting.map((n) => ({ ...n, state: "batched" as const, batch }));
 		}
 		const batch = notices[0].batch!;
 		const mine = notices.filter((n) => n.batch === batch);

@@ -1,16 +1,17 @@
 // From a sent message to stored notices (Zulip's maybe_enqueue_notifications and the
 // missedmessage_emails queue's consumer): the decision for every recipient, then one notice per
 // recipient with a trigger, under `<message ID>:<user ID>` so every replica that hears the message
-// stores it once. An email notice is due at the user's batch time: that of a notice of theirs
-// already waiting, else now + email_notifications_batching_period_seconds (Zulip's
-// MissedMessageWorker). The replica whose insert counted hands the push half to the push hook.
+// stores it once. An email notice is due email_notifications_batching_period_seconds after it was
+// stored; the user's batch goes when their first notice is due and takes every notice of theirs
+// waiting then (Zulip's MissedMessageWorker: the batch time is the first one's). The replica whose
+// insert counted hands the push half to the push hook.
 import type { ServiceBroker } from "moleculer";
 import type { Model } from "mongoose";
 import { clock } from "../../../shared/clock";
 import { isDuplicateKey } from "../../../shared/db";
 import type { MissedNoticeDoc } from "../models/missed-notice";
 import { decide } from "./notification-data";
-import type { PushDue, PushHook } from "./push-hook";
+import { noPush, type PushDue, type PushHook } from "./push-hook";
 import { readRecipients } from "./recipients";
 import type { SentMessage } from "./sent-message";
 
@@ -27,12 +28,11 @@ const DEFAULT_PERIOD_SECONDS = 120;
 export async function noticeSent(deps: EnqueueDeps, sent: SentMessage): Promise<number> {
 	const recipients = await readRecipients(deps.broker, sent);
 	if (!recipients) return 0;
-	const decisions = decide({ sender_id: sent.sender_id, direct: sent.channel_id === undefined }, recipients.facts, recipients.idle);
+	const decided = decide({ sender_id: sent.sender_id, direct: sent.channel_id === undefined }, recipients.facts, recipients.idle);
+	// Push alone is stored only where a push hook listens (nothing to hand on otherwise).
+	const decisions = deps.pushDue === noPush ? new Map([...decided].filter(([, d]) => d.email)) : decided;
 	if (!decisions.size) return 0;
 	const now = clock.nowMs();
-	const emailed = [...decisions].filter(([, d]) => d.email).map(([u]) => u);
-	const waiting = emailed.length ? await deps.Notice.find({ user_id: { $in: emailed }, state: "pending" }, { user_id: 1, due_at: 1 }).lean() : [];
-	const batchTime = new Map(waiting.map((w) => [w.user_id, w.due_at]));
 	const pushes: PushDue[] = [];
 	let stored = 0;
 	await Promise.all(
@@ -45,7 +45,7 @@ export async function noticeSent(deps: EnqueueDeps, sent: SentMessage): Promise<
 				email: d.email,
 				push: d.push,
 				state: d.email ? "pending" : "push",
-				due_at: batchTime.get(user_id) ?? now + period * 1000,
+				due_at: now + period * 1000,
 				batch: null,
 				created_at: now,
 			};

@@ -169,32 +169,30 @@ export function notificationData(message: MessageFacts, r: RecipientFacts): Noti
 /** Zulip's trivially_should_not_notify: never the sender, never from a muted sender. */
 const triviallyNot = (d: NotificationData, senderId: number) => d.user_id === senderId || d.sender_is_muted;
 
+type Flag = Exclude<keyof NotificationData, "user_id">;
+
+/** Zulip's order of salience: [email field, push field, email trigger, push trigger]. */
+const LADDER: Array<[Flag, Flag, NotificationTrigger, NotificationTrigger]> = [
+	["dm_email_notify", "dm_push_notify", "private_message", "private_message"],
+	["mention_email_notify", "mention_push_notify", "mentioned", "mentioned"],
+	["topic_wildcard_mention_in_followed_topic_email_notify", "topic_wildcard_mention_in_followed_topic_push_notify", "topic_wildcard_mentioned_in_followed_topic", "topic_wildcard_mentioned_in_followed_topic"],
+	["stream_wildcard_mention_in_followed_topic_email_notify", "stream_wildcard_mention_in_followed_topic_push_notify", "stream_wildcard_mentioned_in_followed_topic", "stream_wildcard_mentioned_in_followed_topic"],
+	["topic_wildcard_mention_email_notify", "topic_wildcard_mention_push_notify", "topic_wildcard_mentioned", "topic_wildcard_mentioned"],
+	["stream_wildcard_mention_email_notify", "stream_wildcard_mention_push_notify", "stream_wildcard_mentioned", "stream_wildcard_mentioned"],
+	["followed_topic_email_notify", "followed_topic_push_notify", "followed_topic_email_notify", "followed_topic_push_notify"],
+	["stream_email_notify", "stream_push_notify", "stream_email_notify", "stream_push_notify"],
+];
+
 /** Zulip's get_email_notification_trigger: only for an idle recipient. */
 export function emailTrigger(d: NotificationData, senderId: number, idle: boolean): NotificationTrigger | null {
 	if (!idle || triviallyNot(d, senderId)) return null;
-	if (d.dm_email_notify) return "private_message";
-	if (d.mention_email_notify) return "mentioned";
-	if (d.topic_wildcard_mention_in_followed_topic_email_notify) return "topic_wildcard_mentioned_in_followed_topic";
-	if (d.stream_wildcard_mention_in_followed_topic_email_notify) return "stream_wildcard_mentioned_in_followed_topic";
-	if (d.topic_wildcard_mention_email_notify) return "topic_wildcard_mentioned";
-	if (d.stream_wildcard_mention_email_notify) return "stream_wildcard_mentioned";
-	if (d.followed_topic_email_notify) return "followed_topic_email_notify";
-	if (d.stream_email_notify) return "stream_email_notify";
-	return null;
+	return LADDER.find(([email]) => d[email])?.[2] ?? null;
 }
 
 /** Zulip's get_push_notification_trigger: for an idle recipient, or any with online push on. */
 export function pushTrigger(d: NotificationData, senderId: number, idle: boolean): NotificationTrigger | null {
 	if ((!idle && !d.online_push_enabled) || triviallyNot(d, senderId)) return null;
-	if (d.dm_push_notify) return "private_message";
-	if (d.mention_push_notify) return "mentioned";
-	if (d.topic_wildcard_mention_in_followed_topic_push_notify) return "topic_wildcard_mentioned_in_followed_topic";
-	if (d.stream_wildcard_mention_in_followed_topic_push_notify) return "stream_wildcard_mentioned_in_followed_topic";
-	if (d.topic_wildcard_mention_push_notify) return "topic_wildcard_mentioned";
-	if (d.stream_wildcard_mention_push_notify) return "stream_wildcard_mentioned";
-	if (d.followed_topic_push_notify) return "followed_topic_push_notify";
-	if (d.stream_push_notify) return "stream_push_notify";
-	return null;
+	return LADDER.find(([, push]) => d[push])?.[3] ?? null;
 }
 
 /** Zulip's is_notifiable(idle=True): whether the recipient's idleness matters at all. */

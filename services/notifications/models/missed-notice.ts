@@ -2,7 +2,7 @@
 // with what the decision said for email and for push. Its _id is `<message ID>:<user ID>`, so
 // every replica that hears of the message stores it once; only the replica whose insert counted
 // hands the push half on.
-// State (email): pending (waits for due_at, the user's batch time) -> batched (a replica took
+// State (email): pending (the user's batch goes at their first notice's due_at) -> batched (a replica took
 // the batch: `batch` names it and keys its emails) -> deleted once sent. Push only: "push", kept
 // for a day (a record of the decision), then purged.
 // Query shapes and their indexes:
@@ -22,7 +22,7 @@ export interface MissedNoticeDoc {
 	/** Zulip's push trigger, null when none. */
 	push: string | null;
 	state: MissedState;
-	/** When the user's batch goes (UNIX ms): the first pending notice's time, else now + their batching period. */
+	/** When it is due (UNIX ms): stored + the user's batching period. A user's batch goes when their first is due, with all the others. */
 	due_at: number;
 	/** The batch that took it: its emails' idempotency keys start with this. */
 	batch: string | null;

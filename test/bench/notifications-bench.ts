@@ -1,0 +1,150 @@
+// The missed-message figures of `npm run bench` (BENCH_ONLY=notifications): one node (every
+// service, email into EMAIL_DIR, its sweep every second) and BENCH_NOTIFY_MEMBERS (default 100)
+// members of one channel, generated into the store, their batching period BENCH_NOTIFY_PERIOD
+// seconds (default Zulip's 120: each round of mentions lasts longer, so batches go out while
+// messages are sent). Two runs of BENCH_NOTIFY_MENTIONS (default 10,000) POST /messages from
+// BENCH_NOTIFY_CONNECTIONS (default 4) clients, each message mentioning one member in turn, in
+// BENCH_NOTIFY_ROUNDS (default 2) alternating rounds so the machine's other load falls on both alike:
+//   without: the members active on presence (no email is due);
+//   with:    the same members idle (presence cleared): every mention a notice, batched into emails;
+//            after each round, the wait until its last batch went.
+// Figures: messages/s of each run and their ratio (the goal: with ≥ 0.9 × without), then how long
+// after the last message the last batch went, the emails written, and the check that every
+// mention is quoted in exactly one email (its text part), none twice, none lost.
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import mongoose from "mongoose";
+import { freePort } from "../../shared/store";
+import { apiClient, formatTable, generateSubscribers, ownerAuth, sleep, startBenchServer, type Api } from "./bench-support";
+
+export const NOTIFY_SETTINGS = ["BENCH_NOTIFY_MEMBERS", "BENCH_NOTIFY_MENTIONS", "BENCH_NOTIFY_CONNECTIONS", "BENCH_NOTIFY_PERIOD", "BENCH_NOTIFY_ROUNDS"];
+
+const MEMBERS = Number(process.env.BENCH_NOTIFY_MEMBERS ?? 100);
+const MENTIONS = Number(process.env.BENCH_NOTIFY_MENTIONS ?? 10_000);
+const CONNECTIONS = Number(process.env.BENCH_NOTIFY_CONNECTIONS ?? 4);
+/** Zulip's default batching period. */
+const PERIOD = Number(process.env.BENCH_NOTIFY_PERIOD ?? 120);
+const ROUNDS = Number(process.env.BENCH_NOTIFY_ROUNDS ?? 2);
+/** The emails of a run not written by then are reported as they stand. */
+const DRAIN_MS = 600_000;
+const CHANNEL = "notify";
+
+export interface NotifyFigure {
+	without: number;
+	with: number;
+	ratio: number;
+	/** Seconds from the last message to the last email. */
+	drainSeconds: number;
+	emails: number;
+	/** Mentions quoted in some email, once each. */
+	quoted: number;
+	failures: string[];
+}
+
+/** Messages `from`..`to` - 1 from `CONNECTIONS` clients, message i mentioning member i mod MEMBERS; answers the seconds taken. */
+async function sendMentions(api: Api, members: number[], run: string, range: [number, number], failures: string[]): Promise<number> {
+	let next = range[0];
+	let failed = 0;
+	const started = process.hrtime.bigint();
+	await Promise.all(
+		Array.from({ length: CONNECTIONS }, async () => {
+			for (let i = next++; i < range[1]; i = next++) {
+				const member = members[i % members.length];
+				await api("POST", "/messages", { type: "stream", to: CHANNEL, topic: `topic ${i % 3}`, content: `@**Bench ${member}** ${run} ${i}` }).catch(() => failed++);
+			}
+		}),
+	);
+	if (failed) failures.push(`${run}: ${failed} messages refused`);
+	return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** The mention numbers quoted in the text parts of the emails in `dir` (`> @**Bench N** with K`). */
+function quotedMentions(dir: string): { emails: number; counts: Map<number, number> } {
+	const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".eml")) : [];
+	const counts = new Map<number, number>();
+	for (const f of files) {
+		// Quoted-printable soft breaks joined; the lines are short and ASCII.
+		const raw = fs.readFileSync(path.join(dir, f), "utf8").replace(/=\r?\n/g, "");
+		const text = raw.split(/Content-Type: text\/html/)[0];
+		for (const m of text.matchAll(/^> @\*\*Bench \d+\*\* with (\d+)\r?$/gm)) counts.set(Number(m[1]), (counts.get(Number(m[1])) ?? 0) + 1);
+	}
+	return { emails: files.length, counts };
+}
+
+export async function notifyFigures(common: Record<string, string>, work: string): Promise<NotifyFigure> {
+	const prefix = `b${randomBytes(4).toString("hex")}`;
+	const dataDir = path.join(work, "notifications");
+	const emailDir = path.join(dataDir, "emails");
+	const node = await startBenchServer({ ...common, DB_PREFIX: prefix, DATA_DIR: dataDir, PORT: String(await freePort()), SERVICES: "", TRANSPORTER: "", EMAIL_DIR: emailDir, EMAIL_SWEEP_SECONDS: "1" });
+	const client = await new mongoose.mongo.MongoClient(common.MONGO_URL).connect();
+	const failures: string[] = [];
+	try {
+		const api = apiClient(node.base, ownerAuth(dataDir));
+		const { userIds } = await generateSubscribers(api, client, prefix, CHANNEL, MEMBERS);
+		const users = client.db(`${prefix}_users`);
+		// Their batching period; and no auto-follow of the topics they are mentioned in (Zulip's default
+		// would make every later message in those topics a followed-topic notice for them).
+		await users
+			.collection("users")
+			.updateMany({ _id: { $in: userIds } } as never, { $set: { "settings.email_notifications_batching_period_seconds": PERIOD, "settings.automatically_follow_topics_where_mentioned": false } });
+		// Active until well after the run while present (presence in the future reads as active).
+		const later = new Date(Date.now() + 3600_000);
+		const realm_id = (await users.collection("users").findOne({ _id: userIds[0] } as never))!.realm_id as number;
+		const notices = client.db(`${prefix}_notifications`).collection("missed_message_notices");
+
+		const pending = () => notices.countDocuments({ state: { $in: ["pending", "batched"] } });
+		// Rounds of each, alternating, so the machine's other load falls on both alike.
+		const seconds = { without: 0, with: 0 };
+		let drainSeconds = 0;
+		const chunk = Math.ceil(MENTIONS / ROUNDS);
+		for (let r = 0; r < ROUNDS; r++) {
+			const range: [number, number] = [r * chunk, Math.min(MENTIONS, (r + 1) * chunk)];
+			process.stderr.write(`notifications, round ${r + 1} of ${ROUNDS}: ${range[1] - range[0]} mentions of active members, then of idle ones...\n`);
+			await users.collection("user_presence").insertMany(userIds.map((_id) => ({ _id, realm_id, last_active_time: later, last_connected_time: later, last_update_id: 0 })) as never[]);
+			seconds.without += await sendMentions(api, userIds, "without", range, failures);
+			await sleep(1000);
+			const strays = await pending();
+			if (strays) failures.push(`round ${r + 1}: ${strays} email notices for members who were active`);
+			await users.collection("user_presence").deleteMany({ _id: { $in: userIds } } as never);
+			seconds.with += await sendMentions(api, userIds, "with", range, failures);
+			const sentAt = Date.now();
+			const end = sentAt + DRAIN_MS;
+			while (Date.now() < end && (await pending()) > 0) await sleep(200);
+			drainSeconds = Math.max(drainSeconds, (Date.now() - sentAt) / 1000);
+		}
+		const left = await pending();
+		if (left) failures.push(`${left} notices not sent after ${DRAIN_MS / 1000} s`);
+		const without = MENTIONS / seconds.without;
+		const withLoad = MENTIONS / seconds.with;
+		const { emails, counts } = quotedMentions(emailDir);
+		const twice = [...counts.values()].filter((c) => c > 1).length;
+		if (twice) failures.push(`${twice} mentions quoted in more than one email`);
+		if (counts.size < MENTIONS) failures.push(`${MENTIONS - counts.size} mentions in no email`);
+		return { without, with: withLoad, ratio: withLoad / without, drainSeconds, emails, quoted: counts.size, failures };
+	} catch (err) {
+		process.stderr.write(`the server's last words:\n${node.proc.output().slice(-4000)}\n`);
+		throw err;
+	} finally {
+		await client.close();
+		await node.stop();
+	}
+}
+
+export function notifyTable(f: NotifyFigure, info: { command: string; cores: number; store: string }): string {
+	const rows = [
+		["run", "POST /messages per s"],
+		["mentions of active members (no notices)", f.without.toFixed(0)],
+		["mentions of idle members (notices, emails)", f.with.toFixed(0)],
+		["ratio with / without (goal ≥ 0.90)", f.ratio.toFixed(3)],
+	];
+	return [
+		`Missed-message emails: ${MENTIONS} mentions, ${MEMBERS} members, batching period ${PERIOD} s, ${CONNECTIONS} clients (${info.cores} cores, store: ${info.store})`,
+		`command: ${info.command}`,
+		"",
+		formatTable(rows),
+		"",
+		`emails written: ${f.emails}; mentions quoted once: ${f.quoted} of ${MENTIONS}; last email ${f.drainSeconds.toFixed(1)} s after the last message`,
+		...(f.failures.length ? ["", "failures:", ...f.failures.map((m) => `  ${m}`)] : []),
+	].join("\n");
+}
