@@ -64,13 +64,13 @@ async function withAvatar(deps: PushDeps, m: PushMessage): Promise<PushMessage> 
  */
 export async function sendMessagePush(deps: PushDeps, push: MessagePush): Promise<{ queued: boolean }> {
 	if (!deps.bouncer) return { queued: false };
+	const _id = `message:${push.user_id}:${push.message.id}`;
+	if (await deps.Job.exists({ _id })) return { queued: false };
 	const { to, devices } = await recipient(deps, push.user_id);
 	if (!devices.length) {
 		deps.logger.info({ user_id: push.user_id }, "no push notification: the user has no registered devices");
 		return { queued: false };
 	}
-	const _id = `message:${push.user_id}:${push.message.id}`;
-	if (await deps.Job.exists({ _id })) return { queued: false };
 	const message = await withAvatar(deps, push.message);
 	const group = push.mentioned_user_group ?? null;
 	const json = notifyBody(deps, to, devices, { apns_payload: messagePayloadApns(to, message, push.trigger, group), ...messagePayloadGcm(to, message, group) });
