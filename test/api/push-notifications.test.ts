@@ -17,6 +17,8 @@ import { connectServiceDb } from "../../shared/db";
 import { pushJobModel } from "../../services/notifications/models/push-job";
 import { notificationsService } from "../../services/notifications/notifications.service";
 import { ZULIP_VERSION } from "../../shared/version";
+import { clock } from "../../shared/clock";
+import { KEEP_DONE_MS } from "../../services/notifications/push/jobs";
 
 jest.setTimeout(120_000);
 
@@ -408,6 +410,18 @@ describe("a message's notification (the missed-message decision's push half), an
 		expect(await push(dave, toDave, "private_message")).toEqual({ queued: false });
 		await sweep();
 		expect(bouncer.requests).toHaveLength(0);
+	});
+
+	test("notifications made are forgotten a day later; device registrations stay", async () => {
+		expect(await jobs().countDocuments({ kind: { $in: ["message", "remove"] }, state: "done" })).toBeGreaterThan(0);
+		clock.advance(KEEP_DONE_MS + 1000);
+		try {
+			await sweep();
+		} finally {
+			clock.reset();
+		}
+		expect(await jobs().countDocuments({ kind: { $in: ["message", "remove"] }, state: "done" })).toBe(0);
+		expect(await jobs().countDocuments({ "form.token": "fcm-msg", kind: "register" })).toBe(1);
 	});
 });
 

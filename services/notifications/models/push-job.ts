@@ -9,11 +9,12 @@
 // State: queued -> sending (claimed by one replica) -> done, or back to queued with a later
 // next_attempt_at after a failure worth retrying, or failed (the bouncer refused it, or the
 // attempts ran out), kept with the reason. A claim older than the claim timeout (its replica died)
-// is queued again.
+// is queued again. A notification done is deleted a day later.
 // Query shapes and their indexes:
-//   due ones, oldest first   -> { state, next_attempt_at }
-//   stale claims             -> { state, claimed_at }
-//   one (claim, record)      -> _id
+//   due ones, oldest first       -> { state, next_attempt_at }
+//   stale claims                 -> { state, claimed_at }
+//   notifications done long ago  -> { state, done_at }
+//   one (claim, record)          -> _id
 //
 // push_sent: `<user>:<message>` for each message a notification went out for (Zulip's
 // active_mobile_push_notification flag), taken away when the removal is queued; by _id only.
@@ -54,6 +55,7 @@ const schema = new Schema<PushJobDoc>(
 	{ versionKey: false, minimize: false },
 );
 indexClaims(schema);
+schema.index({ state: 1, done_at: 1 });
 
 export interface PushSentDoc {
 	/** `<user>:<message>`. */

@@ -170,7 +170,16 @@ export function startNow(deps: PushDeps, _id: string): void {
 	void first.finally(() => deps.inflight.delete(first));
 }
 
-/** One sweep: takes back stale claims, then claims and makes the due requests. Answers what this replica did. */
-export function sweepPush(deps: PushDeps, replica: string): Promise<Record<Outcome, string[]>> {
-	return sweepClaimed(deps.Job, CLAIM_TIMEOUT_MS, ["done", "retrying", "failed"], (id) => runNow(deps, id, replica));
+/** A notification made is kept this long (a repeated hand-over within it is recognised), then forgotten. */
+export const KEEP_DONE_MS = 24 * 3600 * 1000;
+
+/**
+ * One sweep: takes back stale claims, then claims and makes the due requests; forgets
+ * notifications made over a day ago (a device's registration stays: it is one per device).
+ * Answers what this replica did.
+ */
+export async function sweepPush(deps: PushDeps, replica: string): Promise<Record<Outcome, string[]>> {
+	const out = await sweepClaimed(deps.Job, CLAIM_TIMEOUT_MS, ["done", "retrying", "failed"], (id) => runNow(deps, id, replica));
+	await deps.Job.deleteMany({ state: "done", done_at: { $lte: clock.nowMs() - KEEP_DONE_MS }, kind: { $in: ["message", "remove"] } });
+	return out;
 }
