@@ -17,6 +17,8 @@ import { messagePayloadApns, messagePayloadGcm, removePayloads, type MentionedGr
 
 /** Message IDs looked up at a time when a read marks many. */
 const CHUNK = 1000;
+/** Recipients of one message whose notifications are prepared at once. */
+const HOOK_PARALLEL = 10;
 
 export interface MessagePush {
 	/** Who is notified. */
@@ -93,13 +95,12 @@ export function bouncerPushHook(deps: PushDeps): PushHook {
 			return;
 		}
 		const message = sent.event.message as unknown as PushMessage;
-		for (const d of due) {
-			try {
-				await sendMessagePush(deps, { user_id: d.user_id, message, trigger: d.trigger });
-			} catch (err) {
-				deps.logger.error({ err, message_id: sent.message_id, user_id: d.user_id }, "push notification not queued");
-			}
-		}
+		const one = (d: (typeof due)[number]) =>
+			sendMessagePush(deps, { user_id: d.user_id, message, trigger: d.trigger }).catch((err: unknown) =>
+				deps.logger.error({ err, message_id: sent.message_id, user_id: d.user_id }, "push notification not queued"),
+			);
+		// A few recipients at a time (a wildcard mention in a large channel has many).
+		for (let i = 0; i < due.length; i += HOOK_PARALLEL) await Promise.all(due.slice(i, i + HOOK_PARALLEL).map(one));
 	};
 }
 
