@@ -18,3 +18,21 @@ export function mentionFlags(m: Mentions, graph: GroupGraph, recipients: number[
 		return flags;
 	};
 }
+
+/**
+ * Zulip's get_user_group_mentions_data: each user mentioned through a group and not by name, with
+ * the smallest mentioned group holding them (missed-message emails name it).
+ */
+export function groupMentions(m: Mentions, graph: GroupGraph): Record<string, { id: number; name: string; size: number }> {
+	const out: Record<string, { id: number; name: string; size: number }> = {};
+	for (const g of m.groupIds) {
+		const members = graph.members(g);
+		const name = graph.get(g)?.name ?? "";
+		for (const u of members) {
+			if (m.userIds.has(u)) continue;
+			const seen = out[String(u)];
+			if (!seen || seen.size > members.size) out[String(u)] = { id: g, name, size: members.size };
+		}
+	}
+	return out;
+}

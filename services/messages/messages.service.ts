@@ -18,7 +18,7 @@ import { backfillSearchWords } from "./search-backfill";
 import { recipientsOf, storeMessage, type Sent } from "./send-rules";
 import type { NoticeDeps } from "./move-notices";
 import { AutoFollow } from "./auto-follow";
-import { mentionFlags } from "./mention-flags";
+import { groupMentions, mentionFlags } from "./mention-flags";
 import { renderContent } from "../../shared/markdown/render";
 import { channelLinks, imagePreviews, mentionTargets } from "./render-targets";
 import { deletedPayload, deleteMessages } from "./edit-rules";
@@ -179,7 +179,22 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			event = { message, content: m.content, flags: Object.fromEntries([...sent.flags].map(([u, f]) => [u, apiFlags(f)])) };
 		}
 		const mentioned_user_ids = await mentionedUserIds(sent.mentions);
-		await ctx.broadcast("message.sent", { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: m.topic, timestamp: m.timestamp, sender_id: m.sender_id, sender_is_bot: sent.sender?.is_bot ?? false, user_ids: sent.userIds, mentioned_user_ids, public_channel: sent.publicChannel ?? false, event, ...echo });
+		// Missed-message emails name the group a user was mentioned through.
+		const mentioned_user_groups = sent.mentions?.groupIds.size ? groupMentions(sent.mentions, await graphs.get()) : undefined;
+		await ctx.broadcast("message.sent", {
+			message_id: m._id,
+			channel_id: m.channel_id ?? undefined,
+			topic: m.topic,
+			timestamp: m.timestamp,
+			sender_id: m.sender_id,
+			sender_is_bot: sent.sender?.is_bot ?? false,
+			user_ids: sent.userIds,
+			mentioned_user_ids,
+			mentioned_user_groups,
+			public_channel: sent.publicChannel ?? false,
+			event,
+			...echo,
+		});
 	}
 
 	/** What move notices need: channel facts as the mover sees them, and posting as Notification Bot. */

@@ -93,6 +93,18 @@ describe("a mention of an idle member", () => {
 		expect(mailTo(away)).toHaveLength(2);
 	});
 
+	test("a group mention names the group, unless the user was also mentioned by name", async () => {
+		const [inGroup, both] = [await person(), await person()];
+		expectSuccess(await owner.post("/user_groups/create", { name: "oncall", description: "on call", members: JSON.stringify([inGroup.user_id, both.user_id]) }));
+		await sendMessage(sender.c, { type: "stream", to: CHANNEL, topic: "pager", content: "@*oncall* the pager went off" });
+		await sendMessage(sender.c, { type: "stream", to: CHANNEL, topic: "pager", content: `@**${both.full_name}** you especially` });
+		await afterPeriod();
+		const [group] = await smtp.waitFor(inGroup.email);
+		expect(group.mail.text).toContain("You are receiving this because @oncall was mentioned.");
+		const [named] = await smtp.waitFor(both.email);
+		expect(named.mail.text).toContain("You are receiving this because you were personally mentioned.");
+	});
+
 	test("the batch time is the first notice's; the user's period sets it", async () => {
 		const away = await person();
 		expectSuccess(await away.c.patch("/settings", { email_notifications_batching_period_seconds: 600 }));

@@ -4,7 +4,8 @@
 // seconds (default Zulip's 120: each round of mentions lasts longer, so batches go out while
 // messages are sent). Two runs of BENCH_NOTIFY_MENTIONS (default 10,000) POST /messages from
 // BENCH_NOTIFY_CONNECTIONS (default 4) clients, each message mentioning one member in turn, in
-// BENCH_NOTIFY_ROUNDS (default 2) alternating rounds so the machine's other load falls on both alike:
+// BENCH_NOTIFY_ROUNDS (default 2) rounds, each with both, in turns of order (without-with,
+// with-without), after 200 warm-up messages, so the machine's other load falls on both alike:
 //   without: the members active on presence (no email is due);
 //   with:    the same members idle (presence cleared): every mention a notice, batched into emails;
 //            after each round, the wait until its last batch went.
@@ -26,6 +27,7 @@ const CONNECTIONS = Number(process.env.BENCH_NOTIFY_CONNECTIONS ?? 4);
 /** Zulip's default batching period. */
 const PERIOD = Number(process.env.BENCH_NOTIFY_PERIOD ?? 120);
 const ROUNDS = Number(process.env.BENCH_NOTIFY_ROUNDS ?? 2);
+const WARMUP = 200;
 /** The emails of a run not written by then are reported as they stand. */
 const DRAIN_MS = 600_000;
 const CHANNEL = "notify";
@@ -98,20 +100,38 @@ export async function notifyFigures(common: Record<string, string>, work: string
 		const seconds = { without: 0, with: 0 };
 		let drainSeconds = 0;
 		const chunk = Math.ceil(MENTIONS / ROUNDS);
-		for (let r = 0; r < ROUNDS; r++) {
-			const range: [number, number] = [r * chunk, Math.min(MENTIONS, (r + 1) * chunk)];
-			process.stderr.write(`notifications, round ${r + 1} of ${ROUNDS}: ${range[1] - range[0]} mentions of active members, then of idle ones...\n`);
-			await users.collection("user_presence").insertMany(userIds.map((_id) => ({ _id, realm_id, last_active_time: later, last_connected_time: later, last_update_id: 0 })) as never[]);
+		const present = () => users.collection("user_presence").insertMany(userIds.map((_id) => ({ _id, realm_id, last_active_time: later, last_connected_time: later, last_update_id: 0 })) as never[]);
+		const absent = () => users.collection("user_presence").deleteMany({ _id: { $in: userIds } } as never);
+		const runWithout = async (r: number, range: [number, number]) => {
+			await present();
 			seconds.without += await sendMentions(api, userIds, "without", range, failures);
 			await sleep(1000);
 			const strays = await pending();
 			if (strays) failures.push(`round ${r + 1}: ${strays} email notices for members who were active`);
-			await users.collection("user_presence").deleteMany({ _id: { $in: userIds } } as never);
+			await absent();
+		};
+		const runWith = async (range: [number, number]) => {
 			seconds.with += await sendMentions(api, userIds, "with", range, failures);
 			const sentAt = Date.now();
 			const end = sentAt + DRAIN_MS;
 			while (Date.now() < end && (await pending()) > 0) await sleep(200);
 			drainSeconds = Math.max(drainSeconds, (Date.now() - sentAt) / 1000);
+		};
+		// Warm-up, not counted: the first messages of a fresh node are slower.
+		await present();
+		await sendMentions(api, userIds, "warm-up", [0, WARMUP], failures);
+		await absent();
+		for (let r = 0; r < ROUNDS; r++) {
+			const range: [number, number] = [r * chunk, Math.min(MENTIONS, (r + 1) * chunk)];
+			// Rounds in turn without-with and with-without, so neither always comes first.
+			process.stderr.write(`notifications, round ${r + 1} of ${ROUNDS}: ${range[1] - range[0]} mentions of ${r % 2 ? "idle members, then of active ones" : "active members, then of idle ones"}...\n`);
+			if (r % 2) {
+				await runWith(range);
+				await runWithout(r, range);
+			} else {
+				await runWithout(r, range);
+				await runWith(range);
+			}
 		}
 		const left = await pending();
 		if (left) failures.push(`${left} notices not sent after ${DRAIN_MS / 1000} s`);

@@ -58,11 +58,12 @@ async function deliverBatch(deps: BatchDeps, userId: number, batch: string, noti
 	if (!user?.is_active || user.identity.is_bot || user.settings.enable_offline_email_notifications === false) return [];
 	const { messages } = await call(deps.broker, "messages.unreadForNotice", { user_id: userId, message_ids: notices.map((n) => n.message_id) });
 	if (!messages.length) return [];
-	const triggers = new Map(notices.map((n) => [n.message_id, n.email as NotificationTrigger]));
+	const byMessage = new Map(notices.map((n) => [n.message_id, n]));
 	const buckets = new Map<string, Missed[]>();
 	for (const m of messages as unknown as ShownMessage[]) {
 		const key = conversationKey(m);
-		buckets.set(key, [...(buckets.get(key) ?? []), { message: m, trigger: triggers.get(m.id)! }]);
+		const notice = byMessage.get(m.id)!;
+		buckets.set(key, [...(buckets.get(key) ?? []), { message: m, trigger: notice.email as NotificationTrigger, group: notice.group ?? null }]);
 	}
 	const contentAllowed = realm.message_content_allowed_in_email_notifications;
 	const facts: MissedEmailFacts = {

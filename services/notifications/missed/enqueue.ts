@@ -24,6 +24,12 @@ export interface EnqueueDeps {
 /** Zulip's default email_notifications_batching_period_seconds. */
 const DEFAULT_PERIOD_SECONDS = 120;
 
+/** The group a user was mentioned through, not by name (the smallest such group). */
+function groupOf(sent: SentMessage, userId: number): { name: string; size: number } | null {
+	const g = sent.mentioned_user_groups?.[String(userId)];
+	return g ? { name: g.name, size: g.size } : null;
+}
+
 /** Stores the notices a sent message makes; answers how many this replica stored. */
 export async function noticeSent(deps: EnqueueDeps, sent: SentMessage): Promise<number> {
 	const recipients = await readRecipients(deps.broker, sent);
@@ -44,6 +50,7 @@ export async function noticeSent(deps: EnqueueDeps, sent: SentMessage): Promise<
 				message_id: sent.message_id,
 				email: d.email,
 				push: d.push,
+				group: d.email === "mentioned" ? groupOf(sent, user_id) : null,
 				state: d.email ? "pending" : "push",
 				due_at: now + period * 1000,
 				batch: null,

@@ -28,6 +28,8 @@ export interface ShownMessage {
 export interface Missed {
 	message: ShownMessage;
 	trigger: NotificationTrigger;
+	/** The group a "mentioned" trigger came through, null for a mention by name. */
+	group: { name: string; size: number } | null;
 }
 
 export interface MissedEmailFacts {
@@ -73,10 +75,21 @@ function subjectOf(list: Missed[], f: MissedEmailFacts, senders: string[]): stri
 	return f.realm_in_subject ? `${subject} [${f.realm_name}]` : subject;
 }
 
+/**
+ * Zulip's get_mentioned_user_group: none when any message mentions the user by name, else the
+ * smallest of the groups the messages mentioned them through (sizes as when each was sent).
+ */
+function mentionedGroup(list: Missed[]): string | null {
+	const mentions = list.filter((m) => m.trigger === "mentioned");
+	if (!mentions.length || mentions.some((m) => m.group === null)) return null;
+	return mentions.map((m) => m.group!).reduce((a, b) => (b.size < a.size ? b : a)).name;
+}
+
 /** Zulip's reason lines, by the most salient trigger among the messages. */
-function reasonOf(triggers: Set<NotificationTrigger>, channel: string, topic: string): string | null {
+function reasonOf(list: Missed[], triggers: Set<NotificationTrigger>, channel: string, topic: string): string | null {
 	const because = "You are receiving this because";
-	if (triggers.has("mentioned")) return `${because} you were personally mentioned.`;
+	const group = mentionedGroup(list);
+	if (triggers.has("mentioned")) return group === null ? `${because} you were personally mentioned.` : `${because} @${group} was mentioned.`;
 	if (triggers.has("topic_wildcard_mentioned_in_followed_topic") || triggers.has("topic_wildcard_mentioned")) return `${because} all topic participants were mentioned in #${channel} > ${topic}.`;
 	if (triggers.has("stream_wildcard_mentioned_in_followed_topic")) return `${because} you have wildcard mention notifications enabled for topics you follow.`;
 	if (triggers.has("stream_wildcard_mentioned")) return `${because} everyone was mentioned in #${channel}.`;
@@ -123,7 +136,7 @@ export function missedEmail(list: Missed[], f: MissedEmailFacts, footer: Footer)
 					? `This email does not include message content because your organization hides message content in email notifications. See ${f.realm_url}/help/hide-message-content-in-emails for more details.`
 					: `This email does not include message content because you have chosen to hide message content in email notifications. See ${f.realm_url}/help/email-notifications#hide-message-content for more details.`,
 			];
-	const reason = first.type === "stream" ? reasonOf(triggers, String(first.display_recipient), first.subject) : null;
+	const reason = first.type === "stream" ? reasonOf(list, triggers, String(first.display_recipient), first.subject) : null;
 	if (reason) blocks.push(`--\n${reason}`);
 	blocks.push({ link: conversationUrl(first, f), label: f.show_content ? `Reply in ${f.realm_name}` : `View or reply in ${f.realm_name}` });
 	if (f.show_content) blocks.push("Do not reply to this email. This server is not configured to accept incoming emails (https://zulip.readthedocs.io/en/latest/production/email-gateway.html).");

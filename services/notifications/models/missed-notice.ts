@@ -21,6 +21,8 @@ export interface MissedNoticeDoc {
 	email: string | null;
 	/** Zulip's push trigger, null when none. */
 	push: string | null;
+	/** A "mentioned" trigger through a group (not by name): the group's name and size (Zulip's mentioned_user_group_id). */
+	group: { name: string; size: number } | null;
 	state: MissedState;
 	/** When it is due (UNIX ms): stored + the user's batching period. A user's batch goes when their first is due, with all the others. */
 	due_at: number;
@@ -36,6 +38,7 @@ const schema = new Schema<MissedNoticeDoc>(
 		message_id: { type: Number, required: true },
 		email: { type: String, default: null },
 		push: { type: String, default: null },
+		group: { type: Schema.Types.Mixed, default: null },
 		state: { type: String, required: true },
 		due_at: { type: Number, required: true },
 		batch: { type: String, default: null },
