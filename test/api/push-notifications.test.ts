@@ -345,16 +345,19 @@ describe("a message's notification (the missed-message decision's push half), an
 		expect(notifies()).toHaveLength(1);
 	});
 
-	test("a mention, a wildcard mention, a group direct message, long content; a group mention and a channel push handed over", async () => {
+	test("a mention, a group mention, a wildcard mention, a group direct message, long content; a channel push handed over", async () => {
 		expectSuccess(await as(bob).post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "push-test" }]), principals: JSON.stringify([alice.user_id, bob.user_id, dave.user_id]) }));
 		const mention = await sent(bob, alice, { type: "stream", to: "push-test", topic: "greetings", content: "@**Alice** look > here" });
 		const wildcard = await sent(bob, alice, { type: "stream", to: "push-test", topic: "", content: "@**all** hi" });
 		const group = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id, dave.user_id]), content: "x".repeat(250) });
-		// Neither notifies by itself (no mention, a topic Alice does not follow after her mention in
-		// "greetings", channel push notifications off by default).
-		const viaGroup = await sent(bob, alice, { type: "stream", to: "push-test", topic: "other", content: "hi all" });
+		// Alice mentioned through the smaller of two groups she is in.
+		const created = await as(bob).post("/user_groups/create", { name: "support", description: "", members: JSON.stringify([alice.user_id, dave.user_id]) });
+		expectSuccess(created);
+		expectSuccess(await as(bob).post("/user_groups/create", { name: "everyone-here", description: "", members: JSON.stringify([alice.user_id, bob.user_id, dave.user_id]) }));
+		const viaGroup = await sent(bob, alice, { type: "stream", to: "push-test", topic: "help", content: "@*support* @*everyone-here* hi" });
+		// Not notified by itself (no mention, a topic Alice does not follow, channel push
+		// notifications off by default): handed over as a channel push.
 		const talk = await sent(bob, alice, { type: "stream", to: "push-test", topic: "other", content: "just talk" });
-		await push(alice, viaGroup, "mentioned", { mentioned_user_group: { id: 42, name: "support" } });
 		await push(alice, talk, "stream_push_notify");
 		await waitNotifies(5);
 		await sweep();
@@ -365,7 +368,9 @@ describe("a message's notification (the missed-message decision's push half), an
 		expect(m1.apns_payload.custom.zulip).toEqual({ ...base, sender_id: bob.user_id, sender_email: mention.sender_email, time: mention.timestamp, recipient_type: "stream", stream: "push-test", stream_id: mention.stream_id, topic: "greetings", message_ids: [mention.id] });
 		const m2 = notifyFor(viaGroup.id)!;
 		expect(m2.apns_payload.alert.subtitle).toBe("Bob mentioned @support:");
-		expect(m2.gcm_payload).toMatchObject({ mentioned_user_group_id: 42, mentioned_user_group_name: "support" });
+		expect(m2.gcm_payload).toMatchObject({ mentioned_user_group_id: created.body.group_id, mentioned_user_group_name: "support" });
+		expect(m2.apns_payload.custom.zulip).toMatchObject({ mentioned_user_group_id: created.body.group_id, mentioned_user_group_name: "support" });
+		expect(m1.gcm_payload.mentioned_user_group_id).toBeUndefined();
 		const m3 = notifyFor(wildcard.id)!;
 		expect(m3.apns_payload.alert).toMatchObject({ title: "#push-test > general chat", subtitle: "Bob mentioned everyone:" });
 		expect(m3.gcm_payload.topic).toBe("general chat");

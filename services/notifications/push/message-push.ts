@@ -95,8 +95,13 @@ export function bouncerPushHook(deps: PushDeps): PushHook {
 			return;
 		}
 		const message = sent.event.message as unknown as PushMessage;
+		// Zulip's get_mentioned_user_group: the smallest group the user was mentioned through (not by name).
+		const groupOf = (userId: number) => {
+			const g = sent.mentioned_user_groups?.[String(userId)];
+			return g ? { id: g.id, name: g.name } : null;
+		};
 		const one = (d: (typeof due)[number]) =>
-			sendMessagePush(deps, { user_id: d.user_id, message, trigger: d.trigger }).catch((err: unknown) =>
+			sendMessagePush(deps, { user_id: d.user_id, message, trigger: d.trigger, mentioned_user_group: groupOf(d.user_id) }).catch((err: unknown) =>
 				deps.logger.error({ err, message_id: sent.message_id, user_id: d.user_id }, "push notification not queued"),
 			);
 		// A few recipients at a time (a wildcard mention in a large channel has many).
