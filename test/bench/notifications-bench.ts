@@ -36,6 +36,8 @@ export interface NotifyFigure {
 	without: number;
 	with: number;
 	ratio: number;
+	/** Each round's messages/s, without and with. */
+	rounds: Array<{ without: number; with: number }>;
 	/** Seconds from the last message to the last email. */
 	drainSeconds: number;
 	emails: number;
@@ -98,20 +100,25 @@ export async function notifyFigures(common: Record<string, string>, work: string
 		const pending = () => notices.countDocuments({ state: { $in: ["pending", "batched"] } });
 		// Rounds of each, alternating, so the machine's other load falls on both alike.
 		const seconds = { without: 0, with: 0 };
+		const rounds: NotifyFigure["rounds"] = [];
 		let drainSeconds = 0;
 		const chunk = Math.ceil(MENTIONS / ROUNDS);
 		const present = () => users.collection("user_presence").insertMany(userIds.map((_id) => ({ _id, realm_id, last_active_time: later, last_connected_time: later, last_update_id: 0 })) as never[]);
 		const absent = () => users.collection("user_presence").deleteMany({ _id: { $in: userIds } } as never);
 		const runWithout = async (r: number, range: [number, number]) => {
 			await present();
-			seconds.without += await sendMentions(api, userIds, "without", range, failures);
+			const took = await sendMentions(api, userIds, "without", range, failures);
+			seconds.without += took;
+			rounds[r].without = (range[1] - range[0]) / took;
 			await sleep(1000);
 			const strays = await pending();
 			if (strays) failures.push(`round ${r + 1}: ${strays} email notices for members who were active`);
 			await absent();
 		};
-		const runWith = async (range: [number, number]) => {
-			seconds.with += await sendMentions(api, userIds, "with", range, failures);
+		const runWith = async (r: number, range: [number, number]) => {
+			const took = await sendMentions(api, userIds, "with", range, failures);
+			seconds.with += took;
+			rounds[r].with = (range[1] - range[0]) / took;
 			const sentAt = Date.now();
 			const end = sentAt + DRAIN_MS;
 			while (Date.now() < end && (await pending()) > 0) await sleep(200);
@@ -123,14 +130,15 @@ export async function notifyFigures(common: Record<string, string>, work: string
 		await absent();
 		for (let r = 0; r < ROUNDS; r++) {
 			const range: [number, number] = [r * chunk, Math.min(MENTIONS, (r + 1) * chunk)];
+			rounds.push({ without: 0, with: 0 });
 			// Rounds in turn without-with and with-without, so neither always comes first.
 			process.stderr.write(`notifications, round ${r + 1} of ${ROUNDS}: ${range[1] - range[0]} mentions of ${r % 2 ? "idle members, then of active ones" : "active members, then of idle ones"}...\n`);
 			if (r % 2) {
-				await runWith(range);
+				await runWith(r, range);
 				await runWithout(r, range);
 			} else {
 				await runWithout(r, range);
-				await runWith(range);
+				await runWith(r, range);
 			}
 		}
 		const left = await pending();
@@ -141,7 +149,7 @@ export async function notifyFigures(common: Record<string, string>, work: string
 		const twice = [...counts.values()].filter((c) => c > 1).length;
 		if (twice) failures.push(`${twice} mentions quoted in more than one email`);
 		if (counts.size < MENTIONS) failures.push(`${MENTIONS - counts.size} mentions in no email`);
-		return { without, with: withLoad, ratio: withLoad / without, drainSeconds, emails, quoted: counts.size, failures };
+		return { without, with: withLoad, ratio: withLoad / without, rounds, drainSeconds, emails, quoted: counts.size, failures };
 	} catch (err) {
 		process.stderr.write(`the server's last words:\n${node.proc.output().slice(-4000)}\n`);
 		throw err;
@@ -157,6 +165,7 @@ export function notifyTable(f: NotifyFigure, info: { command: string; cores: num
 		["mentions of active members (no notices)", f.without.toFixed(0)],
 		["mentions of idle members (notices, emails)", f.with.toFixed(0)],
 		["ratio with / without (goal ≥ 0.90)", f.ratio.toFixed(3)],
+		...f.rounds.map((r, i) => [`round ${i + 1}: without / with`, `${r.without.toFixed(0)} / ${r.with.toFixed(0)}`]),
 	];
 	return [
 		`Missed-message emails: ${MENTIONS} mentions, ${MEMBERS} members, batching period ${PERIOD} s, ${CONNECTIONS} clients (${info.cores} cores, store: ${info.store})`,
