@@ -7,20 +7,13 @@ import type { Linkifier, RealmEmoji } from "./org-events";
 import type { ExportChannel, ExportMessage, ExportReaction, ExportRealm, ExportSubscription, ExportUser } from "./export-rows";
 import type { BusBytes } from "./bus-bytes";
 import type { EmailRequest } from "./email";
+import type { Identity } from "./identity";
+import type { DigestChannels, DigestRecipients, DigestSample, DigestTopicRef, DigestTopicStats } from "./digest";
 import type { ChannelNotifyFacts, NotificationFacts } from "./notification-facts";
 import { adminRequired } from "./errors";
 import { isAdmin } from "./roles";
 
-/** Who is calling: the authenticated user, put in `ctx.meta.user` by the gateway. */
-export interface Identity {
-	user_id: number;
-	realm_id: number;
-	email: string;
-	delivery_email: string;
-	full_name: string;
-	role: number;
-	is_bot: boolean;
-}
+export type { Identity };
 
 export interface Meta {
 	user?: Identity;
@@ -293,7 +286,12 @@ export interface ActionMap {
 	"users.mySettings": { params: { names: string[] }; result: { values: Record<string, unknown> } };
 	"users.inviteContext": { params: { emails: string[] }; result: InviteContext };
 	/** PATCH /settings as the caller (the notifications service: an unsubscribe link turns login emails off). */
-	"users.updateSettings": { params: { enable_login_emails?: boolean; enable_offline_email_notifications?: boolean }; result: { ignored_parameters_unsupported?: string[] } };
+	"users.updateSettings": { params: { enable_login_emails?: boolean; enable_digest_emails?: boolean; enable_offline_email_notifications?: boolean }; result: { ignored_parameters_unsupported?: string[] } };
+	/** The weekly digest (services/notifications/digest/): one call each per pass. `inactive_since_ms`/`since_ms` UNIX ms, `since` UNIX seconds. */
+	"users.digestRecipients": { params: { inactive_since_ms: number }; result: DigestRecipients };
+	"channels.digestChannels": { params: { user_ids: number[]; since_ms: number }; result: DigestChannels };
+	"messages.digestTopics": { params: { channel_ids: number[]; since: number }; result: { topics: DigestTopicStats[] } };
+	"messages.digestSamples": { params: { topics: DigestTopicRef[] }; result: { samples: DigestSample[] } };
 	/** One of Zulip's emails, stored in the outbox once per idempotency key and delivered off the request path. */
 	"notifications.sendEmail": { params: EmailRequest; result: { stored: boolean } };
 	/** A password login succeeded: the new-login email, if the caller wants it (Zulip's enable_login_emails). */

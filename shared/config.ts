@@ -113,6 +113,8 @@ export interface Config {
 	pushRetrySeconds: number;
 	/** How often each notifications replica looks for bouncer requests due (again); 0 turns the sweep off. */
 	pushSweepSeconds: number;
+	/** How often each notifications replica runs a digest pass (sending only on the organization's digest weekday); 0 turns digests off. */
+	digestIntervalSeconds: number;
 	/** Exposes the no-op route that `npm run bench` uses as its baseline. */
 	benchRoutes: boolean;
 	/** Server setting WEB_PUBLIC_STREAMS_ENABLED: whether channels may be web-public at all. */
@@ -185,6 +187,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		pushMaxAttempts: positive("PUSH_MAX_ATTEMPTS", 4),
 		pushRetrySeconds: int("PUSH_RETRY_SECONDS", 30),
 		pushSweepSeconds: int("PUSH_SWEEP_SECONDS", 10),
+		digestIntervalSeconds: int("DIGEST_INTERVAL_SECONDS", 3600),
 		storePort: int("STORE_PORT", 27117),
 		transporter: str("TRANSPORTER", ""),
 		services: str("SERVICES", "")

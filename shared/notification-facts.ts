@@ -1,7 +1,7 @@
 // What the notifications service reads about a sent message's recipients, once per message from
 // each service that owns a part (users: who they are, settings, presence, mutes; channels: their
 // subscriptions and topic policies), to decide Zulip's missed-message notifications.
-import type { Identity } from "./actions";
+import type { Identity } from "./identity";
 
 export interface RecipientUser {
 	identity: Identity;

@@ -23,6 +23,7 @@ import { userChangeActions } from "./actions/user-changes";
 import { inviteChannelActions } from "./actions/invites";
 import { registerActions } from "./actions/register";
 import { realmExportActions } from "./actions/realm-export";
+import { digestChannelActions } from "./actions/digests";
 
 export function channelsService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
@@ -42,6 +43,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 			...inviteChannelActions(db),
 			...registerActions(db),
 			...realmExportActions(db),
+			...digestChannelActions(db),
 		},
 
 		events: {

@@ -163,7 +163,7 @@ export async function subscribe(db: ChannelsDb, graph: GroupGraph, actor: Identi
 			if (sub?.active) continue;
 			result.added.push({ user_id: u.user_id, channel });
 			const insert = sub ? {} : { $setOnInsert: { ...NEW_SUBSCRIPTION, user_id: u.user_id, channel_id: channel._id, color: COLORS[n++ % COLORS.length] } };
-			ops.push({ updateOne: { filter: { _id: key }, update: { ...insert, $set: { active: true } }, upsert: true } });
+			ops.push({ updateOne: { filter: { _id: key }, update: { ...insert, $set: { active: true, changed_at: clock.nowMs() } }, upsert: true } });
 		}
 	}
 	if (ops.length) await upsertRetrying(() => db.Subscription.bulkWrite(ops));

@@ -1,5 +1,6 @@
 // DELETE /users/me/subscriptions: unsubscribe the caller or, with permission, other users.
 import type { Identity, Principal } from "../../shared/actions";
+import { clock } from "../../shared/clock";
 import { apiError, insufficientPermission } from "../../shared/errors";
 import type { GroupGraph } from "../../shared/group-settings";
 import type { ChannelsDb } from "./db";
@@ -53,6 +54,6 @@ export async function unsubscribe(
 			} else notRemoved.push(c.name);
 		}
 	}
-	if (ids.length) await db.Subscription.updateMany({ _id: { $in: ids } }, { $set: { active: false } });
+	if (ids.length) await db.Subscription.updateMany({ _id: { $in: ids } }, { $set: { active: false, changed_at: clock.nowMs() } });
 	return { removed, not_removed: notRemoved, channelIds: targets.map((c) => c._id), userIds: users.map((u) => u.user_id), pairs };
 }

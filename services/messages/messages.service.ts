@@ -57,6 +57,7 @@ import { readReceiptActions } from "./actions/read-receipts";
 import { realmExportActions } from "./actions/realm-export";
 import { attachmentSupportActions } from "./actions/attachment-support";
 import { notificationSupportActions } from "./actions/notification-support";
+import { digestMessageActions } from "./actions/digests";
 import { MuterCache } from "./muter-cache";
 
 export function messagesService(config: Config & { mongoUrl: string }): ServiceSchema {
@@ -258,6 +259,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 			...realmExportActions(deps),
 			...attachmentSupportActions(deps),
 			...notificationSupportActions(deps),
+			...digestMessageActions(deps),
 		},
 
 		events: {

@@ -1,16 +1,18 @@
 // The notifications service: what reaches people who are away. Email: the outbox (its own
 // database, `<prefix>_notifications`), delivery over SMTP (SMTP_URL) or into EMAIL_DIR, dead
-// letters, new-login emails, missed-message emails and unsubscribe links. Mobile push through
-// Zulip's push notification bouncer (PUSH_NOTIFICATION_BOUNCER_URL): device registrations, the
-// missed-message decision's pushes and their removal when read. This file wires the service and
-// its sweep timers (EMAIL_SWEEP_SECONDS: the outbox and the due missed-message batches;
-// PUSH_SWEEP_SECONDS: the bouncer requests); the actions are in actions/, the outbox and its
-// delivery in outbox/, the emails in templates/ and login-notice/, missed messages in missed/,
-// unsubscribing in unsubscribe/, push in push/.
+// letters, new-login emails, missed-message emails, weekly digests and unsubscribe links. Mobile
+// push through Zulip's push notification bouncer (PUSH_NOTIFICATION_BOUNCER_URL): device
+// registrations, the missed-message decision's pushes and their removal when read. This file
+// wires the service, its listeners and its timers (EMAIL_SWEEP_SECONDS: the outbox and the due
+// missed-message batches; DIGEST_INTERVAL_SECONDS; PUSH_SWEEP_SECONDS: the bouncer requests); the
+// actions are in actions/, the outbox and its delivery in outbox/, the emails in templates/,
+// login-notice/ and digest/, missed messages in missed/, unsubscribing in unsubscribe/, push in
+// push/.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
 import type { ServiceSchema } from "moleculer";
 import { pushConfigured, type Config } from "../../shared/config";
+import { clock } from "../../shared/clock";
 import { connectServiceDb, ensureIndexes } from "../../shared/db";
 import { outboxEmailModel } from "./models/outbox-email";
 import { unsubscribeKeyModel } from "./models/unsubscribe-key";
@@ -23,6 +25,8 @@ import { emailActions } from "./actions/emails";
 import { outboxActions } from "./actions/outbox";
 import { unsubscribeActions } from "./actions/unsubscribe";
 import { missedActions, missedEvents, type MissedDeps } from "./actions/missed";
+import { digestActions } from "./actions/digests";
+import { digestPass } from "./digest/digest-pass";
 import { pushActions, pushEvents } from "./actions/push";
 import { pushJobModel, pushSentModel } from "./models/push-job";
 import { sweepPush, type PushDeps } from "./push/jobs";
@@ -36,7 +40,9 @@ import { bouncerPushHook } from "./push/message-push";
 export function notificationsService(config: Config & { mongoUrl: string; cli?: boolean }, pushDue?: PushHook): ServiceSchema {
 	let conn: Connection;
 	let timer: NodeJS.Timeout | undefined;
+	let digestTimer: NodeJS.Timeout | undefined;
 	let sweeping: Promise<unknown> | undefined;
+	let digesting: Promise<unknown> | undefined;
 	let pushTimer: NodeJS.Timeout | undefined;
 	let pushSweeping: Promise<unknown> | undefined;
 	// This replica's name in claims: the node and a random part (several may share a node in tests).
@@ -58,6 +64,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			...outboxActions(deps),
 			...unsubscribeActions(deps),
 			...missedActions(deps),
+			...digestActions(deps),
 			...pushActions(push),
 		},
 
@@ -92,6 +99,15 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			this.logger.info(`email goes ${config.smtpUrl ? "out over SMTP" : `into ${config.emailDir}`}`);
 			this.logger.info(push.bouncer ? `push notifications go through the bouncer at ${config.pushBouncerUrl}` : "push notifications are off (no PUSH_NOTIFICATION_BOUNCER_URL)");
 			if (config.cli) return;
+			if (config.digestIntervalSeconds) {
+				// No pass at start (the other services may still be starting): a digest day has many ticks.
+				digestTimer = setInterval(() => {
+					if (digesting) return;
+					digesting = digestPass(deps, clock.nowMs())
+						.catch((err: unknown) => this.logger.error({ err }, "digest pass failed"))
+						.finally(() => (digesting = undefined));
+				}, config.digestIntervalSeconds * 1000).unref();
+			}
 			if (push.bouncer && config.pushSweepSeconds) {
 				const pushTick = () => {
 					if (pushSweeping) return; // the previous sweep is still sending
@@ -116,9 +132,9 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 
 		async stopped() {
 			clearInterval(timer);
+			clearInterval(digestTimer);
 			clearInterval(pushTimer);
-			await sweeping;
-			await pushSweeping;
+			await Promise.all([sweeping, digesting, pushSweeping]);
 			await Promise.all([...deps.storing]);
 			await Promise.all([...(deps.inflight ?? []), ...(push.inflight ?? [])]);
 			deps.transport?.close();

@@ -45,6 +45,7 @@ import { serverActions } from "./realm/server-actions";
 import { realmExportActions } from "./realm-export/actions";
 import { registerActions } from "./register/actions";
 import { passwordResetActions } from "./password-reset/actions";
+import { digestActions } from "./digests/actions";
 
 /** Every action group of the service, each made from the same deps. */
 const ACTION_GROUPS: ActionGroup[] = [
@@ -71,6 +72,7 @@ const ACTION_GROUPS: ActionGroup[] = [
 	realmExportActions,
 	registerActions,
 	passwordResetActions,
+	digestActions,
 ];
 
 const REALM_POLL_MS = 5_000;

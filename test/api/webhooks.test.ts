@@ -230,3 +230,58 @@ describe("refusals, each posting nothing", () => {
 		expect(res.status).toBe(413);
 	});
 });
+
+describe("Clubhouse, Taiga and Pivotal: hostile payloads are Zulip's 400 and post nothing", () => {
+	const story = { id: 11, entity_type: "story", action: "create", name: "S", story_type: "feature", app_url: "https://app.clubhouse.io/z/story/11" };
+	const clubhouse = (payload: unknown) => JSON.stringify(payload);
+	const taigaUser = { full_name: "Jan", permalink: "https://tree.taiga.io/profile/jan" };
+	const v5 = (over: Record<string, unknown>) => JSON.stringify({ kind: "story_update_activity", project: { name: "P", id: 1 }, primary_resources: [{ name: "S", id: 2, url: "u" }], changes: [], ...over });
+	const v3 = (inner: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<activity>${inner}</activity>`;
+	const deepJson = `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`;
+
+	test.each<[string, string, string, string | RegExp]>([
+		["clubhouse", "a primary ID no action has", clubhouse({ primary_id: 12, actions: [story], references: [] }), "Malformed payload"],
+		["clubhouse", "actions that are not a list", clubhouse({ primary_id: 11, actions: { story } }), "payload['actions'] is not a list"],
+		["clubhouse", "a story name of the wrong type", clubhouse({ primary_id: 11, actions: [{ ...story, name: 5 }], references: [] }), "payload['actions'][0]['name'] is not a string"],
+		["clubhouse", "an epic the references lack", clubhouse({ primary_id: 11, actions: [{ ...story, epic_id: 9 }], references: [] }), "Malformed payload"],
+		["clubhouse", "a state change without references", clubhouse({ primary_id: 11, actions: [{ ...story, action: "update", changes: { workflow_state_id: { new: 1, old: 2 } } }] }), "payload['references'] is missing"],
+		["clubhouse", "nested too deeply", deepJson, "Malformed JSON"],
+		["taiga", "no user", JSON.stringify({ action: "test", type: "test", data: {} }), "payload['by'] is missing"],
+		["taiga", "a diff of the wrong type", JSON.stringify({ action: "change", type: "task", by: taigaUser, data: { subject: "T" }, change: { diff: { is_blocked: { to: "yes" } }, comment: "" } }), "payload['change']['diff']['is_blocked']['to'] is not a boolean"],
+		["taiga", "a change of a kind without that template", JSON.stringify({ action: "change", type: "task", by: taigaUser, data: { subject: "T" }, change: { diff: { points: {} }, comment: "" } }), "Malformed payload"],
+		["taiga", "an action that says nothing", JSON.stringify({ action: "frobnicate", type: "task", by: taigaUser, data: {} }), /empty/],
+		["pivotal", "neither XML nor JSON", "<activity><event_type>", "Unable to handle Pivotal payload"],
+		["pivotal", "XML declaring entities", `<?xml version="1.0"?><!DOCTYPE a [<!ENTITY b "${"x".repeat(100)}"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;">]>${v3("<event_type>story_update</event_type><description>&c;</description><project_id>1</project_id>")}`, "Unable to handle Pivotal payload"],
+		["pivotal", "XML nested too deeply", v3(`${"<a>".repeat(20000)}${"</a>".repeat(20000)}`), "Unable to handle Pivotal payload"],
+		["pivotal", "a v3 activity without a description", v3("<event_type>story_update</event_type><project_id>1</project_id>"), "Unable to handle Pivotal payload"],
+		["pivotal", "a v3 activity of an unknown type", v3('<event_type>story_frob</event_type><description>A "b"</description><project_id>1</project_id>'), "Unable to handle Pivotal payload"],
+		["pivotal", "a v5 kind of the wrong type", v5({ kind: 7 }), "payload['kind'] is not a string"],
+		["pivotal", "no primary resource", v5({ primary_resources: [] }), "payload['primary_resources'][0] is missing"],
+		["pivotal", "changes that are not a list", v5({ changes: { a: 1 } }), "payload['changes'] is not a list"],
+		["pivotal", "a change without new values", v5({ changes: [{ kind: "story" }] }), "payload['changes'][0]['new_values'] is missing"],
+		["pivotal", "a kind Zulip knows and does not render", v5({ kind: "task_create_activity" }), "Unable to handle Pivotal payload"],
+		["pivotal", "a comment event without a comment", v5({ kind: "comment_create_activity", changes: [{ kind: "story", new_values: {} }] }), "Unable to handle Pivotal payload"],
+	])("%s: %s", async (integration, _what, body, msg) => {
+		const before = await newest();
+		expectError(await hook(integration, { api_key: bot.api_key, stream: "dev" }, body), 400, "BAD_REQUEST", msg);
+		expect(await botMessages(before)).toEqual([]);
+	});
+
+	test("an unsupported Pivotal v5 kind and Clubhouse event: Zulip's success naming it, nothing posted", async () => {
+		const before = await newest();
+		expect((await hook("pivotal", { api_key: bot.api_key, stream: "dev" }, v5({ kind: "story_frob_activity" }))).body).toMatchObject({ result: "success", event_type: "story_frob_activity", webhook_name: "Pivotal" });
+		const frob = clubhouse({ primary_id: 11, actions: [{ ...story, entity_type: "story", action: "frob" }], references: [] });
+		expect((await hook("clubhouse", { api_key: bot.api_key, stream: "dev" }, frob)).body).toMatchObject({ result: "success", event_type: "story_frob", webhook_name: "Clubhouse" });
+		expect(await botMessages(before)).toEqual([]);
+	});
+
+	test("a Clubhouse empty POST (null) is ignored; a huge story name posts, its topic cut as Zulip cuts it", async () => {
+		const before = await newest();
+		expectSuccess(await hook("clubhouse", { api_key: bot.api_key, stream: "dev" }, "null"));
+		expect(await botMessages(before)).toEqual([]);
+		expectSuccess(await hook("clubhouse", { api_key: bot.api_key, stream: "dev" }, clubhouse({ primary_id: 11, actions: [{ ...story, name: "n".repeat(100_000) }], references: [] })));
+		const [posted] = await botMessages(before);
+		expect(posted.subject).toBe(`${"n".repeat(57)}...`);
+		expect(posted.content).toMatch(/\[message truncated\]$/);
+	});
+});

@@ -9,7 +9,8 @@
 // and the lost-replica figures (replica-loss-bench.ts): a messages replica killed under 20 clients,
 // and the files figures (files-bench.ts): memory and speed of uploads and downloads, and the import
 // and export figures (import-bench.ts): import-zulip's and export-zulip's messages per second and peak RSS,
-// and the node-memory figures (node-memory-bench.ts): a node's RSS over thousands of messages,
+// and the node-memory figures (node-memory-bench.ts): a node's RSS over thousands of messages, and
+// the integrations figures (integrations-bench.ts): GitHub's push webhook beside POST /messages,
 // and the notifications figures (notifications-bench.ts): 10,000 mentions of idle members, their
 // missed-message emails, and POST /messages with that load beside without it.
 //
@@ -18,10 +19,10 @@
 // (a directory: the gateway figures' server nodes write CPU profiles there),
 // BENCH_MESSAGE_CONNECTIONS (for the messages figures, default 4), MONGO_URL (a MongoDB server;
 // without it the embedded store is started), BENCH_ONLY (one part: "gateway", "messages",
-// "flags" for the flag figures alone, "store", "events", "scheduling", "replica-loss", "files", "import", "node-memory" or "notifications"); the store
+// "flags" for the flag figures alone, "store", "events", "scheduling", "replica-loss", "files", "import", "node-memory", "integrations" or "notifications"); the store
 // figures' own settings are in store-bench.ts (BENCH_STORE_MESSAGES, ...), the events figures' in
 // events-bench.ts, the scheduling figures' in scheduling-bench.ts, the lost-replica figures' in
-// replica-loss-bench.ts.
+// replica-loss-bench.ts, the integrations figures' in integrations-bench.ts.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -39,13 +40,14 @@ import { STARTUP_SETTINGS, startupFigures, startupTable, type StartupReport } fr
 import { FILES_SETTINGS, filesFigures, filesTable, type FilesFigure } from "./files-bench";
 import { IMPORT_SETTINGS, importFigures, importTable, type ImportFigure } from "./import-bench";
 import { NODE_MEMORY_SETTINGS, nodeMemoryFigures, nodeMemoryTable, type NodeMemoryFigure } from "./node-memory-bench";
+import { INTEGRATIONS_SETTINGS, integrationFigures, integrationsTable, type IntegrationFigure } from "./integrations-bench";
 import { NOTIFY_SETTINGS, notifyFigures, notifyTable, type NotifyFigure } from "./notifications-bench";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY;
-const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup" | "files" | "import" | "node-memory" | "notifications") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
+const runs = (part: "gateway" | "messages" | "store" | "events" | "scheduling" | "replica-loss" | "startup" | "files" | "import" | "node-memory" | "integrations" | "notifications") => !ONLY || ONLY === part || (part === "messages" && ONLY === "flags");
 
 async function main() {
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), "chat-bench-"));
@@ -67,6 +69,8 @@ async function main() {
 	let filesReport: FilesFigure[] = [];
 	let importReport: ImportFigure[] = [];
 	let nodeMemoryReport: NodeMemoryFigure[] = [];
+	let integrationsReport: IntegrationFigure[] = [];
+	const integrationOpts = { connections: Number(process.env.BENCH_INTEGRATION_CONNECTIONS ?? 8), rounds: Number(process.env.BENCH_INTEGRATION_ROUNDS ?? 3), seconds: SECONDS };
 	let notifyReport: NotifyFigure | undefined;
 	try {
 		store = process.env.MONGO_URL ? undefined : await startEmbeddedStore({ dataDir: path.join(work, "store"), port: await freePort() });
@@ -125,6 +129,14 @@ async function main() {
 		if (runs("files")) filesReport = await filesFigures(common, nats!.url, work);
 		if (runs("import")) importReport = await importFigures(common.MONGO_URL, work);
 		if (runs("node-memory")) nodeMemoryReport = await nodeMemoryFigures(common, work);
+		if (runs("integrations")) {
+			const node = await startBenchServer({ ...common, DB_PREFIX: `b${randomBytes(4).toString("hex")}`, DATA_DIR: path.join(work, "integrations"), PORT: String(await freePort()) });
+			try {
+				integrationsReport = await integrationFigures(node, { ...integrationOpts, storePid: store ? storePid(path.join(work, "store")) : undefined });
+			} finally {
+				await node.stop();
+			}
+		}
 		if (runs("notifications")) notifyReport = await notifyFigures(common, work);
 	} finally {
 		forget();
@@ -152,6 +164,7 @@ async function main() {
 	if (filesReport.length) process.stdout.write(`\n${filesTable(filesReport, tableInfo(FILES_SETTINGS))}\n`);
 	if (nodeMemoryReport.length) process.stdout.write(`\n${nodeMemoryTable(nodeMemoryReport, tableInfo(NODE_MEMORY_SETTINGS))}\n`);
 	if (importReport.length) process.stdout.write(`\n${importTable(importReport, tableInfo(IMPORT_SETTINGS))}\n`);
+	if (integrationsReport.length) process.stdout.write(`\n${integrationsTable(integrationsReport, { ...tableInfo(INTEGRATIONS_SETTINGS), ...integrationOpts })}\n`);
 	if (notifyReport) process.stdout.write(`\n${notifyTable(notifyReport, tableInfo(NOTIFY_SETTINGS))}\n`);
 }
 

@@ -2,6 +2,7 @@
 // channels in an invitation (Zulip's access_streams_for_invite), and subscribing the account an
 // accepted invitation created to the invitation's channels and, when asked, the defaults.
 import { requireUser, type Ctx } from "../../../shared/actions";
+import { clock } from "../../../shared/clock";
 import { upsertRetrying } from "../../../shared/db";
 import { badRequest } from "../../../shared/errors";
 import type { SubscriptionsChanged } from "../../../shared/org-events";
@@ -62,7 +63,7 @@ export function inviteChannelActions(db: ChannelsDb) {
 				const ops = targets.map((c, i) => ({
 					updateOne: {
 						filter: { _id: subscriptionKey(user_id, c._id) },
-						update: { $setOnInsert: { ...NEW_SUBSCRIPTION, user_id, channel_id: c._id, color: COLORS[i % COLORS.length] }, $set: { active: true } },
+						update: { $setOnInsert: { ...NEW_SUBSCRIPTION, user_id, channel_id: c._id, color: COLORS[i % COLORS.length] }, $set: { active: true, changed_at: clock.nowMs() } },
 						upsert: true,
 					},
 				}));

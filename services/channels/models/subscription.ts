@@ -29,6 +29,11 @@ export interface SubscriptionDoc {
 	push_notifications: boolean | null;
 	email_notifications: boolean | null;
 	wildcard_mentions_notify: boolean | null;
+	/**
+	 * When `active` last changed (UNIX milliseconds; absent on rows from before it): a digest leaves
+	 * out channels whose subscription changed in its period, as Zulip's does from its audit log.
+	 */
+	changed_at?: number;
 }
 
 const schema = new Schema<SubscriptionDoc>(
@@ -45,6 +50,7 @@ const schema = new Schema<SubscriptionDoc>(
 		push_notifications: { type: Boolean, default: null },
 		email_notifications: { type: Boolean, default: null },
 		wildcard_mentions_notify: { type: Boolean, default: null },
+		changed_at: { type: Number },
 	},
 	{ versionKey: false },
 );

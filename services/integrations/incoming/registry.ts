@@ -86,6 +86,9 @@ import { wekan } from "./integrations/wekan";
 import { slack } from "./integrations/slack";
 import { jotform } from "./integrations/jotform";
 import { slackIncoming } from "./integrations/slack_incoming";
+import { clubhouse } from "./integrations/clubhouse";
+import { taiga } from "./integrations/taiga";
+import { pivotal } from "./integrations/pivotal";
 
 export const INTEGRATIONS: Integration[] = [
 	github,
@@ -173,6 +176,9 @@ export const INTEGRATIONS: Integration[] = [
 	wekan,
 	slack,
 	jotform,
+	clubhouse,
+	taiga,
+	pivotal,
 ];
 
 const byName = new Map<string, Integration>();

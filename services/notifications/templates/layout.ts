@@ -2,10 +2,7 @@
 // the same), the sender's name, and the footer with an unsubscribe link for the kinds that have one.
 import { escapeHtml } from "../../../shared/html";
 
-/**
- * A paragraph of text, a link (shown as a button in HTML), a list of facts, or a part given in
- * both forms (`html` trusted: the server's own rendering of a message).
- */
+/** A paragraph of text, a link (shown as a button in HTML), a list of facts, or a part written for each (messages as rendered). */
 export type Block = string | { link: string; label: string } | { items: string[] } | { text: string; html: string };
 
 export interface Rendered {
@@ -17,24 +14,23 @@ export interface Rendered {
 }
 
 /** The kinds of email a recipient may turn off by a link in them (Zulip's unsubscribe email types). */
-export type UnsubscribeType = "login" | "welcome" | "missed_messages";
+export type UnsubscribeType = "login" | "welcome" | "digest" | "missed_messages";
 
 export interface Footer {
 	/** The unsubscribe link and what it turns off, for the kinds that have one. */
 	unsubscribe?: { link: string; what: string };
 }
 
-function textOf(b: Block): string {
-	if (typeof b === "string") return b;
-	if ("link" in b) return `${b.label}:\n    <${b.link}>`;
-	return "items" in b ? b.items.map((i) => `* ${i}`).join("\n") : b.text;
-}
+const textOf = (b: Block): string => (typeof b === "string" ? b : "link" in b ? `${b.label}:\n    <${b.link}>` : "items" in b ? b.items.map((i) => `* ${i}`).join("\n") : b.text);
 
-function htmlOf(b: Block): string {
-	if (typeof b === "string") return `<p>${escapeHtml(b).replace(/\n/g, "<br />")}</p>`;
-	if ("link" in b) return `<p><a class="button" href="${escapeHtml(b.link)}">${escapeHtml(b.label)}</a></p>`;
-	return "items" in b ? `<ul>${b.items.map((i) => `<li>${escapeHtml(i)}</li>`).join("")}</ul>` : b.html;
-}
+const htmlOf = (b: Block): string =>
+	typeof b === "string"
+		? `<p>${escapeHtml(b).replace(/\n/g, "<br />")}</p>`
+		: "link" in b
+			? `<p><a class="button" href="${escapeHtml(b.link)}">${escapeHtml(b.label)}</a></p>`
+			: "items" in b
+				? `<ul>${b.items.map((i) => `<li>${escapeHtml(i)}</li>`).join("")}</ul>`
+				: b.html;
 
 /** Both parts of an email whose body is `blocks`. */
 export function compose(subject: string, from_name: string, blocks: Block[], footer: Footer = {}): Rendered {

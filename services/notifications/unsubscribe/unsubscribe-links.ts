@@ -1,9 +1,11 @@
 // One-click unsubscribe (Zulip's zerver/views/unsubscribe.py): an email of a kind that can be
 // turned off carries a link /accounts/unsubscribe/<type>/<key>, in its footer and its
 // List-Unsubscribe header; opening it turns that kind off for the recipient without logging in.
-// "login" turns enable_login_emails off and "missed_messages" enable_offline_email_notifications
-// (as the user, through users.updateSettings, so their clients hear of it); "welcome" cancels the
-// onboarding emails not sent yet (Zulip's do_welcome_unsubscribe). Decision: a key opens only the type it was made for (Zulip's open any).
+// "login", "digest" and "missed_messages" turn enable_login_emails, enable_digest_emails and
+// enable_offline_email_notifications off (as the user, through users.updateSettings, so their
+// clients hear of it; Zulip's do_missedmessage_unsubscribe for the last); "welcome" cancels the
+// onboarding emails not sent yet (Zulip's do_welcome_unsubscribe). Decision: a key opens only the
+// type it was made for (Zulip's open any).
 import { createHash } from "node:crypto";
 import type { Model } from "mongoose";
 import type { ServiceBroker } from "moleculer";
@@ -18,13 +20,10 @@ import type { UnsubscribeKeyDoc } from "../models/unsubscribe-key";
 export const UNSUBSCRIBE_PATH = "/accounts/unsubscribe";
 
 /** What each type turns off, as its link and page say it (Zulip's display names). */
-export const UNSUBSCRIBE_WHAT: Record<UnsubscribeType, string> = { login: "login emails", welcome: "welcome emails", missed_messages: "missed message emails" };
+export const UNSUBSCRIBE_WHAT: Record<UnsubscribeType, string> = { login: "login emails", welcome: "welcome emails", digest: "digest emails", missed_messages: "missed message emails" };
 
-/** The setting a type's link turns off (Zulip's do_missedmessage_unsubscribe turns enable_offline_email_notifications off). */
-const SETTING_OF: Partial<Record<UnsubscribeType, "enable_login_emails" | "enable_offline_email_notifications">> = {
-	login: "enable_login_emails",
-	missed_messages: "enable_offline_email_notifications",
-};
+/** The personal setting each type's link turns off (as the user); "welcome" cancels emails instead. */
+const SETTING_OFF = { login: "enable_login_emails", digest: "enable_digest_emails", missed_messages: "enable_offline_email_notifications" } as const;
 
 export interface UnsubscribeDeps {
 	broker: ServiceBroker;
@@ -48,10 +47,9 @@ export async function unsubscribe(deps: UnsubscribeDeps, type: string, key: stri
 	if (!Object.hasOwn(UNSUBSCRIBE_WHAT, type) || !/^[A-Za-z0-9]{32}$/.test(key)) throw unknownLink();
 	const doc = await deps.UnsubscribeKey.findById(keyHash(key)).lean();
 	if (!doc || doc.type !== type) throw unknownLink();
-	const setting = SETTING_OF[type as UnsubscribeType];
-	if (setting) {
+	if (type !== "welcome") {
 		if (!doc.user) throw unknownLink();
-		await call(deps.broker, "users.updateSettings", { [setting]: false }, { meta: { user: doc.user } });
+		await call(deps.broker, "users.updateSettings", { [SETTING_OFF[type as keyof typeof SETTING_OFF]]: false }, { meta: { user: doc.user } });
 	} else {
 		await deps.Outbox.updateMany({ user_id: doc.user_id, kind: "account_registered", state: "queued" }, { $set: { state: "cancelled" } });
 	}

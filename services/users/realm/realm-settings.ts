@@ -9,7 +9,7 @@ import { emojiDataUrl } from "../../../shared/emoji-data";
 import { realmImageState } from "./realm-images";
 
 /** The server settings (from the environment) that the register state reports. */
-export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams" | "maxFileUploadSizeMib" | "pushBouncerUrl" | "zulipOrgId" | "zulipOrgKey">;
+export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams" | "maxFileUploadSizeMib" | "digestIntervalSeconds" | "pushBouncerUrl" | "zulipOrgId" | "zulipOrgKey">;
 
 /** Defaults of the settings an organization can change; the realm document stores overrides. */
 export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
@@ -128,7 +128,8 @@ export function serverState(server: ServerSettings): Record<string, unknown> {
 		max_avatar_file_size_mib: 5,
 		max_icon_file_size_mib: 5,
 		max_logo_file_size_mib: 5,
-		settings_send_digest_emails: false,
+		// Zulip's SEND_DIGEST_EMAILS: the notifications service runs digest passes.
+		settings_send_digest_emails: server.digestIntervalSeconds > 0,
 		giphy_rating_options: {
 			disabled: { name: "GIPHY integration disabled", id: 0 },
 			y: { name: "Allow GIPHY content rated Y", id: 1 },

@@ -32,7 +32,10 @@ export const REALM_TOPICS_POLICIES = ["allow_empty_topic", "disable_empty_topic"
 export const EDIT_HISTORY_POLICIES = ["all", "moves", "none"] as const;
 
 /** Plain settings PATCH /realm takes, by API name (stored as `realm_<name>`). */
-export const PLAIN_SETTINGS = ["allow_message_editing", "enable_spectator_access", "waiting_period_threshold", "message_edit_history_visibility_policy", "topics_policy", "enable_read_receipts", "avatar_changes_disabled"] as const;
+export const PLAIN_SETTINGS = ["allow_message_editing", "enable_spectator_access", "waiting_period_threshold", "message_edit_history_visibility_policy", "topics_policy", "enable_read_receipts", "avatar_changes_disabled", "digest_emails_enabled", "digest_weekday"] as const;
+
+/** Zulip's Realm.DIGEST_WEEKDAY_VALUES: Monday (0) to Sunday (6), as Python's weekday(). */
+export const DIGEST_WEEKDAYS = [0, 1, 2, 3, 4, 5, 6] as const;
 
 /** Zulip's announcement channels (-1: none); new channel announcements are the ones posted here. */
 export const ANNOUNCEMENT_CHANNEL_SETTINGS = ["new_stream_announcements_stream_id", "signup_announcements_stream_id", "zulip_update_announcements_stream_id"] as const;
