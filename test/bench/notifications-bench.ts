@@ -1,8 +1,9 @@
 // The missed-message figures of `npm run bench` (BENCH_ONLY=notifications): one node (every
 // service, email into EMAIL_DIR, its sweep every second) and BENCH_NOTIFY_MEMBERS (default 100)
 // members of one channel, generated into the store, their batching period BENCH_NOTIFY_PERIOD
-// seconds (default 10, a twelfth of Zulip's default: each round of mentions lasts longer, so the
-// batches go out while messages are sent, and each email folds fewer mentions than at 120 s). Two runs of BENCH_NOTIFY_MENTIONS (default 10,000) POST /messages from
+// seconds (default Zulip's 120; the batches that fall due while an idle run lasts go out during
+// it, the rest in the wait after it, which is not timed: a shorter period puts more of them in the
+// run and folds fewer mentions into each email). Two runs of BENCH_NOTIFY_MENTIONS (default 10,000) POST /messages from
 // BENCH_NOTIFY_CONNECTIONS (default 4) clients, each message mentioning one member in turn, in
 // BENCH_NOTIFY_ROUNDS (default 2) rounds, each with both, in turns of order (without-with,
 // with-without), after 200 warm-up messages, so the machine's other load falls on both alike:
@@ -24,8 +25,8 @@ export const NOTIFY_SETTINGS = ["BENCH_NOTIFY_MEMBERS", "BENCH_NOTIFY_MENTIONS",
 const MEMBERS = Number(process.env.BENCH_NOTIFY_MEMBERS ?? 100);
 const MENTIONS = Number(process.env.BENCH_NOTIFY_MENTIONS ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_NOTIFY_CONNECTIONS ?? 4);
-/** Shorter than Zulip's default 120 s, so that batches go out within each run even on a fast machine. */
-const PERIOD = Number(process.env.BENCH_NOTIFY_PERIOD ?? 10);
+/** Zulip's default batching period. */
+const PERIOD = Number(process.env.BENCH_NOTIFY_PERIOD ?? 120);
 const ROUNDS = Number(process.env.BENCH_NOTIFY_ROUNDS ?? 2);
 const WARMUP = 200;
 /** The emails of a run not written by then are reported as they stand. */

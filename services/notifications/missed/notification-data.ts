@@ -9,7 +9,7 @@
 //   pushTrigger(data, senderId, idle)        -> Zulip's get_push_notification_trigger, or null
 //   isNotifiable(data, senderId)             -> would notify if idle (who needs a presence check)
 //   decide(message, recipients, idle)        -> per recipient { email, push } (null: none)
-// Idle (decided in missed/idle.ts, written down in docs/email.md): no active presence within
+// Idle (decided in missed/recipients.ts, written down in docs/email.md): no active presence within
 // OFFLINE_THRESHOLD_SECS. Email needs idle; push needs idle or enable_online_push_notifications.
 
 /** Zulip's NotificationTriggers values, most salient first as Zulip orders them. */
