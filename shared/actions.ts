@@ -238,6 +238,27 @@ export interface InvitedUser {
 	seat_limit: number;
 }
 
+/** A registered push device (Zulip's PushDeviceToken): kind 1 APNs, 2 FCM. */
+export interface PushDevice {
+	kind: number;
+	token: string;
+	/** The iOS app's ID (APNs only), null otherwise. */
+	ios_app_id: string | null;
+}
+
+/** users.pushDevices: a user's devices, oldest first, and the organization (for the payloads). */
+export interface PushDevices {
+	devices: PushDevice[];
+	realm: { id: number; name: string; url: string };
+}
+
+/** A device registered (or removed) by a user, for the bouncer (notifications.pushDeviceChanged). */
+export interface PushDeviceChange extends PushDevice {
+	user_id: number;
+	realm_id: number;
+	registered: boolean;
+}
+
 export interface ActionMap {
 	"users.authenticate": { params: { email: string; api_key: string }; result: Identity };
 	"users.integrationPeople": { params: { emails: string[]; guesses: string[] }; result: IntegrationPeople };
@@ -276,6 +297,9 @@ export interface ActionMap {
 	/** A password login succeeded: the new-login email, if the caller wants it (Zulip's enable_login_emails). */
 	/** An email's unsubscribe link opened (the gateway's page): that kind of email is off for its recipient. */
 	"notifications.unsubscribe": { params: { type: string; key: string }; result: { what: string } };
+	"notifications.pushDeviceChanged": { params: PushDeviceChange; result: None };
+	"users.pushDevices": { params: { user_id: number }; result: PushDevices };
+	"users.forgetPushDevices": { params: { kind: number; tokens: string[] }; result: { deleted: number } };
 	"notifications.loginNotice": { params: { user_agent: string; ip: string; idempotency_key: string }; result: { stored: boolean } };
 	"users.checkInviteGroups": { params: { group_ids: number[] }; result: None };
 	"users.createInvitedUser": { params: InvitedUser; result: { user_id: number; email: string; full_name: string } };

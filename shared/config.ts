@@ -33,6 +33,20 @@ function url(name: string, fallback: string): string {
 	return raw;
 }
 
+/** PUSH_NOTIFICATION_BOUNCER_URL: an http(s) URL without trailing slashes, or empty (push off). */
+function bouncerUrl(raw: string): string {
+	if (!raw) return "";
+	if (!URL.canParse(raw) || !["http:", "https:"].includes(new URL(raw).protocol)) throw new Error(`PUSH_NOTIFICATION_BOUNCER_URL must be an http or https URL, got "${raw}"`);
+	return raw.replace(/\/+$/, "");
+}
+
+/** ZULIP_ORG_ID and ZULIP_ORG_KEY, required (a UUID and a key) once a bouncer is configured. */
+function bouncerCredentials(url: string, id: string, key: string): { zulipOrgId: string; zulipOrgKey: string } {
+	if (url && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new Error("ZULIP_ORG_ID must be the server's registration UUID when PUSH_NOTIFICATION_BOUNCER_URL is set");
+	if (url && !key) throw new Error("ZULIP_ORG_KEY must be set when PUSH_NOTIFICATION_BOUNCER_URL is set");
+	return { zulipOrgId: id.toLowerCase(), zulipOrgKey: key };
+}
+
 /** An smtp: or smtps: URL (nodemailer's), or empty. */
 function smtpUrl(raw: string): string {
 	if (raw && (!URL.canParse(raw) || !["smtp:", "smtps:"].includes(new URL(raw).protocol))) throw new Error("SMTP_URL must be an smtp:// or smtps:// URL");
@@ -87,6 +101,18 @@ export interface Config {
 	emailRetrySeconds: number;
 	/** How often each notifications replica looks for emails due (again); 0 turns the sweep off. */
 	emailSweepSeconds: number;
+	/** PUSH_NOTIFICATION_BOUNCER_URL: Zulip's mobile push notification service (e.g. https://push.zulipchat.com); empty turns push off. */
+	pushBouncerUrl: string;
+	/** ZULIP_ORG_ID: this server's registration UUID with the bouncer (HTTP basic auth user). */
+	zulipOrgId: string;
+	/** ZULIP_ORG_KEY: this server's registration secret with the bouncer (HTTP basic auth password). */
+	zulipOrgKey: string;
+	/** Attempts at one bouncer request (a registration, a notification) before it is given up. */
+	pushMaxAttempts: number;
+	/** The wait after a failed bouncer request, doubled after each further one (at most an hour). */
+	pushRetrySeconds: number;
+	/** How often each notifications replica looks for bouncer requests due (again); 0 turns the sweep off. */
+	pushSweepSeconds: number;
 	/** How often each notifications replica runs a digest pass (sending only on the organization's digest weekday); 0 turns digests off. */
 	digestIntervalSeconds: number;
 	/** Exposes the no-op route that `npm run bench` uses as its baseline. */
@@ -134,6 +160,11 @@ export interface Config {
 	uploadQuotaMib: number;
 }
 
+/** Zulip's push_notifications_configured: a bouncer and this server's credentials with it. */
+export function pushConfigured(c: Pick<Config, "pushBouncerUrl" | "zulipOrgId" | "zulipOrgKey">): boolean {
+	return Boolean(c.pushBouncerUrl && c.zulipOrgId && c.zulipOrgKey);
+}
+
 /** Reads the environment; `overrides` win (tests use them for a fresh database per file). */
 export function loadConfig(overrides: Partial<Config> = {}): Config {
 	const port = int("PORT", 9991);
@@ -151,6 +182,11 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
 		emailMaxAttempts: positive("EMAIL_MAX_ATTEMPTS", 6),
 		emailRetrySeconds: int("EMAIL_RETRY_SECONDS", 30),
 		emailSweepSeconds: int("EMAIL_SWEEP_SECONDS", 10),
+		pushBouncerUrl: bouncerUrl(str("PUSH_NOTIFICATION_BOUNCER_URL", "")),
+		...bouncerCredentials(str("PUSH_NOTIFICATION_BOUNCER_URL", ""), str("ZULIP_ORG_ID", ""), str("ZULIP_ORG_KEY", "")),
+		pushMaxAttempts: positive("PUSH_MAX_ATTEMPTS", 4),
+		pushRetrySeconds: int("PUSH_RETRY_SECONDS", 30),
+		pushSweepSeconds: int("PUSH_SWEEP_SECONDS", 10),
 		digestIntervalSeconds: int("DIGEST_INTERVAL_SECONDS", 3600),
 		storePort: int("STORE_PORT", 27117),
 		transporter: str("TRANSPORTER", ""),

@@ -188,6 +188,7 @@ export const routes: Route[] = [
 	{ method: "DELETE", path: "/users/me/apns_device_token", action: "users.removeApnsDeviceToken", humanOnly: true },
 	{ method: "POST", path: "/users/me/android_gcm_reg_id", action: "users.addAndroidRegId", humanOnly: true },
 	{ method: "DELETE", path: "/users/me/android_gcm_reg_id", action: "users.removeAndroidRegId", humanOnly: true },
+	{ method: "POST", path: "/mobile_push/test_notification", action: "notifications.testPushNotification", humanOnly: true },
 	{ method: "GET", path: "/navigation_views", action: "users.listNavigationViews" },
 	{ method: "POST", path: "/navigation_views", action: "users.addNavigationView" },
 	{ method: "PATCH", path: "/navigation_views/{fragment...}", action: "users.updateNavigationView" },

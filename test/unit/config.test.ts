@@ -1,5 +1,5 @@
-// Settings read from the environment (shared/config.ts): JITSI_SERVER_URL.
-import { loadConfig } from "../../shared/config";
+// Settings read from the environment (shared/config.ts): JITSI_SERVER_URL, EVENT_QUEUE_MAX_EVENTS, SMTP, the push bouncer.
+import { loadConfig, pushConfigured } from "../../shared/config";
 
 const saved = process.env.JITSI_SERVER_URL;
 afterEach(() => {
@@ -62,5 +62,31 @@ test("SMTP_URL and NOREPLY_EMAIL: files and noreply@<EXTERNAL_URL's host> by def
 			if (v === undefined) delete process.env[k];
 			else process.env[k] = v;
 		}
+	}
+});
+
+test("PUSH_NOTIFICATION_BOUNCER_URL: off by default; with it, ZULIP_ORG_ID (a UUID) and ZULIP_ORG_KEY are required", () => {
+	const names = ["PUSH_NOTIFICATION_BOUNCER_URL", "ZULIP_ORG_ID", "ZULIP_ORG_KEY"] as const;
+	const before = names.map((n) => process.env[n]);
+	try {
+		for (const n of names) delete process.env[n];
+		expect(loadConfig()).toMatchObject({ pushBouncerUrl: "", zulipOrgId: "", zulipOrgKey: "" });
+		expect(pushConfigured(loadConfig())).toBe(false);
+		process.env.PUSH_NOTIFICATION_BOUNCER_URL = "https://push.example.com/";
+		expect(() => loadConfig()).toThrow("ZULIP_ORG_ID must be the server's registration UUID");
+		process.env.ZULIP_ORG_ID = "not-a-uuid";
+		expect(() => loadConfig()).toThrow("ZULIP_ORG_ID");
+		process.env.ZULIP_ORG_ID = "6CDE5F7A-1F7E-4978-9716-49F69EBFC9FE";
+		expect(() => loadConfig()).toThrow("ZULIP_ORG_KEY must be set");
+		process.env.ZULIP_ORG_KEY = "secret";
+		expect(loadConfig()).toMatchObject({ pushBouncerUrl: "https://push.example.com", zulipOrgId: "6cde5f7a-1f7e-4978-9716-49f69ebfc9fe", zulipOrgKey: "secret" });
+		expect(pushConfigured(loadConfig())).toBe(true);
+		process.env.PUSH_NOTIFICATION_BOUNCER_URL = "push.example.com";
+		expect(() => loadConfig()).toThrow("PUSH_NOTIFICATION_BOUNCER_URL must be an http or https URL");
+	} finally {
+		names.forEach((n, i) => {
+			if (before[i] === undefined) delete process.env[n];
+			else process.env[n] = before[i];
+		});
 	}
 });

@@ -12,10 +12,11 @@
 //   dead letters, newest first      -> { state, failed_at }
 //   a user's unsent welcome emails  -> { user_id, state }
 import { Connection, Schema } from "mongoose";
+import { claimFields, indexClaims, type Claimable } from "../claims";
 
 export type OutboxState = "queued" | "sending" | "sent" | "dead" | "cancelled";
 
-export interface OutboxEmailDoc {
+export interface OutboxEmailDoc extends Claimable<OutboxState> {
 	/** The idempotency key. */
 	_id: string;
 	/** The template it was rendered from (invitation, notify_new_login, ...). */
@@ -30,15 +31,6 @@ export interface OutboxEmailDoc {
 	headers: Record<string, string>;
 	/** `<hash of the key@sender's domain>`: the same on every attempt. */
 	message_id: string;
-	state: OutboxState;
-	/** Attempts started (claims taken). */
-	attempts: number;
-	/** When it may be claimed (milliseconds). */
-	next_attempt_at: number;
-	claimed_by: string | null;
-	claimed_at: number | null;
-	/** Why the last attempt failed. */
-	last_error: string | null;
 	created_at: number;
 	sent_at: number | null;
 	failed_at: number | null;
@@ -56,20 +48,14 @@ const schema = new Schema<OutboxEmailDoc>(
 		html: { type: String, required: true },
 		headers: { type: Schema.Types.Mixed, default: {} },
 		message_id: { type: String, required: true },
-		state: { type: String, required: true },
-		attempts: { type: Number, default: 0 },
-		next_attempt_at: { type: Number, required: true },
-		claimed_by: { type: String, default: null },
-		claimed_at: { type: Number, default: null },
-		last_error: { type: String, default: null },
+		...claimFields,
 		created_at: { type: Number, required: true },
 		sent_at: { type: Number, default: null },
 		failed_at: { type: Number, default: null },
 	},
 	{ versionKey: false, minimize: false },
 );
-schema.index({ state: 1, next_attempt_at: 1 });
-schema.index({ state: 1, claimed_at: 1 });
+indexClaims(schema);
 schema.index({ state: 1, failed_at: 1 });
 schema.index({ user_id: 1, state: 1 });
 

@@ -8,7 +8,10 @@
 import type { Model } from "mongoose";
 import { clock } from "../../../shared/clock";
 import type { OutboxEmailDoc } from "../models/outbox-email";
+import { retryWaitSeconds, sweepClaimed } from "../claims";
 import { SMTP_TIMEOUTS, type Transport } from "./transports";
+
+export { retryWaitSeconds };
 
 export interface DeliveryDeps {
 	Outbox: Model<OutboxEmailDoc>;
@@ -20,17 +23,7 @@ export interface DeliveryDeps {
 
 /** Longer than any one SMTP exchange can take (its three timeouts), so a live claim is never taken. */
 export const CLAIM_TIMEOUT_MS = 2 * (SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout);
-/** The longest wait between two attempts. */
-const MAX_WAIT_SECONDS = 3600;
-/** Due emails read per sweep; the rest wait for the next one. */
-const BATCH = 200;
-/** Sends in flight per replica (the SMTP pool holds 5 connections). */
-const PARALLEL = 5;
-
 export type Outcome = "sent" | "retrying" | "dead";
-
-/** The wait after the `attempts`-th failed attempt: retrySeconds, doubled each time, at most an hour. */
-export const retryWaitSeconds = (retrySeconds: number, attempts: number) => Math.min(MAX_WAIT_SECONDS, retrySeconds * 2 ** Math.max(0, attempts - 1));
 
 /** Claims a due email for this replica; null when another replica has it (or it is not due). */
 async function claim(deps: DeliveryDeps, _id: string, replica: string): Promise<OutboxEmailDoc | null> {
@@ -79,22 +72,7 @@ export async function deliverNow(deps: DeliveryDeps, _id: string, replica: strin
 	return email ? attempt(deps, email, replica) : null;
 }
 
-/** One sweep: takes back stale claims, then claims and sends the due emails. Answers what this replica did. */
-export async function sweep(deps: DeliveryDeps, replica: string): Promise<Record<Outcome, string[]>> {
-	const out: Record<Outcome, string[]> = { sent: [], retrying: [], dead: [] };
-	const now = clock.nowMs();
-	const stale = await deps.Outbox.find({ state: "sending", claimed_at: { $lte: now - CLAIM_TIMEOUT_MS } }, { _id: 1, claimed_at: 1 }).limit(BATCH).lean();
-	for (const s of stale) {
-		// Conditional on the claim seen, so only one replica takes it back.
-		await deps.Outbox.updateOne({ _id: s._id, state: "sending", claimed_at: s.claimed_at }, { $set: { state: "queued", next_attempt_at: now, claimed_by: null, claimed_at: null } });
-	}
-	const due = await deps.Outbox.find({ state: "queued", next_attempt_at: { $lte: now } }, { _id: 1 }).sort({ next_attempt_at: 1 }).limit(BATCH).lean();
-	const worker = async () => {
-		for (let next = due.shift(); next; next = due.shift()) {
-			const outcome = await deliverNow(deps, next._id, replica);
-			if (outcome) out[outcome].push(next._id);
-		}
-	};
-	await Promise.all(Array.from({ length: PARALLEL }, worker));
-	return out;
+/** One sweep: takes back stale claims, then claims and sends the due emails (5 at a time, the SMTP pool's size). Answers what this replica did. */
+export function sweep(deps: DeliveryDeps, replica: string): Promise<Record<Outcome, string[]>> {
+	return sweepClaimed(deps.Outbox, CLAIM_TIMEOUT_MS, ["sent", "retrying", "dead"], (id) => deliverNow(deps, id, replica));
 }

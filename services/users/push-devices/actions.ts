@@ -1,8 +1,11 @@
 // POST and DELETE /users/me/apns_device_token and /users/me/android_gcm_reg_id: the mobile apps
 // register their push tokens at login (Zulip's zerver/views/push_notifications.py). Humans only,
 // refused by the gateway before the parameters are read, as Zulip's human_users_only. The tokens
-// are kept; no push bouncer is reachable, so no notification is sent from them.
-import { requireUser, type Ctx } from "../../../shared/actions";
+// are kept here; with a push bouncer configured, each change is handed to the notifications
+// service, which registers it with the bouncer off the request path (docs/push.md). And
+// users.pushDevices, for that service: a user's devices and the organization they belong to.
+import { call, requireUser, type Ctx, type Identity, type PushDevices } from "../../../shared/actions";
+import { pushConfigured } from "../../../shared/config";
 import { badRequest } from "../../../shared/errors";
 import { p, params } from "../../../shared/params";
 import { IDENTIFIER_MAX } from "../../../shared/param-bounds";
@@ -16,7 +19,14 @@ function humanOf(ctx: Ctx<unknown>): number {
 	return me.user_id;
 }
 
-export function pushDeviceActions({ db }: ServiceDeps) {
+export function pushDeviceActions({ db, config }: ServiceDeps) {
+	/** With a bouncer: the change, for the notifications service to register (Zulip's send_to_push_bouncer register/unregister). */
+	async function tellBouncer(ctx: Ctx<unknown>, registered: boolean, kind: number, token: string, iosAppId: string | null): Promise<void> {
+		if (!pushConfigured(config)) return;
+		const me: Identity = requireUser(ctx);
+		await call(ctx, "notifications.pushDeviceChanged", { user_id: me.user_id, realm_id: me.realm_id, kind, token, ios_app_id: iosAppId, registered });
+	}
+
 	return {
 		addApnsDeviceToken: {
 			params: params({ token: p.string({ empty: true }), appid: p.string({ empty: true, max: IDENTIFIER_MAX }) }),
@@ -25,6 +35,7 @@ export function pushDeviceActions({ db }: ServiceDeps) {
 				validateAppId(ctx.params.appid);
 				validateToken(ctx.params.token, PUSH_KIND.apns);
 				await addPushDevice(db, userId, PUSH_KIND.apns, ctx.params.token, ctx.params.appid);
+				await tellBouncer(ctx, true, PUSH_KIND.apns, ctx.params.token, ctx.params.appid);
 				return {};
 			},
 		},
@@ -35,6 +46,7 @@ export function pushDeviceActions({ db }: ServiceDeps) {
 				const userId = humanOf(ctx);
 				validateToken(ctx.params.token, PUSH_KIND.apns);
 				await removePushDevice(db, userId, PUSH_KIND.apns, ctx.params.token);
+				await tellBouncer(ctx, false, PUSH_KIND.apns, ctx.params.token, null);
 				return {};
 			},
 		},
@@ -45,6 +57,7 @@ export function pushDeviceActions({ db }: ServiceDeps) {
 				const userId = humanOf(ctx);
 				validateToken(ctx.params.token, PUSH_KIND.fcm);
 				await addPushDevice(db, userId, PUSH_KIND.fcm, ctx.params.token, null);
+				await tellBouncer(ctx, true, PUSH_KIND.fcm, ctx.params.token, null);
 				return {};
 			},
 		},
@@ -55,7 +68,31 @@ export function pushDeviceActions({ db }: ServiceDeps) {
 				const userId = humanOf(ctx);
 				validateToken(ctx.params.token, PUSH_KIND.fcm);
 				await removePushDevice(db, userId, PUSH_KIND.fcm, ctx.params.token);
+				await tellBouncer(ctx, false, PUSH_KIND.fcm, ctx.params.token, null);
 				return {};
+			},
+		},
+
+		/** A user's devices, oldest first (Zulip's order_by("id")), and their organization, for push notifications. */
+		pushDevices: {
+			visibility: "public",
+			params: params({ user_id: p.int({ min: 1 }) }),
+			async handler(ctx: Ctx<{ user_id: number }>): Promise<PushDevices> {
+				const docs = await db.PushDevice.find({ user_id: ctx.params.user_id }).sort({ _id: 1 }).lean();
+				return {
+					devices: docs.map((d) => ({ kind: d.kind, token: d.token, ios_app_id: d.ios_app_id })),
+					realm: { id: db.realm._id, name: db.realm.name, url: db.realm.url },
+				};
+			},
+		},
+
+		/** Forgets tokens the bouncer no longer has (its `deleted_devices`), as Zulip's send_notifications_to_bouncer. */
+		forgetPushDevices: {
+			visibility: "public",
+			params: params({ kind: p.int({ min: 1 }), tokens: p.stringList() }),
+			async handler(ctx: Ctx<{ kind: number; tokens: string[] }>) {
+				const res = await db.PushDevice.deleteMany({ kind: ctx.params.kind, token: { $in: ctx.params.tokens } });
+				return { deleted: res.deletedCount };
 			},
 		},
 	};

@@ -1,6 +1,7 @@
 // The push notification device tokens users register (POST /users/me/apns_device_token and
-// /users/me/android_gcm_reg_id), as Zulip's PushDeviceToken: kept per user, kind and token so a
-// push bouncer can be added; no notification is sent from them today.
+// /users/me/android_gcm_reg_id), as Zulip's PushDeviceToken: kept per user, kind and token; with a
+// push bouncer configured, the notifications service registers them with it and sends to them
+// (docs/push.md).
 // Queries: a user's token of a kind -> { user_id, kind, token } (unique, Zulip's unique_together:
 // registering a token again leaves the one record).
 import { Connection, Schema } from "mongoose";

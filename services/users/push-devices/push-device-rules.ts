@@ -1,6 +1,6 @@
 // Push notification device registration, as Zulip's zerver/views/push_notifications.py and
 // add_push_device_token / remove_push_device_token: tokens are validated and kept per user, kind
-// and token. No push bouncer is reachable from this server, so nothing is sent from them.
+// and token (the bouncer hears of them through the notifications service: push-devices/actions.ts).
 import { isDuplicateKey } from "../../../shared/db";
 import { badRequest } from "../../../shared/errors";
 import type { UsersDb } from "../db";

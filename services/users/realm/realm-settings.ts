@@ -1,6 +1,6 @@
 // Organization settings: their defaults, and the `realm` part of the POST /register state.
 import type { RealmDoc } from "../models/realm";
-import type { Config } from "../../../shared/config";
+import { pushConfigured, type Config } from "../../../shared/config";
 import type { GroupGraph } from "../../../shared/group-settings";
 import { LIMITS } from "../../../shared/version";
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "../presence/presence-rules";
@@ -9,7 +9,7 @@ import { emojiDataUrl } from "../../../shared/emoji-data";
 import { realmImageState } from "./realm-images";
 
 /** The server settings (from the environment) that the register state reports. */
-export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams" | "maxFileUploadSizeMib" | "digestIntervalSeconds">;
+export type ServerSettings = Pick<Config, "jitsiServerUrl" | "webPublicStreams" | "maxFileUploadSizeMib" | "digestIntervalSeconds" | "pushBouncerUrl" | "zulipOrgId" | "zulipOrgKey">;
 
 /** Defaults of the settings an organization can change; the realm document stores overrides. */
 export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
@@ -160,7 +160,8 @@ export function realmState(realm: RealmDoc, server: ServerSettings): Record<stri
 		realm_is_zephyr_mirror_realm: false,
 		realm_email_auth_enabled: true,
 		realm_password_auth_enabled: true,
-		realm_push_notifications_enabled: false,
+		// Zulip's realm.push_notifications_enabled: on with a configured bouncer (docs/push.md).
+		realm_push_notifications_enabled: pushConfigured(server),
 		realm_authentication_methods: { Email: { enabled: true, available: true } },
 		...realmImageState(realm),
 		realm_available_video_chat_providers: {

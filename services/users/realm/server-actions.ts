@@ -1,5 +1,6 @@
 // GET /server_settings (no authentication: what a client needs before it logs in), and the
 // do-nothing action the bench measures as its baseline.
+import { pushConfigured } from "../../../shared/config";
 import { params } from "../../../shared/params";
 import { serverSettings } from "./server-settings";
 import type { ServiceDeps } from "../deps";
@@ -9,7 +10,7 @@ export function serverActions({ db, config }: ServiceDeps) {
 		serverSettings: {
 			params: params({}),
 			handler() {
-				return serverSettings(db.realm, config.maxFileUploadSizeMib);
+				return serverSettings(db.realm, config.maxFileUploadSizeMib, pushConfigured(config));
 			},
 		},
 

@@ -9,7 +9,8 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../../../s
 import type { RealmDoc } from "../models/realm";
 import { realmImage } from "./realm-images";
 
-export function serverSettings(realm: RealmDoc, maxFileUploadSizeMib: number) {
+/** `pushEnabled`: Zulip's push_notifications_configured (docs/push.md). */
+export function serverSettings(realm: RealmDoc, maxFileUploadSizeMib: number, pushEnabled: boolean) {
 		return {
 		authentication_methods: {
 			password: true,
@@ -29,7 +30,7 @@ export function serverSettings(realm: RealmDoc, maxFileUploadSizeMib: number) {
 		zulip_feature_level: ZULIP_FEATURE_LEVEL,
 		zulip_version: ZULIP_VERSION,
 		zulip_merge_base: ZULIP_MERGE_BASE,
-		push_notifications_enabled: false,
+		push_notifications_enabled: pushEnabled,
 		is_incompatible: false,
 		email_auth_enabled: true,
 		require_email_format_usernames: true,

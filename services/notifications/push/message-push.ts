@@ -1,0 +1,150 @@
+// Sending a message's notification to a user's phones through the bouncer, and taking it away when
+// the message is read: Zulip's handle_push_notification and handle_remove_push_notification with
+// send_notifications_to_bouncer (zerver/lib/push_notifications.py). The notification goes to
+// push/notify as JSON with the user's and organization's identity, the APNs and FCM payloads and
+// the tokens this server has for the user; a user without devices costs the bouncer nothing. Each
+// notification sent is recorded (Zulip's active_mobile_push_notification flag), so that when
+// messages.flagsChanged says the user read it, a `remove` notification follows, once.
+import { createHash } from "node:crypto";
+import { call, type PushDevice, type PushDevices } from "../../../shared/actions";
+import { isDuplicateKey } from "../../../shared/db";
+import { clock } from "../../../shared/clock";
+import type { NotificationTrigger } from "../missed/notification-data";
+import type { PushHook } from "../missed/push-hook";
+import { realmUuid, TOKEN_KIND, userUuid } from "./bouncer";
+import { storeJob, startNow, type PushDeps } from "./jobs";
+import { messagePayloadApns, messagePayloadGcm, removePayloads, type MentionedGroup, type PushMessage, type PushRecipient } from "./payloads";
+
+/** Message IDs looked up at a time when a read marks many. */
+const CHUNK = 1000;
+/** Recipients of one message whose notifications are prepared at once. */
+const HOOK_PARALLEL = 10;
+
+export interface MessagePush {
+	/** Who is notified. */
+	user_id: number;
+	/** The message as the API shows it (message.sent's `event.message`, content as HTML). */
+	message: PushMessage;
+	/** Why: the decision's push trigger (missed/notification-data.ts pushTrigger). */
+	trigger: NotificationTrigger;
+	/** The group a mention reached the user through, when not mentioned personally. */
+	mentioned_user_group?: MentionedGroup | null;
+}
+
+/** The body of push/notify for a user, whatever the payloads (Zulip's send_notifications_to_bouncer). */
+function notifyBody(deps: PushDeps, to: PushRecipient, devices: PushDevice[], payloads: Record<string, unknown>): Record<string, unknown> {
+	const orgId = deps.bouncer!.orgId;
+	const tokens = (kind: number) => devices.filter((d) => d.kind === kind).map((d) => d.token);
+	return {
+		user_uuid: userUuid(orgId, to.user_id),
+		user_id: to.user_id,
+		realm_uuid: realmUuid(orgId, to.realm.id),
+		...payloads,
+		android_devices: tokens(TOKEN_KIND.fcm),
+		apple_devices: tokens(TOKEN_KIND.apns),
+	};
+}
+
+async function recipient(deps: PushDeps, userId: number): Promise<{ to: PushRecipient; devices: PushDevice[] }> {
+	const found: PushDevices = await call(deps.broker, "users.pushDevices", { user_id: userId });
+	return { to: { user_id: userId, realm: found.realm, server: deps.server }, devices: found.devices };
+}
+
+/** The sender's avatar when the message left it out (a client_gravatar view). */
+async function withAvatar(deps: PushDeps, m: PushMessage): Promise<PushMessage> {
+	if (m.avatar_url !== null) return m;
+	const { users } = await call(deps.broker, "users.getMany", { user_ids: [m.sender_id], client_gravatar: false });
+	return { ...m, avatar_url: users[0]?.avatar_url ?? null };
+}
+
+/**
+ * Sends one message's push notification to one user, through the bouncer (nothing without
+ * PUSH_NOTIFICATION_BOUNCER_URL, or when the user has no device). The caller has decided the user
+ * is to be notified (the missed-message rules); this builds Zulip's payloads, stores the request
+ * under `message:<user>:<message>` (asked twice, by two replicas, it is made once) and makes it
+ * off the caller's path, retrying what fails. Answers whether a request was stored.
+ */
+export async function sendMessagePush(deps: PushDeps, push: MessagePush): Promise<{ queued: boolean }> {
+	if (!deps.bouncer) return { queued: false };
+	const _id = `message:${push.user_id}:${push.message.id}`;
+	if (await deps.Job.exists({ _id })) return { queued: false };
+	const { to, devices } = await recipient(deps, push.user_id);
+	if (!devices.length) {
+		deps.logger.info({ user_id: push.user_id }, "no push notification: the user has no registered devices");
+		return { queued: false };
+	}
+	const message = await withAvatar(deps, push.message);
+	const group = push.mentioned_user_group ?? null;
+	const json = notifyBody(deps, to, devices, { apns_payload: messagePayloadApns(to, message, push.trigger, group), ...messagePayloadGcm(to, message, group) });
+	// Recorded before the request, so a read that comes while it is in flight removes it.
+	await markSent(deps, push.user_id, message.id);
+	const queued = await storeJob(deps, { _id, kind: "message", user_id: push.user_id, endpoint: "push/notify", json });
+	if (queued) startNow(deps, _id);
+	return { queued };
+}
+
+/**
+ * The missed-message decision's push half (missed/push-hook.ts), sent through the bouncer: one
+ * notification per user a push is due for, with the message as message.sent carried it.
+ */
+export function bouncerPushHook(deps: PushDeps): PushHook {
+	return async (sent, due) => {
+		if (!deps.bouncer) return;
+		if (!sent.event) {
+			deps.logger.warn({ message_id: sent.message_id }, "message.sent without the message: no push notification");
+			return;
+		}
+		const message = sent.event.message as unknown as PushMessage;
+		// Zulip's get_mentioned_user_group: the smallest group the user was mentioned through (not by name).
+		const groupOf = (userId: number) => {
+			const g = sent.mentioned_user_groups?.[String(userId)];
+			return g ? { id: g.id, name: g.name } : null;
+		};
+		const one = (d: (typeof due)[number]) =>
+			sendMessagePush(deps, { user_id: d.user_id, message, trigger: d.trigger, mentioned_user_group: groupOf(d.user_id) }).catch((err: unknown) =>
+				deps.logger.error({ err, message_id: sent.message_id, user_id: d.user_id }, "push notification not queued"),
+			);
+		// A few recipients at a time (a wildcard mention in a large channel has many).
+		for (let i = 0; i < due.length; i += HOOK_PARALLEL) await Promise.all(due.slice(i, i + HOOK_PARALLEL).map(one));
+	};
+}
+
+async function markSent(deps: PushDeps, userId: number, messageId: number): Promise<void> {
+	try {
+		await deps.Sent.collection.insertOne({ _id: `${userId}:${messageId}`, user_id: userId, message_id: messageId, created_at: clock.nowMs() } as never);
+	} catch (err) {
+		if (!isDuplicateKey(err)) throw err;
+	}
+}
+
+/** Messages among these whose notification went out to the user (and was not removed yet). */
+async function notifiedAmong(deps: PushDeps, userId: number, messageIds: number[]): Promise<number[]> {
+	const found: number[] = [];
+	for (let i = 0; i < messageIds.length; i += CHUNK) {
+		const keys = messageIds.slice(i, i + CHUNK).map((id) => `${userId}:${id}`);
+		const docs = await deps.Sent.find({ _id: { $in: keys } }, { message_id: 1 }).lean();
+		found.push(...docs.map((d) => d.message_id));
+	}
+	return found;
+}
+
+/**
+ * Messages the user read: a `remove` notification for those that had one (Zulip's
+ * handle_remove_push_notification). Replicas hearing the same read store one request (its key
+ * names the messages).
+ */
+export async function removeReadPushes(deps: PushDeps, userId: number, messageIds: number[]): Promise<void> {
+	if (!deps.bouncer || !messageIds.length) return;
+	const ids = (await notifiedAmong(deps, userId, messageIds)).sort((a, b) => a - b);
+	if (!ids.length) return;
+	const { to, devices } = await recipient(deps, userId);
+	if (devices.length) {
+		const digest = createHash("sha256").update(ids.join(",")).digest("hex").slice(0, 32);
+		const _id = `remove:${userId}:${digest}`;
+		if (await storeJob(deps, { _id, kind: "remove", user_id: userId, endpoint: "push/notify", json: notifyBody(deps, to, devices, removePayloads(to, ids)) })) startNow(deps, _id);
+	}
+	// All of them, not only the 200 named: as Zulip, the phone has let go of the older ones.
+	for (let i = 0; i < ids.length; i += CHUNK) {
+		await deps.Sent.deleteMany({ _id: { $in: ids.slice(i, i + CHUNK).map((id) => `${userId}:${id}`) } });
+	}
+}
