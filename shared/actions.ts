@@ -380,8 +380,8 @@ export interface ActionMap {
 	/** These messages moved to a channel of this publicity. */
 	"uploads.messagesMoved": { params: { message_ids: number[]; channel_id: number; is_realm_public: boolean; is_web_public: boolean }; result: None };
 	/** Of these messages, those the caller may read (for who may read a file they link). */
-	/** Of these messages, those still there and unread for the user, as the API shows them with `content_markdown` (missed-message emails). */
-	"messages.unreadForNotice": { params: { user_id: number; message_ids: number[] }; result: { messages: Array<Record<string, unknown>> } };
+	/** Of these messages, those still there as the API shows them with `content_markdown` (no user's flags), and which each of these users has unread (missed-message emails). */
+	"messages.unreadForNotices": { params: { user_ids: number[]; message_ids: number[] }; result: { messages: Array<Record<string, unknown>>; unread: Record<string, number[]> } };
 	"messages.readableAmong": { params: { message_ids: number[] }; result: { message_ids: number[] } };
 	/** Of these uploads, those a scheduled message not yet sent links. */
 	"scheduling.uploadsInUse": { params: { path_ids: string[] }; result: { path_ids: string[] } };

@@ -97,6 +97,25 @@ export function isDuplicateKey(err: unknown): boolean {
 }
 
 /**
+ * Inserts `docs` in one unordered write, each unless a document with its _id exists (another
+ * caller's insert won: fine); answers those this call inserted. A unique insert decides that on
+ * every store. Any other failure is thrown (the docs inserted before it stay).
+ */
+export async function insertNew<D>(collection: { insertMany(docs: never[], o: { ordered: false }): Promise<unknown> }, docs: D[]): Promise<D[]> {
+	if (!docs.length) return [];
+	try {
+		await collection.insertMany(docs as never[], { ordered: false });
+		return docs;
+	} catch (err) {
+		const found = (err as { writeErrors?: unknown } | null)?.writeErrors;
+		const errors = (Array.isArray(found) ? found : found ? [found] : []) as Array<{ index: number; code?: number }>;
+		if (!errors.length || !errors.every(isDuplicateKey)) throw err;
+		const lost = new Set(errors.map((e) => e.index));
+		return docs.filter((_, i) => !lost.has(i));
+	}
+}
+
+/**
  * Runs an upsert, once more if it lost a race: two upserts of a new key at once insert twice, and
  * the second fails on the unique key. Run again, it finds the row and updates it.
  */

@@ -9,7 +9,9 @@
 // with-without), after 200 warm-up messages, so the machine's other load falls on both alike:
 //   without: the members active on presence (no email is due);
 //   with:    the same members idle (presence cleared): every mention a notice, batched into emails;
-//            after each round, the wait until its last batch went.
+//            after each round, the wait until its last batch went, timed too for a second figure
+//            (messages over the time until the last email: the emails' whole work, which a period
+//            longer than the run would otherwise leave out).
 // Figures: messages/s of each run and their ratio (the goal: with ≥ 0.9 × without), then how long
 // after the last message the last batch went, the emails written, and the check that every
 // mention is quoted in exactly one email (its text part), none twice, none lost.
@@ -37,6 +39,9 @@ export interface NotifyFigure {
 	without: number;
 	with: number;
 	ratio: number;
+	/** Messages/s of the idle runs counted until their last email went, and its ratio to without. */
+	withDrained: number;
+	drainedRatio: number;
 	/** Each round's messages/s, without and with. */
 	rounds: Array<{ without: number; with: number }>;
 	/** Seconds from the last message to the last email. */
@@ -100,7 +105,7 @@ export async function notifyFigures(common: Record<string, string>, work: string
 
 		const pending = () => notices.countDocuments({ state: { $in: ["pending", "batched"] } });
 		// Rounds of each, alternating, so the machine's other load falls on both alike.
-		const seconds = { without: 0, with: 0 };
+		const seconds = { without: 0, with: 0, drained: 0 };
 		const rounds: NotifyFigure["rounds"] = [];
 		let drainSeconds = 0;
 		const chunk = Math.ceil(MENTIONS / ROUNDS);
@@ -123,7 +128,9 @@ export async function notifyFigures(common: Record<string, string>, work: string
 			const sentAt = Date.now();
 			const end = sentAt + DRAIN_MS;
 			while (Date.now() < end && (await pending()) > 0) await sleep(200);
-			drainSeconds = Math.max(drainSeconds, (Date.now() - sentAt) / 1000);
+			const drain = (Date.now() - sentAt) / 1000;
+			seconds.drained += took + drain;
+			drainSeconds = Math.max(drainSeconds, drain);
 		};
 		// Warm-up, not counted: the first messages of a fresh node are slower.
 		await present();
@@ -150,7 +157,8 @@ export async function notifyFigures(common: Record<string, string>, work: string
 		const twice = [...counts.values()].filter((c) => c > 1).length;
 		if (twice) failures.push(`${twice} mentions quoted in more than one email`);
 		if (counts.size < MENTIONS) failures.push(`${MENTIONS - counts.size} mentions in no email`);
-		return { without, with: withLoad, ratio: withLoad / without, rounds, drainSeconds, emails, quoted: counts.size, failures };
+		const withDrained = MENTIONS / seconds.drained;
+		return { without, with: withLoad, ratio: withLoad / without, withDrained, drainedRatio: withDrained / without, rounds, drainSeconds, emails, quoted: counts.size, failures };
 	} catch (err) {
 		process.stderr.write(`the server's last words:\n${node.proc.output().slice(-4000)}\n`);
 		throw err;
@@ -166,6 +174,8 @@ export function notifyTable(f: NotifyFigure, info: { command: string; cores: num
 		["mentions of active members (no notices)", f.without.toFixed(0)],
 		["mentions of idle members (notices, emails)", f.with.toFixed(0)],
 		["ratio with / without (goal ≥ 0.90)", f.ratio.toFixed(3)],
+		["idle, timed until its last email went", f.withDrained.toFixed(0)],
+		["ratio idle until last email / without", f.drainedRatio.toFixed(3)],
 		...f.rounds.map((r, i) => [`round ${i + 1}: without / with`, `${r.without.toFixed(0)} / ${r.with.toFixed(0)}`]),
 	];
 	return [

@@ -1,20 +1,24 @@
 // Sending the due batches (Zulip's maybe_send_batched_emails and handle_missedmessage_emails):
 // every sweep finds the users whose batch time has come, and one replica takes each user's batch.
-// Its claim is the insert of the user's ID (a unique key, atomic on every store), given back when
-// done; a claim left by a dead replica is taken back after CLAIM_TIMEOUT_MS. The replica marks the
-// batch's notices `batched` under a name, asks the messages service once which of them are still
-// there and unread, and stores one email per conversation in the outbox under `<batch>:<hash of the
-// conversation>`; a batch taken again after a crash has the same name and so the same keys, and
-// the outbox stores each email once. Nothing goes to a user who turned
-// enable_offline_email_notifications off, as Zulip's handle_missedmessage_emails drops it.
+// Its claim is the insert of the user's ID (a unique key, atomic on every store; one unordered
+// insert for the sweep's users), given back when done; a claim left by a dead replica is taken
+// back after CLAIM_TIMEOUT_MS. The replica marks each batch's notices `batched` under a name, asks
+// the users and messages services once for a group of users (their settings; which of their
+// messages are still there and unread), makes one unsubscribe link per batch, and stores one email
+// per conversation in the outbox under `<batch>:<hash of the conversation>`; a batch taken again
+// after a crash has the same name and so the same keys, and the outbox stores each email once.
+// Nothing goes to a user who turned enable_offline_email_notifications off, as Zulip's
+// handle_missedmessage_emails drops it.
 import { createHash } from "node:crypto";
 import type { Model } from "mongoose";
-import { call } from "../../../shared/actions";
+import { call, type Identity } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
-import { isDuplicateKey } from "../../../shared/db";
+import { insertNew } from "../../../shared/db";
+import type { NotificationFacts } from "../../../shared/notification-facts";
 import type { MissedClaimDoc, MissedNoticeDoc } from "../models/missed-notice";
 import { mail, type MailerDeps } from "../outbox/mailer";
 import { CLAIM_TIMEOUT_MS } from "../outbox/delivery";
+import { unsubscribeLinks } from "../unsubscribe/unsubscribe-links";
 import { conversationKey, missedEmail, type Missed, type MissedEmailFacts, type ShownMessage } from "./missed-email";
 import type { NotificationTrigger } from "./notification-data";
 
@@ -39,81 +43,167 @@ export interface SweepResult {
 	empty: string[];
 }
 
-async function claimUser(deps: BatchDeps, userId: number, replica: string): Promise<boolean> {
+/** A group of users asked for in one call to each service: at most this many users, or notices. */
+const USERS_PER_CALL = 100;
+const NOTICES_PER_CALL = 5_000;
+
+interface Batch {
+	user_id: number;
+	batch: string;
+	notices: MissedNoticeDoc[];
+}
+
+/** Claims what no replica has of `userIds`; answers those this replica claimed. */
+async function claimUsers(deps: BatchDeps, userIds: number[], replica: string): Promise<number[]> {
+	const now = clock.nowMs();
 	try {
-		await deps.Claim.collection.insertOne({ _id: userId, claimed_by: replica, claimed_at: clock.nowMs() } as never);
-		return true;
+		const mine = await insertNew(deps.Claim.collection, userIds.map((_id) => ({ _id, claimed_by: replica, claimed_at: now })));
+		return mine.map((c) => c._id);
 	} catch (err) {
-		if (isDuplicateKey(err)) return false;
+		await releaseUsers(deps, userIds, replica);
 		throw err;
 	}
 }
 
+const releaseUsers = (deps: BatchDeps, userIds: number[], replica: string) => deps.Claim.deleteMany({ _id: { $in: userIds }, claimed_by: replica });
+
+/**
+ * The batches of the claimed users: one a dead replica took first, else every waiting notice once
+ * the first is due (marked `batched`, under the user's claim so no other replica batches them).
+ */
+async function takeBatches(deps: BatchDeps, userIds: number[]): Promise<Batch[]> {
+	const notices = await deps.Notice.find({ user_id: { $in: userIds }, state: { $in: ["pending", "batched"] } }).lean();
+	const byUser = new Map<number, MissedNoticeDoc[]>();
+	for (const n of notices) byUser.set(n.user_id, [...(byUser.get(n.user_id) ?? []), n]);
+	const now = clock.nowMs();
+	const batches: Batch[] = [];
+	const marks = [];
+	for (const [user_id, theirs] of byUser) {
+		const left = theirs.filter((n) => n.state === "batched");
+		if (left.length) {
+			const batch = left[0].batch!;
+			batches.push({ user_id, batch, notices: left.filter((n) => n.batch === batch) });
+			continue;
+		}
+		if (!theirs.some((n) => n.due_at <= now)) continue;
+		const batch = `missed-message:${user_id}:${Math.min(...theirs.map((n) => n.message_id))}`;
+		marks.push({ updateMany: { filter: { _id: { $in: theirs.map((n) => n._id) }, state: "pending" }, update: { $set: { state: "batched", batch } } } });
+		batches.push({ user_id, batch, notices: theirs.map((n) => ({ ...n, state: "batched" as const, batch })) });
+	}
+	if (marks.length) await deps.Notice.bulkWrite(marks as never[], { ordered: false });
+	return batches;
+}
+
+/** Groups of batches for one call each. */
+function callGroups(batches: Batch[]): Batch[][] {
+	const groups: Batch[][] = [];
+	let notices = Infinity;
+	for (const b of batches) {
+		const last = groups[groups.length - 1];
+		if (!last || last.length >= USERS_PER_CALL || notices + b.notices.length > NOTICES_PER_CALL) {
+			groups.push([b]);
+			notices = b.notices.length;
+		} else {
+			last.push(b);
+			notices += b.notices.length;
+		}
+	}
+	return groups;
+}
+
 const hash = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 16);
 
-/** Sends one batch's emails (one per conversation, the least recently active first); answers their keys. */
-async function deliverBatch(deps: BatchDeps, userId: number, batch: string, notices: MissedNoticeDoc[]): Promise<string[]> {
-	const { users, realm } = await call(deps.broker, "users.notificationFacts", { user_ids: [userId], names: EMAIL_SETTINGS });
-	const user = users[String(userId)];
-	if (!user?.is_active || user.identity.is_bot || user.settings.enable_offline_email_notifications === false) return [];
-	const { messages } = await call(deps.broker, "messages.unreadForNotice", { user_id: userId, message_ids: notices.map((n) => n.message_id) });
-	if (!messages.length) return [];
-	const byMessage = new Map(notices.map((n) => [n.message_id, n]));
+interface Mailing {
+	batch: Batch;
+	to: string;
+	facts: MissedEmailFacts;
+	messages: ShownMessage[];
+	as: Identity;
+}
+
+/** One batch's emails (one per conversation, the least recently active first); answers their keys. */
+async function mailBatch(deps: BatchDeps, m: Mailing, realmUrl: string, link: string | undefined): Promise<string[]> {
+	const byMessage = new Map(m.batch.notices.map((n) => [n.message_id, n]));
 	const buckets = new Map<string, Missed[]>();
-	for (const m of messages as unknown as ShownMessage[]) {
-		const key = conversationKey(m);
-		const notice = byMessage.get(m.id)!;
-		buckets.set(key, [...(buckets.get(key) ?? []), { message: m, trigger: notice.email as NotificationTrigger, group: notice.group ?? null }]);
+	for (const message of m.messages) {
+		const key = conversationKey(message);
+		const notice = byMessage.get(message.id)!;
+		buckets.set(key, [...(buckets.get(key) ?? []), { message, trigger: notice.email as NotificationTrigger, group: notice.group ?? null }]);
 	}
-	const contentAllowed = realm.message_content_allowed_in_email_notifications;
-	const facts: MissedEmailFacts = {
-		user_id: userId,
-		realm_name: realm.name,
-		realm_url: realm.url,
-		show_content: contentAllowed && user.settings.message_content_in_email_notifications !== false,
-		hidden_by_realm: !contentAllowed,
-		realm_in_subject: user.settings.realm_name_in_email_notifications_policy === REALM_NAME_ALWAYS,
-	};
 	const byActivity = [...buckets].sort(([, a], [, b]) => a[a.length - 1].message.id - b[b.length - 1].message.id);
 	const keys: string[] = [];
 	for (const [conversation, list] of byActivity) {
-		const key = `${batch}:${hash(conversation)}`;
+		const key = `${m.batch.batch}:${hash(conversation)}`;
 		await mail(deps, {
 			key,
 			kind: "missed_message",
-			to: user.identity.delivery_email,
-			user_id: userId,
-			realm_url: realm.url,
-			unsubscribe: { type: "missed_messages", as: user.identity },
+			to: m.to,
+			user_id: m.batch.user_id,
+			realm_url: realmUrl,
+			unsubscribe: { type: "missed_messages", as: m.as, link },
 			headers: { "Reply-To": deps.noreply },
-			render: (footer) => missedEmail(list, facts, footer),
+			render: (footer) => missedEmail(list, m.facts, footer),
 		});
 		keys.push(key);
 	}
 	return keys;
 }
 
-/** Takes one user's due batch if no replica has it; answers the emails' keys, or null when not taken. */
-export async function sendBatch(deps: BatchDeps, userId: number, replica: string): Promise<{ batch: string; keys: string[] } | null> {
-	if (!(await claimUser(deps, userId, replica))) return null;
-	try {
-		// A batch a dead replica took first; else every waiting notice, once the first is due.
-		let notices = await deps.Notice.find({ user_id: userId, state: "batched" }).lean();
-		if (!notices.length) {
-			const waiting = await deps.Notice.find({ user_id: userId, state: "pending" }).lean();
-			if (!waiting.some((n) => n.due_at <= clock.nowMs())) return null;
-			const batch = `missed-message:${userId}:${Math.min(...waiting.map((n) => n.message_id))}`;
-			// Under this user's claim no other replica batches them.
-			await deps.Notice.updateMany({ _id: { $in: waiting.map((n) => n._id) }, state: "pending" }, { $set: { state: "batched", batch } });
-			notices = waiting.map((n) => ({ ...n, state: "batched" as const, batch }));
+/** What each batch's emails show: for users with emails on, their messages still there and unread. */
+async function mailings(deps: BatchDeps, batches: Batch[]): Promise<{ mailings: Mailing[]; realm: NotificationFacts["realm"] }> {
+	const { users, realm } = await call(deps.broker, "users.notificationFacts", { user_ids: batches.map((b) => b.user_id), names: EMAIL_SETTINGS });
+	const wanted = batches.filter((b) => {
+		const user = users[String(b.user_id)];
+		return user?.is_active && !user.identity.is_bot && user.settings.enable_offline_email_notifications !== false;
+	});
+	if (!wanted.length) return { mailings: [], realm };
+	const message_ids = [...new Set(wanted.flatMap((b) => b.notices.map((n) => n.message_id)))];
+	const { messages, unread } = await call(deps.broker, "messages.unreadForNotices", { user_ids: wanted.map((b) => b.user_id), message_ids });
+	const shown = new Map((messages as unknown as ShownMessage[]).map((m) => [m.id, m]));
+	const contentAllowed = realm.message_content_allowed_in_email_notifications;
+	const out: Mailing[] = [];
+	for (const b of wanted) {
+		const user = users[String(b.user_id)];
+		const theirs = new Set(unread[String(b.user_id)] ?? []);
+		const list = b.notices.flatMap((n) => (theirs.has(n.message_id) && shown.has(n.message_id) ? [shown.get(n.message_id)!] : [])).sort((x, y) => x.id - y.id);
+		if (!list.length) continue;
+		const facts: MissedEmailFacts = {
+			user_id: b.user_id,
+			realm_name: realm.name,
+			realm_url: realm.url,
+			show_content: contentAllowed && user.settings.message_content_in_email_notifications !== false,
+			hidden_by_realm: !contentAllowed,
+			realm_in_subject: user.settings.realm_name_in_email_notifications_policy === REALM_NAME_ALWAYS,
+		};
+		out.push({ batch: b, to: user.identity.delivery_email, facts, messages: list, as: user.identity });
+	}
+	return { mailings: out, realm };
+}
+
+/** Sends a group of batches (two calls, one insert of unsubscribe keys); a batch whose emails failed stays `batched` for a later sweep. */
+async function sendGroup(deps: BatchDeps, batches: Batch[], out: SweepResult): Promise<void> {
+	const { mailings: todo, realm } = await mailings(deps, batches);
+	const links = await unsubscribeLinks(deps, realm.url, "missed_messages", todo.map((m) => ({ user_id: m.batch.user_id, as: m.as })));
+	const keys = new Map<Batch, string[]>();
+	const failed = new Set<Batch>();
+	const queue = [...todo];
+	const worker = async () => {
+		for (let m = queue.shift(); m; m = queue.shift()) {
+			try {
+				keys.set(m.batch, await mailBatch(deps, m, realm.url, links.get(m.batch.user_id)));
+			} catch (err) {
+				failed.add(m.batch);
+				deps.logger.warn({ err, user_id: m.batch.user_id }, "missed-message batch not sent; a later sweep retries");
+			}
 		}
-		const batch = notices[0].batch!;
-		const mine = notices.filter((n) => n.batch === batch);
-		const keys = await deliverBatch(deps, userId, batch, mine);
-		await deps.Notice.deleteMany({ _id: { $in: mine.map((n) => n._id) } });
-		return { batch, keys };
-	} finally {
-		await deps.Claim.deleteOne({ _id: userId, claimed_by: replica });
+	};
+	await Promise.all(Array.from({ length: PARALLEL }, worker));
+	const done = batches.filter((b) => !failed.has(b));
+	await deps.Notice.deleteMany({ _id: { $in: done.flatMap((b) => b.notices.map((n) => n._id)) } });
+	for (const b of done) {
+		const k = keys.get(b) ?? [];
+		if (k.length) out.stored.push(...k);
+		else out.empty.push(b.batch);
 	}
 }
 
@@ -130,19 +220,21 @@ export async function sweepMissed(deps: BatchDeps, replica: string): Promise<Swe
 	]);
 	const users = [...new Set([...left, ...due].map((n) => n.user_id))];
 	const out: SweepResult = { stored: [], empty: [] };
-	const worker = async () => {
-		for (let user = users.shift(); user !== undefined; user = users.shift()) {
+	if (!users.length) return out;
+	const claimed = await claimUsers(deps, users, replica);
+	try {
+		for (const group of callGroups(await takeBatches(deps, claimed))) {
 			try {
-				const done = await sendBatch(deps, user, replica);
-				if (!done) continue;
-				if (done.keys.length) out.stored.push(...done.keys);
-				else out.empty.push(done.batch);
+				await sendGroup(deps, group, out);
 			} catch (err) {
-				// The bus or a store failed: the batch stays `batched` and a later sweep sends it.
-				deps.logger.warn({ err, user_id: user }, "missed-message batch not sent; a later sweep retries");
+				// The bus or a store failed: the batches stay `batched` and a later sweep sends them.
+				deps.logger.warn({ err, user_ids: group.map((b) => b.user_id) }, "missed-message batches not sent; a later sweep retries");
 			}
 		}
-	};
-	await Promise.all(Array.from({ length: PARALLEL }, worker));
+	} catch (err) {
+		deps.logger.warn({ err }, "missed-message batches not taken; a later sweep retries");
+	} finally {
+		await releaseUsers(deps, claimed, replica);
+	}
 	return out;
 }

@@ -1,6 +1,6 @@
 // From a sent message to stored notices (Zulip's maybe_enqueue_notifications and the
 // missedmessage_emails queue's consumer): the decision for every recipient, then one notice per
-// recipient with a trigger, under `<message ID>:<user ID>` so every replica that hears the message
+// recipient with a trigger (in one unordered insert), under `<message ID>:<user ID>` so every replica that hears the message
 // stores it once. An email notice is due email_notifications_batching_period_seconds after it was
 // stored; the user's batch goes when their first notice is due and takes every notice of theirs
 // waiting then (Zulip's MissedMessageWorker: the batch time is the first one's). The replica whose
@@ -8,7 +8,7 @@
 import type { ServiceBroker } from "moleculer";
 import type { Model } from "mongoose";
 import { clock } from "../../../shared/clock";
-import { isDuplicateKey } from "../../../shared/db";
+import { insertNew } from "../../../shared/db";
 import type { MissedNoticeDoc } from "../models/missed-notice";
 import { decide } from "./notification-data";
 import { noPush, type PushDue, type PushHook } from "./push-hook";
@@ -39,35 +39,26 @@ export async function noticeSent(deps: EnqueueDeps, sent: SentMessage): Promise<
 	const decisions = deps.pushDue === noPush ? new Map([...decided].filter(([, d]) => d.email)) : decided;
 	if (!decisions.size) return 0;
 	const now = clock.nowMs();
-	const pushes: PushDue[] = [];
-	let stored = 0;
-	await Promise.all(
-		[...decisions].map(async ([user_id, d]) => {
-			const period = Number(recipients.users.users[String(user_id)]?.settings.email_notifications_batching_period_seconds ?? DEFAULT_PERIOD_SECONDS);
-			const doc: MissedNoticeDoc = {
-				_id: `${sent.message_id}:${user_id}`,
-				user_id,
-				message_id: sent.message_id,
-				email: d.email,
-				push: d.push,
-				group: d.email === "mentioned" ? groupOf(sent, user_id) : null,
-				state: d.email ? "pending" : "push",
-				due_at: now + period * 1000,
-				batch: null,
-				created_at: now,
-			};
-			try {
-				await deps.Notice.collection.insertOne(doc as never);
-			} catch (err) {
-				if (isDuplicateKey(err)) return; // another replica stored it
-				throw err;
-			}
-			stored++;
-			if (d.push) pushes.push({ user_id, trigger: d.push });
-		}),
-	);
+	const docs: MissedNoticeDoc[] = [...decisions].map(([user_id, d]) => {
+		const period = Number(recipients.users.users[String(user_id)]?.settings.email_notifications_batching_period_seconds ?? DEFAULT_PERIOD_SECONDS);
+		return {
+			_id: `${sent.message_id}:${user_id}`,
+			user_id,
+			message_id: sent.message_id,
+			email: d.email,
+			push: d.push,
+			group: d.email === "mentioned" ? groupOf(sent, user_id) : null,
+			state: d.email ? "pending" : "push",
+			due_at: now + period * 1000,
+			batch: null,
+			created_at: now,
+		};
+	});
+	// One write for them all; those another replica stored first are left to it.
+	const stored = await insertNew(deps.Notice.collection, docs);
+	const pushes: PushDue[] = stored.flatMap((n) => (n.push ? [{ user_id: n.user_id, trigger: n.push as PushDue["trigger"] }] : []));
 	if (pushes.length) {
 		await deps.pushDue(sent, pushes).catch((err: unknown) => deps.broker.logger.error({ err, message_id: sent.message_id }, "push notifications not handed on"));
 	}
-	return stored;
+	return stored.length;
 }

@@ -10,7 +10,7 @@ import { narrowUrl } from "../../../shared/markdown/zulip-markdown";
 import { compose, type Block, type Footer, type Rendered } from "../templates/layout";
 import type { NotificationTrigger } from "./notification-data";
 
-/** A message as the messages service shows it (messages.unreadForNotice). */
+/** A message as the messages service shows it (messages.unreadForNotices). */
 export interface ShownMessage {
 	id: number;
 	type: "stream" | "private";

@@ -22,8 +22,8 @@ export interface Outgoing {
 	to: string;
 	user_id: number | null;
 	realm_url: string;
-	/** Its kind's unsubscribe link, for the recipient (`as`: who a setting change is made as). */
-	unsubscribe?: { type: UnsubscribeType; as: Identity | null };
+	/** Its kind's unsubscribe link, for the recipient (`as`: who a setting change is made as); `link`: one made already (unsubscribeLinks), shared by several emails. */
+	unsubscribe?: { type: UnsubscribeType; as: Identity | null; link?: string };
 	/** Headers of its own (Reply-To). */
 	headers?: Record<string, string>;
 	render(footer: Footer): Rendered;
@@ -35,7 +35,7 @@ export async function mail(deps: MailerDeps, o: Outgoing): Promise<{ stored: boo
 	const footer: Footer = {};
 	const headers: Record<string, string> = { ...o.headers };
 	if (o.unsubscribe && o.user_id !== null) {
-		const link = await unsubscribeLink(deps, o.realm_url, o.unsubscribe.type, o.user_id, o.unsubscribe.as);
+		const link = o.unsubscribe.link ?? (await unsubscribeLink(deps, o.realm_url, o.unsubscribe.type, o.user_id, o.unsubscribe.as));
 		footer.unsubscribe = { link, what: UNSUBSCRIBE_WHAT[o.unsubscribe.type] };
 		headers["List-Unsubscribe"] = `<${link}>`;
 	}

@@ -40,6 +40,14 @@ export async function unsubscribeLink(deps: UnsubscribeDeps, realmUrl: string, t
 	return `${realmUrl}${UNSUBSCRIBE_PATH}/${type}/${key}`;
 }
 
+/** One new link per user of `users` (in one insert), by user ID. */
+export async function unsubscribeLinks(deps: UnsubscribeDeps, realmUrl: string, type: UnsubscribeType, users: Array<{ user_id: number; as: Identity | null }>): Promise<Map<number, string>> {
+	const now = clock.nowMs();
+	const made = users.map((u) => ({ ...u, key: randomToken(32) }));
+	if (made.length) await deps.UnsubscribeKey.insertMany(made.map((m) => ({ _id: keyHash(m.key), type, user_id: m.user_id, user: m.as, created_at: now })));
+	return new Map(made.map((m) => [m.user_id, `${realmUrl}${UNSUBSCRIBE_PATH}/${type}/${m.key}`]));
+}
+
 const unknownLink = () => notFound("Unknown email unsubscribe request");
 
 /** Opens a link: the kind of email is off for its recipient (again, if it was already). */
