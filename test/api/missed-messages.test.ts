@@ -161,6 +161,19 @@ describe("no email", () => {
 		expect(mailTo(reader)).toEqual([]);
 	});
 
+	test("for the member who read a message, while another mentioned with them gets it in the same sweep", async () => {
+		const reader = await person();
+		const other = await person();
+		const both = await sendMessage(sender.c, { type: "stream", to: CHANNEL, topic: "shared", content: `@**${reader.full_name}** @**${other.full_name}** both of you` });
+		expectSuccess(await reader.c.post("/messages/flags", { messages: JSON.stringify([both]), op: "add", flag: "read" }));
+		const swept = await afterPeriod();
+		expect(swept.empty).toContainEqual(expect.stringMatching(new RegExp(`^missed-message:${reader.user_id}:`)));
+		expect(swept.stored.filter((k) => k.startsWith(`missed-message:${other.user_id}:`))).toHaveLength(1);
+		expect(mailTo(reader)).toEqual([]);
+		const [mail] = await smtp.waitFor(other.email, 1);
+		expect(mail.raw).toContain("both of you");
+	});
+
 	test("for the sender, a bot, a muted sender, a muted topic, or a wildcard mention with wildcard_mentions_notify off", async () => {
 		const muter = await person();
 		expectSuccess(await muter.c.post(`/users/me/muted_users/${sender.user_id}`));
