@@ -31,7 +31,9 @@ export interface Outgoing {
 
 /** Stores the email (once per key) and starts its first attempt; answers whether this call stored it. */
 export async function mail(deps: MailerDeps, o: Outgoing): Promise<{ stored: boolean }> {
-	if (await deps.Outbox.exists({ _id: o.key })) return { stored: false };
+	// A link of its own would be made for nothing if the email is stored already; with a shared one
+	// the insert alone decides (its unique key).
+	if (!o.unsubscribe?.link && (await deps.Outbox.exists({ _id: o.key }))) return { stored: false };
 	const footer: Footer = {};
 	const headers: Record<string, string> = { ...o.headers };
 	if (o.unsubscribe && o.user_id !== null) {
