@@ -14,6 +14,12 @@ export async function activeSubs(db: ChannelsDb, userId: number): Promise<Set<nu
 	return new Set((await db.Subscription.find({ user_id: userId, active: true }, { channel_id: 1 }).lean()).map((s) => s.channel_id));
 }
 
+/** Which of these channels the user is actively subscribed to: one _id index entry per channel. */
+export async function activeSubsAmong(db: ChannelsDb, userId: number, channelIds: number[]): Promise<Set<number>> {
+	const keys = channelIds.map((c) => subscriptionKey(userId, c));
+	return new Set((await db.Subscription.find({ _id: { $in: keys }, active: true }, { channel_id: 1 }).lean()).map((s) => s.channel_id));
+}
+
 /** The caller, the group graph, and a channel the caller may know about (else "Invalid channel ID"). */
 export async function visibleChannel(db: ChannelsDb, ctx: Ctx<any>, channelId: number): Promise<{ actor: Identity; graph: GroupGraph; channel: ChannelDoc; subscribed: boolean }> {
 	const actor = requireUser(ctx);
