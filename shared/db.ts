@@ -127,3 +127,20 @@ export async function upsertRetrying<T>(write: () => Promise<T>): Promise<T> {
 		return write();
 	}
 }
+
+export interface RawFindOptions {
+	projection?: object;
+	sort?: Record<string, 1 | -1>;
+	limit?: number;
+	hint?: object;
+}
+
+/**
+ * A find straight through the driver, lean: for the reads of every message page (the window, flags and reactions, the channel lookup, the users), where building
+ * and casting Mongoose's query cost more than the read itself. Nothing is cast, so the filter holds
+ * values of the stored types (numbers, strings) already; undefined values are left out, as
+ * Mongoose leaves them.
+ */
+export function rawFind<T>(model: Model<any>, filter: object, opts: RawFindOptions = {}): Promise<T[]> {
+	return model.collection.find(filter, { ...opts, ignoreUndefined: true }).toArray() as Promise<T[]>;
+}

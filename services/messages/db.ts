@@ -22,22 +22,6 @@ export interface MessagesDb {
 	realmId: number;
 }
 
-export interface RawFindOptions {
-	projection?: object;
-	sort?: Record<string, 1 | -1>;
-	limit?: number;
-	hint?: object;
-}
-
-/**
- * A find straight through the driver, lean: for the reads of every message page, where building
- * and casting Mongoose's query cost more than the read itself. Nothing is cast, so the filter holds
- * values of the stored types (numbers, strings) already; undefined values are left out, as
- * Mongoose leaves them.
- */
-export function rawFind<T>(model: Model<any>, filter: object, opts: RawFindOptions = {}): Promise<T[]> {
-	return model.collection.find(filter, { ...opts, ignoreUndefined: true }).toArray() as Promise<T[]>;
-}
 
 /** The recipient ID of a conversation key, created on first use (a unique key settles races). */
 export async function recipientId(db: MessagesDb, key: string): Promise<number> {

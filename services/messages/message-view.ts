@@ -29,7 +29,7 @@ export interface ViewContext {
 export const VIEW_FIELDS = Object.fromEntries(
 	[
 		"_id", "sender_id", "type", "recipient_id", "channel_id", "topic", "dm_user_ids", "content", "rendered_content", "timestamp", "client",
-		"is_me_message", "edit_history", "last_edit_timestamp", "last_moved_timestamp", "has_submessages",
+		"is_me_message", "edit_history", "last_edit_timestamp", "last_moved_timestamp", "has_submessages", "no_reactions",
 	].map((f) => [f, 1]),
 ) as Record<string, 1>;
 

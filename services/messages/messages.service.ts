@@ -124,7 +124,7 @@ export function messagesService(config: Config & { mongoUrl: string }): ServiceS
 	/** Message objects for these messages: one call for the users, one for the channel names not known. */
 	async function views(ctx: Ctx<any>, messages: MessageDoc[], flags: Map<number, string[]>, q: GetParams, known: ReadonlyMap<number, string> = new Map()) {
 		// topic_links need the organization's linkifiers (loaded once per process).
-		const [reactions, submessages] = await Promise.all([reactionsOf(db, messages.map((m) => m._id)), submessagesOf(db, messages), loadedLinkifiers(ctx)]);
+		const [reactions, submessages] = await Promise.all([reactionsOf(db, messages.filter((m) => !m.no_reactions).map((m) => m._id)), submessagesOf(db, messages), loadedLinkifiers(ctx)]);
 		const reactors = [...reactions.values()].flatMap((list) => list.map((r) => r.user_id));
 		const userIds = [...new Set([...messages.flatMap((m) => [m.sender_id, ...m.dm_user_ids]), ...reactors])];
 		const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null && !known.has(c)))];

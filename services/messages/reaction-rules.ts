@@ -11,7 +11,8 @@ import type { ApiUser } from "../../shared/actions";
 import type { RealmEmoji } from "../../shared/org-events";
 import { apiError, badRequest } from "../../shared/errors";
 import { emojiCode, emojiNames, normalizeEmojiCode } from "../../shared/emoji";
-import { rawFind, type MessagesDb } from "./db";
+import type { MessagesDb } from "./db";
+import { rawFind } from "../../shared/db";
 import { byMessage } from "./by-message";
 import type { ReactionDoc, ReactionType } from "./models/reaction";
 

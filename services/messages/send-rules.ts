@@ -157,6 +157,7 @@ export async function storeMessage(
 		...rendered.has,
 		...searchFields(rendered.html, topic),
 		...(widget ? { has_submessages: true } : {}),
+		no_reactions: true,
 		is_resolve_notice: isResolveNotice,
 		...(idempotencyKey !== undefined ? { idempotency_key: idempotencyKey } : {}),
 		edit_history: [],

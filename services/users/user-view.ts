@@ -63,6 +63,21 @@ function isoDate(d: Date): string {
 	return d.toISOString().replace(/\.(\d{3})Z$/, ".$1000+00:00");
 }
 
+/**
+ * The fields toApiUser reads (profile_data only with custom profile fields): a projection for
+ * reads made only to show users, which leaves out their settings and credentials.
+ */
+export function apiUserFields(includeCustomProfileFields: boolean): Record<string, 1> {
+	const fields: Record<string, 1> = {};
+	for (const f of API_USER_FIELDS) fields[f] = 1;
+	if (includeCustomProfileFields) fields.profile_data = 1;
+	return fields;
+}
+const API_USER_FIELDS = [
+	"delivery_email", "email_address_visibility", "full_name", "date_joined", "is_active", "role", "is_billing_admin", "is_bot",
+	"timezone", "avatar_source", "avatar_path", "avatar_version", "bot_type", "bot_owner_id",
+] as const satisfies readonly (keyof UserDoc)[];
+
 export function toApiUser(target: UserDoc, viewer: Pick<Identity, "user_id" | "role"> | null, opts: ViewOptions): ApiUser {
 	const seesEmail = canSeeDeliveryEmail(viewer, target);
 	const gravatar = target.avatar_source === "G";

@@ -314,7 +314,9 @@ describe("failures", () => {
 		expect(reply).toBe("Failure! Bot is unavailable");
 		expect(notices).toEqual([`${linkOf(id, channelId)} to your bot @_**${name}** triggered an outgoing webhook.\n${why}`]);
 		expect(callsTo(`/${name}`)).toHaveLength(4);
-		expect(await jobs.findOne({ bot_id: b.user_id })).toMatchObject({ state: "done", failed_tries: 3 });
+		// The notice is posted before the job is recorded done: wait for the record.
+		const done = await eventually(async () => (await jobs.findOne({ bot_id: b.user_id, state: "done" })) ?? undefined, "the job's end");
+		expect(done).toMatchObject({ state: "done", failed_tries: 3 });
 	});
 
 	test("a retry that succeeds posts the reply and nothing else", async () => {

@@ -1,5 +1,7 @@
 // Emoji reactions: adding and removing by name or code, matching by code, the errors, access,
 // and reactions as message objects show them.
+import { randomBytes } from "node:crypto";
+import mongoose from "mongoose";
 import { startTestApp, type TestApp, type Account } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { recordEvents } from "../support/events";
@@ -11,6 +13,7 @@ let bob: Account;
 let dave: Account;
 const as = (a: Account) => client(app.baseUrl, a);
 let general: number;
+const dbPrefix = `t${randomBytes(4).toString("hex")}`;
 
 const send = sendMessage;
 async function reactionsOn(c: Client, id: number) {
@@ -21,7 +24,7 @@ async function reactionsOn(c: Client, id: number) {
 const channelMessage = () => send(as(alice), { type: "channel", to: general, topic: "t", content: "react to me" });
 
 beforeAll(async () => {
-	app = await startTestApp();
+	app = await startTestApp({ dbPrefix });
 	owner = client(app.baseUrl, app.owner);
 	alice = await app.createUser({ full_name: "Alice" });
 	bob = await app.createUser({ full_name: "Bob" });
@@ -199,5 +202,41 @@ describe("removing reactions", () => {
 		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
 		expectSuccess(await as(alice).delete(`/messages/${id}`));
 		expectError(await as(bob).delete(`/messages/${id}/reactions`, { emoji_name: "octopus" }), 400, "BAD_REQUEST", "Invalid message(s)");
+	});
+});
+
+// Pages read reactions only for messages not flagged as never reacted to (no_reactions).
+describe("reactions on a page of messages", () => {
+	const page = async () => {
+		const res = await as(bob).get("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [["channel", "general"], ["topic", "page"]] });
+		expectSuccess(res);
+		return new Map((res.body.messages as Array<{ id: number; reactions: Array<{ emoji_name: string; user_id: number }> }>).map((m) => [m.id, m.reactions.map((r) => [r.user_id, r.emoji_name])]));
+	};
+	const pageMessage = () => send(as(alice), { type: "channel", to: general, topic: "page", content: "on a page" });
+
+	test("each message's own reactions, after the first, after all are removed, and after one again", async () => {
+		const [plain, reacted] = [await pageMessage(), await pageMessage()];
+		expect(await page()).toEqual(new Map([[plain, []], [reacted, []]]));
+		expectSuccess(await as(bob).post(`/messages/${reacted}/reactions`, { emoji_name: "octopus" }));
+		expect(await page()).toEqual(new Map([[plain, []], [reacted, [[bob.user_id, "octopus"]]]]));
+		expectSuccess(await as(bob).delete(`/messages/${reacted}/reactions`, { emoji_name: "octopus" }));
+		expect(await page()).toEqual(new Map([[plain, []], [reacted, []]]));
+		expectSuccess(await as(alice).post(`/messages/${reacted}/reactions`, { emoji_name: "heart" }));
+		expect(await page()).toEqual(new Map([[plain, []], [reacted, [[alice.user_id, "heart"]]]]));
+	});
+
+	test("reacting removes the flag; a page shows the reactions of a message without it", async () => {
+		const id = await pageMessage();
+		expectSuccess(await as(bob).post(`/messages/${id}/reactions`, { emoji_name: "octopus" }));
+		const conn = await mongoose.createConnection(process.env.TEST_MONGO_URL!, { dbName: `${dbPrefix}_messages` }).asPromise();
+		try {
+			const messages = conn.db!.collection("messages");
+			expect((await messages.findOne({ _id: id as never }))!.no_reactions).toBeUndefined();
+			// A message sent and never reacted to carries it (stored before it existed or imported, none does).
+			expect((await messages.findOne({ _id: (await pageMessage()) as never }))!.no_reactions).toBe(true);
+			expect((await page()).get(id)).toEqual([[bob.user_id, "octopus"]]);
+		} finally {
+			await conn.close();
+		}
 	});
 });

@@ -6,9 +6,11 @@ import { requireUser, type ChannelTarget, type Ctx } from "../../../shared/actio
 import type { ChannelFirstMessageChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
 import type { ChannelsDb } from "../db";
+import type { ChannelDoc } from "../models/channel";
+import { rawFind } from "../../../shared/db";
 import { subscriptionKey } from "../models/subscription";
 import { hasContentAccess, hasMetadataAccess, messagePermissions } from "../access";
-import { activeSubs, invalidChannel, subscribersOf } from "../channel-lookup";
+import { activeSubs, activeSubsAmong, invalidChannel, subscribersOf } from "../channel-lookup";
 import { postableChannel, sendTargetOf } from "../send-targets";
 import { firstMessageDeleted } from "../first-message";
 
@@ -68,7 +70,9 @@ export function messageSupportActions(db: ChannelsDb) {
 			async handler(ctx: Ctx<{ channel_ids: number[] }>) {
 				const actor = requireUser(ctx);
 				const graph = await db.graphs.get();
-				const [channels, subs] = await Promise.all([db.Channel.find({ _id: { $in: ctx.params.channel_ids }, realm_id: db.realmId }).lean(), activeSubs(db, actor.user_id)]);
+				const ids = ctx.params.channel_ids;
+				// The caller's subscriptions to these channels only, by their keys (not every one the caller has).
+				const [channels, subs] = await Promise.all([rawFind<ChannelDoc>(db.Channel, { _id: { $in: ids }, realm_id: db.realmId }), activeSubsAmong(db, actor.user_id, ids)]);
 				return {
 					channels: channels
 						.filter((c) => hasContentAccess(graph, actor, c, subs.has(c._id)))

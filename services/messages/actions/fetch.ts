@@ -13,7 +13,7 @@ import { channelTopics } from "../topics";
 import { checkMatchIds, narrowMatches } from "../narrow-matches";
 import { topicForClient } from "../../../shared/topics";
 import type { MessageDoc } from "../models/message";
-import { rawFind } from "../db";
+import { rawFind } from "../../../shared/db";
 import type { Ctx, GetParams, ServiceDeps } from "./deps";
 
 export function fetchActions({ db, resolvers, accessibleMessage, views }: ServiceDeps) {

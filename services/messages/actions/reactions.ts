@@ -39,6 +39,8 @@ export function reactionActions({ db, resolvers, autoFollow }: ServiceDeps) {
 				else checkEmoji(emoji, custom);
 				// Reacting to a message seen through channel history makes it part of the user's history.
 				await addHistoricalRows(db, actor.user_id, access.unreceived);
+				// The flag goes before the reaction is stored: a page never skips a stored reaction.
+				await db.Message.updateOne({ _id: message_id, no_reactions: true }, { $unset: { no_reactions: 1 } });
 				try {
 					await db.Reaction.create({ _id: await db.nextId("reaction"), user_id: actor.user_id, ...same, emoji_name: emoji.emoji_name });
 				} catch (err) {

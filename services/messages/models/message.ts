@@ -47,6 +47,12 @@ export interface MessageDoc {
 	words: string[];
 	/** The message has submessages (a widget): only such messages are looked up in submessages. */
 	has_submessages?: boolean;
+	/**
+	 * The message was never reacted to: set when it is sent, removed before its first reaction is
+	 * stored. Pages look up reactions only for messages without it (those stored before it
+	 * existed, imported ones, and those reacted to).
+	 */
+	no_reactions?: boolean;
 	/** Notification Bot's notice that the topic was resolved or unresolved (undone within a minute). */
 	is_resolve_notice: boolean;
 	/**
@@ -101,6 +107,7 @@ const schema = new Schema<MessageDoc>(
 		topic_words: { type: [String], default: [] },
 		words: { type: [String], default: undefined },
 		has_submessages: { type: Boolean },
+		no_reactions: { type: Boolean },
 		is_resolve_notice: { type: Boolean, default: false },
 		idempotency_key: { type: String },
 		edit_history: { type: Schema.Types.Mixed, default: [] },

@@ -16,7 +16,8 @@ import { applyUpdate, checkDeactivation, checkOwnDeactivation, updateUser, type 
 import { PROFILE_KEYS } from "./profile-cache";
 import { withOwnerGuard } from "./owner-guard";
 import type { ViewParams } from "../user-lookup";
-import { toApiUser } from "../user-view";
+import { apiUserFields, toApiUser } from "../user-view";
+import { rawFind } from "../../../shared/db";
 import { accessBot, channelNames, checkBotReactivation, defaultChannelIds, realmBotView } from "../bots/bot-rules";
 import { requireAdmin, type Ctx, type ServiceDeps } from "../deps";
 import { serviceMissing, tellChannels, visibleChannels } from "./channel-calls";
@@ -126,7 +127,8 @@ export function userActions({ db, graphs, view, findUser, userByEmail, changed, 
 			async handler(ctx: Ctx<ViewParams & { user_ids: number[] }>): Promise<{ users: ApiUser[] }> {
 				// System bots are included: they send messages too.
 				const realms = [db.realm._id, SYSTEM_REALM_ID];
-				const [users, opts] = await Promise.all([db.User.find({ _id: { $in: ctx.params.user_ids }, realm_id: { $in: realms } }).lean(), view(ctx.params)]);
+				const fields = apiUserFields(ctx.params.include_custom_profile_fields ?? false);
+				const [users, opts] = await Promise.all([rawFind<UserDoc>(db.User, { _id: { $in: ctx.params.user_ids }, realm_id: { $in: realms } }, { projection: fields }), view(ctx.params)]);
 				return { users: users.map((u) => toApiUser(u, ctx.meta.user ?? null, opts)) };
 			},
 		},
