@@ -39,6 +39,14 @@ const ALLOWED: Allowed[] = [
 		{ db: "catalog", coll, filter: {}, reason: "the catalog's first start: does it hold data already (one document read), once per database" },
 		{ db: "users", coll, filter: {}, reason: "the catalog's first start copies the users database's old collection whole, once per database" },
 	]),
+	// test/api/push-notifications.test.ts inspects and rewinds the push jobs it caused; the
+	// service itself reads them by _id and by { state, done_at }.
+	...[{ state: { $ne: "?" } }, { state: { $nin: ["?"] } }, { "form.token": "?" }, { "form.token": { $in: ["?"] } }, { "form.token": "?", kind: "?" }, {}].map((filter) => ({
+		db: "notifications",
+		coll: "push_jobs",
+		filter,
+		reason: "test/api/push-notifications.test.ts looking at the jobs it caused, never a server query",
+	})),
 	// The relay's own unit test (test/unit/change-relay.test.ts) empties and counts these
 	// collections between its cases; the relay itself reads them by _id and by its indexes.
 	...["cli_changes", "cli_relays"].map((coll) => ({

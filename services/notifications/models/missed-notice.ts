@@ -60,5 +60,7 @@ export interface MissedClaimDoc {
 }
 
 const claimSchema = new Schema<MissedClaimDoc>({ _id: Number, claimed_by: { type: String, required: true }, claimed_at: { type: Number, required: true } }, { versionKey: false });
+// Claims left by a dead replica, taken back by age at every sweep.
+claimSchema.index({ claimed_at: 1 });
 
 export const missedClaimModel = (conn: Connection) => conn.model<MissedClaimDoc>("MissedClaim", claimSchema, "missed_message_claims");
