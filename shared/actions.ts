@@ -246,9 +246,9 @@ export interface PushDevice {
 	ios_app_id: string | null;
 }
 
-/** users.pushDevices: a user's devices, oldest first, and the organization (for the payloads). */
+/** users.pushDevices: each user's devices (by user ID; none: absent), oldest first, and the organization (for the payloads). */
 export interface PushDevices {
-	devices: PushDevice[];
+	devices: Record<string, PushDevice[]>;
 	realm: { id: number; name: string; url: string };
 }
 
@@ -298,7 +298,7 @@ export interface ActionMap {
 	/** An email's unsubscribe link opened (the gateway's page): that kind of email is off for its recipient. */
 	"notifications.unsubscribe": { params: { type: string; key: string }; result: { what: string } };
 	"notifications.pushDeviceChanged": { params: PushDeviceChange; result: None };
-	"users.pushDevices": { params: { user_id: number }; result: PushDevices };
+	"users.pushDevices": { params: { user_ids: number[] }; result: PushDevices };
 	"users.forgetPushDevices": { params: { kind: number; tokens: string[] }; result: { deleted: number } };
 	"notifications.loginNotice": { params: { user_agent: string; ip: string; idempotency_key: string }; result: { stored: boolean } };
 	"users.checkInviteGroups": { params: { group_ids: number[] }; result: None };

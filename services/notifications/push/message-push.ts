@@ -17,8 +17,8 @@ import { messagePayloadApns, messagePayloadGcm, removePayloads, type MentionedGr
 
 /** Message IDs looked up at a time when a read marks many. */
 const CHUNK = 1000;
-/** Recipients of one message whose notifications are prepared at once. */
-const HOOK_PARALLEL = 10;
+/** Recipients of one message whose notifications are stored at once. */
+const PARALLEL = 10;
 
 export interface MessagePush {
 	/** Who is notified. */
@@ -45,9 +45,10 @@ function notifyBody(deps: PushDeps, to: PushRecipient, devices: PushDevice[], pa
 	};
 }
 
-async function recipient(deps: PushDeps, userId: number): Promise<{ to: PushRecipient; devices: PushDevice[] }> {
-	const found: PushDevices = await call(deps.broker, "users.pushDevices", { user_id: userId });
-	return { to: { user_id: userId, realm: found.realm, server: deps.server }, devices: found.devices };
+/** The users' devices and their organization, in one call. */
+async function recipients(deps: PushDeps, userIds: number[]): Promise<Map<number, { to: PushRecipient; devices: PushDevice[] }>> {
+	const found: PushDevices = await call(deps.broker, "users.pushDevices", { user_ids: userIds });
+	return new Map(userIds.map((id) => [id, { to: { user_id: id, realm: found.realm, server: deps.server }, devices: found.devices[String(id)] ?? [] }]));
 }
 
 /** The sender's avatar when the message left it out (a client_gravatar view). */
@@ -57,30 +58,56 @@ async function withAvatar(deps: PushDeps, m: PushMessage): Promise<PushMessage> 
 	return { ...m, avatar_url: users[0]?.avatar_url ?? null };
 }
 
+type Due = Omit<MessagePush, "message">;
+const jobId = (userId: number, messageId: number) => `message:${userId}:${messageId}`;
+
 /**
- * Sends one message's push notification to one user, through the bouncer (nothing without
- * PUSH_NOTIFICATION_BOUNCER_URL, or when the user has no device). The caller has decided the user
- * is to be notified (the missed-message rules); this builds Zulip's payloads, stores the request
- * under `message:<user>:<message>` (asked twice, by two replicas, it is made once) and makes it
- * off the caller's path, retrying what fails. Answers whether a request was stored.
+ * Sends one message's push notification to these users, through the bouncer (nothing without
+ * PUSH_NOTIFICATION_BOUNCER_URL, or to a user without a device). The caller has decided they are
+ * to be notified (the missed-message rules); this reads their devices and the sender's avatar once
+ * for all of them, builds Zulip's payloads, stores each request under `message:<user>:<message>`
+ * (asked twice, by two replicas, it is made once) and makes it off the caller's path, retrying
+ * what fails. Answers the users whose request this call stored.
  */
-export async function sendMessagePush(deps: PushDeps, push: MessagePush): Promise<{ queued: boolean }> {
-	if (!deps.bouncer) return { queued: false };
-	const _id = `message:${push.user_id}:${push.message.id}`;
-	if (await deps.Job.exists({ _id })) return { queued: false };
-	const { to, devices } = await recipient(deps, push.user_id);
-	if (!devices.length) {
-		deps.logger.info({ user_id: push.user_id }, "no push notification: the user has no registered devices");
-		return { queued: false };
+export async function sendMessagePushes(deps: PushDeps, message: PushMessage, due: Due[]): Promise<Set<number>> {
+	const queued = new Set<number>();
+	if (!deps.bouncer || !due.length) return queued;
+	const asked = new Set((await deps.Job.find({ _id: { $in: due.map((d) => jobId(d.user_id, message.id)) } }, { _id: 1 }).lean()).map((j) => j._id));
+	const fresh = due.filter((d) => !asked.has(jobId(d.user_id, message.id)));
+	if (!fresh.length) return queued;
+	const found = await recipients(deps, fresh.map((d) => d.user_id));
+	const reached = fresh.filter((d) => {
+		if (found.get(d.user_id)!.devices.length) return true;
+		deps.logger.info({ user_id: d.user_id }, "no push notification: the user has no registered devices");
+		return false;
+	});
+	if (!reached.length) return queued;
+	const shown = await withAvatar(deps, message);
+	const one = async (d: Due) => {
+		const { to, devices } = found.get(d.user_id)!;
+		const group = d.mentioned_user_group ?? null;
+		const json = notifyBody(deps, to, devices, { apns_payload: messagePayloadApns(to, shown, d.trigger, group), ...messagePayloadGcm(to, shown, group) });
+		// Recorded before the request, so a read that comes while it is in flight removes it.
+		await markSent(deps, d.user_id, shown.id);
+		const _id = jobId(d.user_id, shown.id);
+		if (await storeJob(deps, { _id, kind: "message", user_id: d.user_id, endpoint: "push/notify", json })) {
+			queued.add(d.user_id);
+			startNow(deps, _id);
+		}
+	};
+	// A few recipients at a time (a wildcard mention in a large channel has many).
+	for (let i = 0; i < reached.length; i += PARALLEL) {
+		await Promise.all(
+			reached.slice(i, i + PARALLEL).map((d) => one(d).catch((err: unknown) => deps.logger.error({ err, message_id: message.id, user_id: d.user_id }, "push notification not queued"))),
+		);
 	}
-	const message = await withAvatar(deps, push.message);
-	const group = push.mentioned_user_group ?? null;
-	const json = notifyBody(deps, to, devices, { apns_payload: messagePayloadApns(to, message, push.trigger, group), ...messagePayloadGcm(to, message, group) });
-	// Recorded before the request, so a read that comes while it is in flight removes it.
-	await markSent(deps, push.user_id, message.id);
-	const queued = await storeJob(deps, { _id, kind: "message", user_id: push.user_id, endpoint: "push/notify", json });
-	if (queued) startNow(deps, _id);
-	return { queued };
+	return queued;
+}
+
+/** One user's notification of one message (the bus action notifications.pushMessage). */
+export async function sendMessagePush(deps: PushDeps, push: MessagePush): Promise<{ queued: boolean }> {
+	const { message, ...due } = push;
+	return { queued: (await sendMessagePushes(deps, message, [due])).has(push.user_id) };
 }
 
 /**
@@ -94,18 +121,16 @@ export function bouncerPushHook(deps: PushDeps): PushHook {
 			deps.logger.warn({ message_id: sent.message_id }, "message.sent without the message: no push notification");
 			return;
 		}
-		const message = sent.event.message as unknown as PushMessage;
 		// Zulip's get_mentioned_user_group: the smallest group the user was mentioned through (not by name).
 		const groupOf = (userId: number) => {
 			const g = sent.mentioned_user_groups?.[String(userId)];
 			return g ? { id: g.id, name: g.name } : null;
 		};
-		const one = (d: (typeof due)[number]) =>
-			sendMessagePush(deps, { user_id: d.user_id, message, trigger: d.trigger, mentioned_user_group: groupOf(d.user_id) }).catch((err: unknown) =>
-				deps.logger.error({ err, message_id: sent.message_id, user_id: d.user_id }, "push notification not queued"),
-			);
-		// A few recipients at a time (a wildcard mention in a large channel has many).
-		for (let i = 0; i < due.length; i += HOOK_PARALLEL) await Promise.all(due.slice(i, i + HOOK_PARALLEL).map(one));
+		await sendMessagePushes(
+			deps,
+			sent.event.message as unknown as PushMessage,
+			due.map((d) => ({ user_id: d.user_id, trigger: d.trigger, mentioned_user_group: groupOf(d.user_id) })),
+		);
 	};
 }
 
@@ -137,7 +162,7 @@ export async function removeReadPushes(deps: PushDeps, userId: number, messageId
 	if (!deps.bouncer || !messageIds.length) return;
 	const ids = (await notifiedAmong(deps, userId, messageIds)).sort((a, b) => a - b);
 	if (!ids.length) return;
-	const { to, devices } = await recipient(deps, userId);
+	const { to, devices } = (await recipients(deps, [userId])).get(userId)!;
 	if (devices.length) {
 		const digest = createHash("sha256").update(ids.join(",")).digest("hex").slice(0, 32);
 		const _id = `remove:${userId}:${digest}`;

@@ -25,7 +25,9 @@ function asApiError(err: BouncerError) {
 }
 
 export async function sendTestNotification(deps: PushDeps, me: Identity, token: string | undefined): Promise<Record<string, never>> {
-	const { devices, realm } = await call(deps.broker, "users.pushDevices", { user_id: me.user_id });
+	const found = await call(deps.broker, "users.pushDevices", { user_ids: [me.user_id] });
+	const { realm } = found;
+	const devices = found.devices[String(me.user_id)] ?? [];
 	const targets = token === undefined ? devices : devices.filter((d) => d.token === token).slice(0, 1);
 	if (token !== undefined && !targets.length) throw apiError(400, "INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
 	if (!deps.bouncer) return {};

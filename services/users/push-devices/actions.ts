@@ -73,16 +73,15 @@ export function pushDeviceActions({ db, config }: ServiceDeps) {
 			},
 		},
 
-		/** A user's devices, oldest first (Zulip's order_by("id")), and their organization, for push notifications. */
+		/** Users' devices, each one's oldest first (Zulip's order_by("id")), and their organization, for push notifications: one call for all of a message's recipients. */
 		pushDevices: {
 			visibility: "public",
-			params: params({ user_id: p.int({ min: 1 }) }),
-			async handler(ctx: Ctx<{ user_id: number }>): Promise<PushDevices> {
-				const docs = await db.PushDevice.find({ user_id: ctx.params.user_id }).sort({ _id: 1 }).lean();
-				return {
-					devices: docs.map((d) => ({ kind: d.kind, token: d.token, ios_app_id: d.ios_app_id })),
-					realm: { id: db.realm._id, name: db.realm.name, url: db.realm.url },
-				};
+			params: params({ user_ids: p.intList() }),
+			async handler(ctx: Ctx<{ user_ids: number[] }>): Promise<PushDevices> {
+				const docs = await db.PushDevice.find({ user_id: { $in: ctx.params.user_ids } }).sort({ user_id: 1, _id: 1 }).lean();
+				const devices: PushDevices["devices"] = {};
+				for (const d of docs) (devices[String(d.user_id)] ??= []).push({ kind: d.kind, token: d.token, ios_app_id: d.ios_app_id });
+				return { devices, realm: { id: db.realm._id, name: db.realm.name, url: db.realm.url } };
 			},
 		},
 

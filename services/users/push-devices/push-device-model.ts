@@ -29,7 +29,7 @@ const schema = new Schema<PushDeviceDoc>(
 	{ versionKey: false },
 );
 schema.index({ user_id: 1, kind: 1, token: 1 }, { unique: true });
-// A user's devices in the order they were added (the push sender's list).
+// Users' devices, each one's in the order they were added (the push sender's lists).
 schema.index({ user_id: 1, _id: 1 });
 // Tokens the bouncer reports gone, whoever's they were.
 schema.index({ kind: 1, token: 1 });
