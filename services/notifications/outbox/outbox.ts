@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import type { Model } from "mongoose";
 import { clock } from "../../../shared/clock";
-import { isDuplicateKey } from "../../../shared/db";
+import { createOnce } from "../../../shared/db";
 import type { Rendered } from "../templates/layout";
 import type { OutboxEmailDoc } from "../models/outbox-email";
 
@@ -45,11 +45,5 @@ export async function enqueue(Outbox: Model<OutboxEmailDoc>, noreply: string, e:
 		sent_at: null,
 		failed_at: null,
 	};
-	try {
-		await Outbox.collection.insertOne(doc as never);
-		return true;
-	} catch (err) {
-		if (isDuplicateKey(err)) return false;
-		throw err;
-	}
+	return createOnce(Outbox, doc);
 }

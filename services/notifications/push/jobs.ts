@@ -11,7 +11,7 @@ import type { ServiceBroker } from "moleculer";
 import type { Model } from "mongoose";
 import { call } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
-import { isDuplicateKey } from "../../../shared/db";
+import { createOnce } from "../../../shared/db";
 import type { PushJobDoc, PushSentDoc } from "../models/push-job";
 import { retryWaitSeconds, sweepClaimed } from "../claims";
 import { BOUNCER_TIMEOUT_MS, BouncerError, sendToBouncer, TOKEN_KIND, type BouncerSettings } from "./bouncer";
@@ -55,13 +55,7 @@ function freshFields(now: number) {
 /** Stores a job, due now; false when one with this key was stored already. */
 export async function storeJob(deps: PushDeps, job: NewJob): Promise<boolean> {
 	const now = clock.nowMs();
-	try {
-		await deps.Job.collection.insertOne({ form: null, json: null, ...job, version: 0, created_at: now, ...freshFields(now) } as never);
-		return true;
-	} catch (err) {
-		if (isDuplicateKey(err)) return false;
-		throw err;
-	}
+	return createOnce(deps.Job, { form: null, json: null, ...job, version: 0, created_at: now, ...freshFields(now) } as never);
 }
 
 /**

@@ -7,7 +7,7 @@
 // messages.flagsChanged says the user read it, a `remove` notification follows, once.
 import { createHash } from "node:crypto";
 import { call, type PushDevice, type PushDevices } from "../../../shared/actions";
-import { isDuplicateKey } from "../../../shared/db";
+import { createOnce } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
 import type { NotificationTrigger } from "../missed/notification-data";
 import type { PushHook } from "../missed/push-hook";
@@ -135,11 +135,7 @@ export function bouncerPushHook(deps: PushDeps): PushHook {
 }
 
 async function markSent(deps: PushDeps, userId: number, messageId: number): Promise<void> {
-	try {
-		await deps.Sent.collection.insertOne({ _id: `${userId}:${messageId}`, user_id: userId, message_id: messageId, created_at: clock.nowMs() } as never);
-	} catch (err) {
-		if (!isDuplicateKey(err)) throw err;
-	}
+	await createOnce(deps.Sent, { _id: `${userId}:${messageId}`, user_id: userId, message_id: messageId, created_at: clock.nowMs() });
 }
 
 /** Messages among these whose notification went out to the user (and was not removed yet). */
