@@ -11,19 +11,21 @@ import { isAdmin, isGuest, Role } from "../../shared/roles";
 import type { ChannelDoc } from "./models/channel";
 
 export type Actor = Pick<Identity, "user_id" | "role">;
+/** What content and metadata access read of a channel. */
+export type AccessFields = Pick<ChannelDoc, "invite_only" | "is_web_public" | "settings">;
 
-export function isChannelAdmin(graph: GroupGraph, actor: Actor, channel: ChannelDoc): boolean {
+export function isChannelAdmin(graph: GroupGraph, actor: Actor, channel: AccessFields): boolean {
 	return isAdmin(actor.role) || graph.allows(channel.settings.can_administer_channel_group, actor.user_id);
 }
 
-export function hasContentAccess(graph: GroupGraph, actor: Actor, channel: ChannelDoc, subscribed: boolean): boolean {
+export function hasContentAccess(graph: GroupGraph, actor: Actor, channel: AccessFields, subscribed: boolean): boolean {
 	if (channel.is_web_public || subscribed) return true;
 	if (isGuest(actor.role)) return false;
 	if (!channel.invite_only) return true;
 	return graph.allows(channel.settings.can_add_subscribers_group, actor.user_id);
 }
 
-export function hasMetadataAccess(graph: GroupGraph, actor: Actor, channel: ChannelDoc, subscribed: boolean): boolean {
+export function hasMetadataAccess(graph: GroupGraph, actor: Actor, channel: AccessFields, subscribed: boolean): boolean {
 	return hasContentAccess(graph, actor, channel, subscribed) || isChannelAdmin(graph, actor, channel);
 }
 

@@ -4,7 +4,6 @@ import { requireUser, type Ctx, type Identity } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { GroupGraph } from "../../shared/group-settings";
 import type { ChannelsDb } from "./db";
-import { rawFind } from "../../shared/db";
 import type { ChannelDoc } from "./models/channel";
 import { subscriptionKey } from "./models/subscription";
 import { hasMetadataAccess } from "./access";
@@ -13,12 +12,6 @@ export const invalidChannel = () => badRequest("Invalid channel ID");
 
 export async function activeSubs(db: ChannelsDb, userId: number): Promise<Set<number>> {
 	return new Set((await db.Subscription.find({ user_id: userId, active: true }, { channel_id: 1 }).lean()).map((s) => s.channel_id));
-}
-
-/** Which of these channels the user is actively subscribed to: one _id index entry per channel. */
-export async function activeSubsAmong(db: ChannelsDb, userId: number, channelIds: number[]): Promise<Set<number>> {
-	const keys = channelIds.map((c) => subscriptionKey(userId, c));
-	return new Set((await rawFind<{ channel_id: number }>(db.Subscription, { _id: { $in: keys }, active: true }, { projection: { channel_id: 1 } })).map((s) => s.channel_id));
 }
 
 /** The caller, the group graph, and a channel the caller may know about (else "Invalid channel ID"). */

@@ -7,6 +7,9 @@ import type { Config } from "../../shared/config";
 import { call } from "../../shared/actions";
 import { connectServiceDb, counters, ensureIndexes } from "../../shared/db";
 import { GroupGraphCache, groupGraphEvents } from "../../shared/group-settings";
+import { nodeCacheEvents } from "../../shared/node-cache";
+import { transportUp } from "../../shared/transport-recovery";
+import { ChannelReadCache, channelCacheEvents } from "./read-cache";
 import type { ChannelsDb } from "./db";
 import { channelModel } from "./models/channel";
 import { subscriptionModel } from "./models/subscription";
@@ -28,6 +31,7 @@ import { digestChannelActions } from "./actions/digests";
 export function channelsService(config: Config & { mongoUrl: string }): ServiceSchema {
 	let conn: Connection;
 	const db = { realmId: 1, webPublicStreams: config.webPublicStreams } as ChannelsDb;
+	const reads = new ChannelReadCache();
 
 	return {
 		name: "channels",
@@ -48,6 +52,8 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 
 		events: {
 			...groupGraphEvents(() => db.graphs),
+			...channelCacheEvents(db),
+			...nodeCacheEvents(() => db.reads?.all() ?? []),
 			/** Messages moved into a channel may bring a named topic with them. */
 			async "messages.moved"(ctx: Context<{ channel_id?: number; topic: string }>) {
 				if (ctx.params.channel_id && ctx.params.topic) await db.Channel.updateOne({ _id: ctx.params.channel_id }, { $set: { has_named_topics: true } });
@@ -72,7 +78,9 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 				UserTopic: userTopicModel(conn),
 				nextId: counters(conn),
 				graphs: new GroupGraphCache(() => call(this.broker, "users.groupGraph", {})),
+				reads,
 			});
+			for (const c of reads.all()) c.live = () => transportUp(this.broker);
 			await ensureIndexes(conn);
 		},
 

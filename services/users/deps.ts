@@ -6,6 +6,7 @@ import type { GroupGraphCache } from "../../shared/group-settings";
 import type { UsersDb } from "./db";
 import { userChanges } from "./user-changes";
 import { userLookup } from "./user-lookup";
+import { shownUsersCache, type ShownUsers } from "./accounts/shown-users";
 
 export type { Ctx } from "../../shared/actions";
 export { requireAdmin } from "../../shared/actions";
@@ -14,6 +15,8 @@ export interface ServiceDeps extends ReturnType<typeof userLookup>, ReturnType<t
 	db: UsersDb;
 	graphs: GroupGraphCache;
 	config: Config;
+	/** The users shown beside messages, per node (accounts/shown-users.ts). */
+	shown: ShownUsers;
 }
 
 /** A feature's actions (Moleculer action definitions by name), made from the service's deps. */
@@ -21,5 +24,5 @@ export type ActionGroup = (deps: ServiceDeps) => Record<string, unknown>;
 
 export function serviceDeps(db: UsersDb, graphs: GroupGraphCache, config: Config): ServiceDeps {
 	const lookup = userLookup(db, graphs);
-	return { db, graphs, config, ...lookup, ...userChanges(db, graphs, lookup.host, lookup.view) };
+	return { db, graphs, config, shown: shownUsersCache(), ...lookup, ...userChanges(db, graphs, lookup.host, lookup.view) };
 }

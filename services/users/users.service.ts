@@ -46,6 +46,8 @@ import { realmExportActions } from "./realm-export/actions";
 import { registerActions } from "./register/actions";
 import { passwordResetActions } from "./password-reset/actions";
 import { digestActions } from "./digests/actions";
+import { nodeCacheEvents } from "../../shared/node-cache";
+import { transportUp } from "../../shared/transport-recovery";
 
 /** Every action group of the service, each made from the same deps. */
 const ACTION_GROUPS: ActionGroup[] = [
@@ -108,8 +110,10 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 		actions,
 
 		events: {
+			...nodeCacheEvents(() => [deps.shown]),
 			async "users.changed"(this: any, ctx: Context<{ user_ids: number[] }>) {
 				graphs.invalidate();
+				deps.shown.forget(ctx.params.user_ids);
 				await forgetCached(this.broker, ctx.params.user_ids);
 			},
 			"users.groupsChanged"() {
@@ -125,6 +129,7 @@ export function usersService(config: Config & { mongoUrl: string; cli?: boolean 
 		},
 
 		async started(this: any) {
+			deps.shown.live = () => transportUp(this.broker);
 			const promotionOff = config.fullMembersCron === "off";
 			if (!promotionOff && !cron.validate(config.fullMembersCron)) throw new Error(`FULL_MEMBERS_CRON is not a cron expression: "${config.fullMembersCron}"`);
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "users");

@@ -6,11 +6,10 @@ import { requireUser, type ChannelTarget, type Ctx } from "../../../shared/actio
 import type { ChannelFirstMessageChanged } from "../../../shared/org-events";
 import { p, params } from "../../../shared/params";
 import type { ChannelsDb } from "../db";
-import type { ChannelDoc } from "../models/channel";
-import { rawFind } from "../../../shared/db";
 import { subscriptionKey } from "../models/subscription";
 import { hasContentAccess, hasMetadataAccess, messagePermissions } from "../access";
-import { activeSubs, activeSubsAmong, invalidChannel, subscribersOf } from "../channel-lookup";
+import { invalidChannel, subscribersOf } from "../channel-lookup";
+import { cachedChannels, cachedSubscriptions } from "../read-cache";
 import { postableChannel, sendTargetOf } from "../send-targets";
 import { firstMessageDeleted } from "../first-message";
 
@@ -70,9 +69,8 @@ export function messageSupportActions(db: ChannelsDb) {
 			async handler(ctx: Ctx<{ channel_ids: number[] }>) {
 				const actor = requireUser(ctx);
 				const graph = await db.graphs.get();
-				const ids = ctx.params.channel_ids;
-				// The caller's subscriptions to these channels only, by their keys (not every one the caller has).
-				const [channels, subs] = await Promise.all([rawFind<ChannelDoc>(db.Channel, { _id: { $in: ids }, realm_id: db.realmId }), activeSubsAmong(db, actor.user_id, ids)]);
+				// From the node's cache (read-cache.ts): no store read in the steady state.
+				const [channels, subs] = await Promise.all([cachedChannels(db, ctx.params.channel_ids), cachedSubscriptions(db, actor.user_id)]);
 				return {
 					channels: channels
 						.filter((c) => hasContentAccess(graph, actor, c, subs.has(c._id)))
@@ -105,7 +103,7 @@ export function messageSupportActions(db: ChannelsDb) {
 			async handler(ctx: Ctx) {
 				const actor = requireUser(ctx);
 				const graph = await db.graphs.get();
-				const [channels, subs] = await Promise.all([db.Channel.find({ realm_id: db.realmId, invite_only: false }).lean(), activeSubs(db, actor.user_id)]);
+				const [channels, subs] = await Promise.all([db.Channel.find({ realm_id: db.realmId, invite_only: false }).lean(), cachedSubscriptions(db, actor.user_id)]);
 				return { channel_ids: channels.filter((c) => c.history_public_to_subscribers && hasContentAccess(graph, actor, c, subs.has(c._id))).map((c) => c._id) };
 			},
 		},
@@ -131,7 +129,7 @@ export function messageSupportActions(db: ChannelsDb) {
 				const graph = await db.graphs.get();
 				const [found, subs] = await Promise.all([
 					db.Channel.find({ realm_id: db.realmId, name_key: { $in: ctx.params.names.map((n) => n.trim().toLowerCase()) } }).lean(),
-					activeSubs(db, actor.user_id),
+					cachedSubscriptions(db, actor.user_id),
 				]);
 				return {
 					channels: found.filter((c) => hasMetadataAccess(graph, actor, c, subs.has(c._id))).map((c) => ({ id: c._id, name: c.name })),

@@ -15,9 +15,9 @@ import { realmSetting } from "../realm/realm-settings";
 import { applyUpdate, checkDeactivation, checkOwnDeactivation, updateUser, type UserChanges } from "./user-admin";
 import { PROFILE_KEYS } from "./profile-cache";
 import { withOwnerGuard } from "./owner-guard";
+import { shownUsers } from "./shown-users";
 import type { ViewParams } from "../user-lookup";
-import { apiUserFields, toApiUser } from "../user-view";
-import { rawFind } from "../../../shared/db";
+import { toApiUser } from "../user-view";
 import { accessBot, channelNames, checkBotReactivation, defaultChannelIds, realmBotView } from "../bots/bot-rules";
 import { requireAdmin, type Ctx, type ServiceDeps } from "../deps";
 import { serviceMissing, tellChannels, visibleChannels } from "./channel-calls";
@@ -34,7 +34,7 @@ const userChangeParams = {
 	new_email: p.string({ optional: true }),
 };
 
-export function userActions({ db, graphs, view, findUser, userByEmail, changed, systemGroupsChanged }: ServiceDeps) {
+export function userActions({ db, graphs, view, findUser, userByEmail, changed, systemGroupsChanged, shown }: ServiceDeps) {
 	/** The messages service's answer; -1 on a node of a cluster that runs no messages service. */
 	async function maxMessageId(ctx: Ctx): Promise<number> {
 		// A node of a cluster without the messages service: -1 at once, with no error built and logged per request.
@@ -125,10 +125,7 @@ export function userActions({ db, graphs, view, findUser, userByEmail, changed, 
 			visibility: "public",
 			params: params({ user_ids: p.intList(), ...viewParams }),
 			async handler(ctx: Ctx<ViewParams & { user_ids: number[] }>): Promise<{ users: ApiUser[] }> {
-				// System bots are included: they send messages too.
-				const realms = [db.realm._id, SYSTEM_REALM_ID];
-				const fields = apiUserFields(ctx.params.include_custom_profile_fields ?? false);
-				const [users, opts] = await Promise.all([rawFind<UserDoc>(db.User, { _id: { $in: ctx.params.user_ids }, realm_id: { $in: realms } }, { projection: fields }), view(ctx.params)]);
+				const [users, opts] = await Promise.all([shownUsers(db, shown, ctx.params.user_ids, ctx.params.include_custom_profile_fields ?? false), view(ctx.params)]);
 				return { users: users.map((u) => toApiUser(u, ctx.meta.user ?? null, opts)) };
 			},
 		},
