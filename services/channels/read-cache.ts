@@ -11,7 +11,7 @@ import type { ChannelsDb } from "./db";
 import type { ChannelDoc } from "./models/channel";
 import { activeSubs } from "./channel-lookup";
 
-const CACHED_FIELDS = ["_id", "realm_id", "name", "invite_only", "is_web_public", "history_public_to_subscribers", "is_archived", "settings"] as const;
+const CACHED_FIELDS = ["_id", "realm_id", "name", "invite_only", "is_web_public", "history_public_to_subscribers", "settings"] as const;
 export type CachedChannel = Pick<ChannelDoc, (typeof CACHED_FIELDS)[number]>;
 const PROJECTION = Object.fromEntries(CACHED_FIELDS.map((f) => [f, 1]));
 
