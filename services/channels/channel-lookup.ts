@@ -1,10 +1,13 @@
 // Finding channels as a caller sees them: a channel the caller may know about (else "Invalid
-// channel ID"), the channels a user is subscribed to, and each channel's active subscribers.
+// channel ID"), the channels a user is subscribed to, and each channel's active subscribers; for the
+// lookups that write nothing, channels and subscriptions from the node's cache (read-cache.ts).
 import { requireUser, type Ctx, type Identity } from "../../shared/actions";
 import { badRequest } from "../../shared/errors";
 import type { GroupGraph } from "../../shared/group-settings";
 import type { ChannelsDb } from "./db";
 import type { ChannelDoc } from "./models/channel";
+import { rawFind } from "../../shared/db";
+import { CACHED_PROJECTION, type CachedChannel } from "./read-cache";
 import { subscriptionKey } from "./models/subscription";
 import { hasMetadataAccess } from "./access";
 
@@ -12,6 +15,20 @@ export const invalidChannel = () => badRequest("Invalid channel ID");
 
 export async function activeSubs(db: ChannelsDb, userId: number): Promise<Set<number>> {
 	return new Set((await db.Subscription.find({ user_id: userId, active: true }, { channel_id: 1 }).lean()).map((s) => s.channel_id));
+}
+
+/** These channels of the organization (unknown ones left out), from the node's cache. */
+export async function cachedChannels(db: ChannelsDb, ids: number[]): Promise<CachedChannel[]> {
+	const found = await db.reads.channels.getMany(ids, async (missing) => {
+		const docs = await rawFind<CachedChannel>(db.Channel, { _id: { $in: missing }, realm_id: db.realmId }, { projection: CACHED_PROJECTION });
+		return new Map(docs.map((c) => [c._id, c]));
+	});
+	return [...found.values()];
+}
+
+/** The channels a user is actively subscribed to, from the node's cache. */
+export function cachedSubscriptions(db: ChannelsDb, userId: number): Promise<ReadonlySet<number>> {
+	return db.reads.subscribed.get(userId, () => activeSubs(db, userId));
 }
 
 /** The caller, the group graph, and a channel the caller may know about (else "Invalid channel ID"). */

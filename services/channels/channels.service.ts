@@ -52,7 +52,7 @@ export function channelsService(config: Config & { mongoUrl: string }): ServiceS
 
 		events: {
 			...groupGraphEvents(() => db.graphs),
-			...channelCacheEvents(db),
+			...channelCacheEvents(() => db.reads),
 			...nodeCacheEvents(() => db.reads?.all() ?? []),
 			/** Messages moved into a channel may bring a named topic with them. */
 			async "messages.moved"(ctx: Context<{ channel_id?: number; topic: string }>) {

@@ -6,14 +6,11 @@
 // write nothing use it: an action reading its own write before broadcasting it reads the store.
 import { NodeCache } from "../../shared/node-cache";
 import type { ChannelsCreated, ChannelsArchived, ChannelUpdated, SubscriptionsChanged } from "../../shared/org-events";
-import { rawFind } from "../../shared/db";
-import type { ChannelsDb } from "./db";
 import type { ChannelDoc } from "./models/channel";
-import { activeSubs } from "./channel-lookup";
 
 const CACHED_FIELDS = ["_id", "realm_id", "name", "invite_only", "is_web_public", "history_public_to_subscribers", "settings"] as const;
 export type CachedChannel = Pick<ChannelDoc, (typeof CACHED_FIELDS)[number]>;
-const PROJECTION = Object.fromEntries(CACHED_FIELDS.map((f) => [f, 1]));
+export const CACHED_PROJECTION = Object.fromEntries(CACHED_FIELDS.map((f) => [f, 1]));
 
 /** Channels and users remembered at most (each cache starts over past it). */
 const MAX_CHANNELS = 20_000;
@@ -28,20 +25,6 @@ export class ChannelReadCache {
 	}
 }
 
-/** These channels of the organization (unknown ones left out), from the node's cache. */
-export async function cachedChannels(db: ChannelsDb, ids: number[]): Promise<CachedChannel[]> {
-	const found = await db.reads.channels.getMany(ids, async (missing) => {
-		const docs = await rawFind<CachedChannel>(db.Channel, { _id: { $in: missing }, realm_id: db.realmId }, { projection: PROJECTION });
-		return new Map(docs.map((c) => [c._id, c]));
-	});
-	return [...found.values()];
-}
-
-/** The channels a user is actively subscribed to, from the node's cache. */
-export function cachedSubscriptions(db: ChannelsDb, userId: number): Promise<ReadonlySet<number>> {
-	return db.reads.subscribed.get(userId, () => activeSubs(db, userId));
-}
-
 /**
  * What drops entries, on every node: the service's broadcasts after each write to what is cached.
  * Channels: created (channels.created), renamed, made private or public, their settings changed,
@@ -50,8 +33,7 @@ export function cachedSubscriptions(db: ChannelsDb, userId: number): Promise<Rea
  * user's subscription is announced as channels.subscriptionsChanged, naming the users (`user_ids`,
  * and those of `added` and `removed`); property changes (color, muting, ...) are not cached.
  */
-export function channelCacheEvents(db: ChannelsDb) {
-	const reads = () => db.reads;
+export function channelCacheEvents(reads: () => ChannelReadCache | undefined) {
 	return {
 		"channels.created"(ctx: { params: ChannelsCreated }) {
 			reads()?.channels.forget(ctx.params.channel_ids);

@@ -8,8 +8,7 @@ import { p, params } from "../../../shared/params";
 import type { ChannelsDb } from "../db";
 import { subscriptionKey } from "../models/subscription";
 import { hasContentAccess, hasMetadataAccess, messagePermissions } from "../access";
-import { invalidChannel, subscribersOf } from "../channel-lookup";
-import { cachedChannels, cachedSubscriptions } from "../read-cache";
+import { cachedChannels, cachedSubscriptions, invalidChannel, subscribersOf } from "../channel-lookup";
 import { postableChannel, sendTargetOf } from "../send-targets";
 import { firstMessageDeleted } from "../first-message";
 
