@@ -12,7 +12,7 @@ import { apiUserFields } from "../user-view";
 import { SYSTEM_REALM_ID } from "./system-bots";
 
 /** Users remembered at most (the cache starts over past it). */
-const MAX_USERS = 50_000;
+const MAX_USERS = 20_000;
 
 export type ShownUsers = NodeCache<number, UserDoc>;
 
