@@ -8,7 +8,9 @@
 //   may predate it, so it is used once and not kept (as messages/muter-cache.ts does);
 // - a broadcast this node never heard because its NATS connection was down: nothing is cached
 //   while it is down (`live`, shared/transport-recovery.ts), and everything is dropped when it
-//   comes back (the other nodes then announce themselves again: `$node.connected`);
+//   comes back (the other nodes then announce themselves again: `$node.connected`). Moleculer's
+//   own `$transporter.connected` is no hook for that: its NATS transporter emits it once, at the
+//   first connection; the NATS client reconnects by itself, unseen by Moleculer;
 // - a broadcast sent before its sender knew this node listens (a node joining, or this one
 //   reconnecting: discovery takes about a second): everything is dropped and nothing cached for
 //   DISCOVERY_MS after `$node.connected` or `$transporter.connected`, as the gateway's credential
