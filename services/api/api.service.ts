@@ -36,7 +36,6 @@ import { clientName } from "./client-name";
 import { callWrite, honoursKeys, requestKey } from "./lost-answers";
 import { isTusPath, TUS_HEADERS, tusEndpoint } from "./tus-endpoint";
 import { isWebhookPath, readBody, webhookCall, webhookSender } from "./webhook-endpoint";
-// How long the credential cache stays off after a node joins or this node reconnects (auth.ts), as the read caches do.
 import { DISCOVERY_MS } from "../../shared/node-cache";
 
 const PREFIX = "/api/v1";
