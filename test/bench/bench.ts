@@ -144,7 +144,7 @@ async function main() {
 			}
 		}
 		if (runsReads) readsReport = await readsFigures(common, work, { seconds: SECONDS, storePid: store ? storePid(path.join(work, "store")) : undefined });
-		if (runs("notifications")) notifyReport = await notifyFigures(common, work);
+		if (runs("notifications")) notifyReport = await notifyFigures(common, work, store ? storePid(path.join(work, "store")) : undefined);
 	} finally {
 		forget();
 		await cleanUp();

@@ -12,7 +12,10 @@
 //            after each round, the wait until its last batch went, timed too for a second figure
 //            (messages over the time until the last email: the emails' whole work, which a period
 //            longer than the run would otherwise leave out).
-// Figures: messages/s of each run and their ratio (the goal: with ≥ 0.9 × without), then how long
+// Figures: messages/s of each run and their ratio (the goal: with ≥ 0.9 × without); the CPU (node
+// and store, from /proc) per message of each, the idle runs' counted until their last email went
+// (the emails' whole work, without the batching period's idle wait that the drained rate counts);
+// then how long
 // after the last message the last batch went, the emails written, and the check that every
 // mention is quoted in exactly one email (its text part), none twice, none lost.
 import fs from "node:fs";
@@ -20,6 +23,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import mongoose from "mongoose";
 import { freePort } from "../../shared/store";
+import { cpuNs, processTree } from "./cpu-time";
 import { apiClient, formatTable, generateSubscribers, ownerAuth, sleep, startBenchServer, type Api } from "./bench-support";
 
 export const NOTIFY_SETTINGS = ["BENCH_NOTIFY_MEMBERS", "BENCH_NOTIFY_MENTIONS", "BENCH_NOTIFY_CONNECTIONS", "BENCH_NOTIFY_PERIOD", "BENCH_NOTIFY_ROUNDS"];
@@ -44,6 +48,8 @@ export interface NotifyFigure {
 	drainedRatio: number;
 	/** Each round's messages/s, without and with. */
 	rounds: Array<{ without: number; with: number }>;
+	/** CPU ms (node + store) per message: without; with, until the last email went; and their ratio. */
+	cpu: { without: number; with: number; ratio: number };
 	/** Seconds from the last message to the last email. */
 	drainSeconds: number;
 	emails: number;
@@ -82,7 +88,7 @@ function quotedMentions(dir: string): { emails: number; counts: Map<number, numb
 	return { emails: files.length, counts };
 }
 
-export async function notifyFigures(common: Record<string, string>, work: string): Promise<NotifyFigure> {
+export async function notifyFigures(common: Record<string, string>, work: string, storePid?: number): Promise<NotifyFigure> {
 	const prefix = `b${randomBytes(4).toString("hex")}`;
 	const dataDir = path.join(work, "notifications");
 	const emailDir = path.join(dataDir, "emails");
@@ -103,6 +109,8 @@ export async function notifyFigures(common: Record<string, string>, work: string
 		const realm_id = (await users.collection("users").findOne({ _id: userIds[0] } as never))!.realm_id as number;
 		const notices = client.db(`${prefix}_notifications`).collection("missed_message_notices");
 
+		const pids = processTree([node.proc.child.pid!, ...(storePid ? [storePid] : [])]);
+		const cpu = { without: 0, with: 0 };
 		const pending = () => notices.countDocuments({ state: { $in: ["pending", "batched"] } });
 		// Rounds of each, alternating, so the machine's other load falls on both alike.
 		const seconds = { without: 0, with: 0, drained: 0 };
@@ -113,7 +121,9 @@ export async function notifyFigures(common: Record<string, string>, work: string
 		const absent = () => users.collection("user_presence").deleteMany({ _id: { $in: userIds } } as never);
 		const runWithout = async (r: number, range: [number, number]) => {
 			await present();
+			const cpuBefore = cpuNs(pids);
 			const took = await sendMentions(api, userIds, "without", range, failures);
+			cpu.without += cpuNs(pids) - cpuBefore;
 			seconds.without += took;
 			rounds[r].without = (range[1] - range[0]) / took;
 			await sleep(1000);
@@ -122,12 +132,14 @@ export async function notifyFigures(common: Record<string, string>, work: string
 			await absent();
 		};
 		const runWith = async (r: number, range: [number, number]) => {
+			const cpuBefore = cpuNs(pids);
 			const took = await sendMentions(api, userIds, "with", range, failures);
 			seconds.with += took;
 			rounds[r].with = (range[1] - range[0]) / took;
 			const sentAt = Date.now();
 			const end = sentAt + DRAIN_MS;
 			while (Date.now() < end && (await pending()) > 0) await sleep(200);
+			cpu.with += cpuNs(pids) - cpuBefore;
 			const drain = (Date.now() - sentAt) / 1000;
 			seconds.drained += took + drain;
 			drainSeconds = Math.max(drainSeconds, drain);
@@ -158,7 +170,8 @@ export async function notifyFigures(common: Record<string, string>, work: string
 		if (twice) failures.push(`${twice} mentions quoted in more than one email`);
 		if (counts.size < MENTIONS) failures.push(`${MENTIONS - counts.size} mentions in no email`);
 		const withDrained = MENTIONS / seconds.drained;
-		return { without, with: withLoad, ratio: withLoad / without, withDrained, drainedRatio: withDrained / without, rounds, drainSeconds, emails, quoted: counts.size, failures };
+		const cpuMs = { without: cpu.without / 1e6 / MENTIONS, with: cpu.with / 1e6 / MENTIONS };
+		return { without, with: withLoad, ratio: withLoad / without, withDrained, drainedRatio: withDrained / without, rounds, cpu: { ...cpuMs, ratio: cpuMs.with / cpuMs.without }, drainSeconds, emails, quoted: counts.size, failures };
 	} catch (err) {
 		process.stderr.write(`the server's last words:\n${node.proc.output().slice(-4000)}\n`);
 		throw err;
@@ -177,6 +190,9 @@ export function notifyTable(f: NotifyFigure, info: { command: string; cores: num
 		["idle, timed until its last email went", f.withDrained.toFixed(0)],
 		["ratio idle until last email / without", f.drainedRatio.toFixed(3)],
 		...f.rounds.map((r, i) => [`round ${i + 1}: without / with`, `${r.without.toFixed(0)} / ${r.with.toFixed(0)}`]),
+		["CPU ms per message (node + store), without", f.cpu.without.toFixed(2)],
+		["CPU ms per message, idle until its last email went", f.cpu.with.toFixed(2)],
+		["CPU ratio idle until last email / without", f.cpu.ratio.toFixed(3)],
 	];
 	return [
 		`Missed-message emails: ${MENTIONS} mentions, ${MEMBERS} members, batching period ${PERIOD} s, ${CONNECTIONS} clients (${info.cores} cores, store: ${info.store})`,

@@ -56,6 +56,9 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
 		rateLimit: 100_000,
 		transporter: "",
 		services: [],
+		// No background email sweeps: tests sweep by hand (notifications.missedSweep, outboxSweep),
+		// so a test that moves the clock past a batching period is not raced by a timer's sweep.
+		emailSweepSeconds: 0,
 		...overrides,
 	});
 	const node = await startNode(config, "test");

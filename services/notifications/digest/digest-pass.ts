@@ -10,7 +10,9 @@
 // the day (the timer), each skipping the readers already served.
 import { call } from "../../../shared/actions";
 import type { DigestChannels, DigestRecipients, DigestSample, DigestTopicRef } from "../../../shared/digest";
-import { mail, type MailerDeps } from "../outbox/mailer";
+import { mailMany, type MailerDeps } from "../outbox/mailer";
+import type { Footer } from "../templates/layout";
+import { unsubscribeLinks } from "../unsubscribe/unsubscribe-links";
 import { DIGEST_CUTOFF_DAYS, hotTopics, weighTopics, type DigestTopic, type Sender } from "./hot-topics";
 import { digestEmail, type DigestConversation } from "./digest-email";
 
@@ -77,27 +79,31 @@ async function digestBatch(deps: MailerDeps, realm: DigestRecipients["realm"], r
 	const worth = plans.filter((p) => p.hot.length || p.newChannels.length);
 	const samples = await sampled(deps, worth.flatMap((p) => p.hot));
 
-	const sent: number[] = [];
-	for (const { reader, hot, newChannels } of worth) {
-		const { user } = reader;
-		const context = {
-			realm_name: realm.name,
-			realm_url: realm.url,
-			conversations: hot.map((t) => conversation(t, channels, samples)),
-			new_channels: newChannels.map((c) => ({ id: c.id, name: c.name })),
-		};
-		const { stored } = await mail(deps, {
-			key: digestKey(user.user_id, period),
-			kind: "digest",
-			to: user.delivery_email,
-			user_id: user.user_id,
-			realm_url: realm.url,
-			unsubscribe: { type: "digest", as: user },
-			render: (footer) => digestEmail(context, footer),
-		});
-		if (stored) sent.push(user.user_id);
-	}
-	return sent;
+	// One unsubscribe link per reader and one insert of their emails for the batch.
+	const links = await unsubscribeLinks(deps, realm.url, "digest", worth.map(({ reader }) => ({ user_id: reader.user.user_id, as: reader.user })));
+	const stored = await mailMany(
+		deps,
+		worth.map(({ reader, hot, newChannels }) => {
+			const { user } = reader;
+			const context = {
+				realm_name: realm.name,
+				realm_url: realm.url,
+				conversations: hot.map((t) => conversation(t, channels, samples)),
+				new_channels: newChannels.map((c) => ({ id: c.id, name: c.name })),
+			};
+			return {
+				key: digestKey(user.user_id, period),
+				kind: "digest",
+				to: user.delivery_email,
+				user_id: user.user_id,
+				realm_url: realm.url,
+				unsubscribe: { type: "digest" as const, as: user, link: links.get(user.user_id) },
+				render: (footer: Footer) => digestEmail(context, footer),
+			};
+		}),
+	);
+	const keys = new Set(stored);
+	return worth.flatMap(({ reader }) => (keys.has(digestKey(reader.user.user_id, period)) ? [reader.user.user_id] : []));
 }
 
 const topicId = (t: DigestTopicRef) => JSON.stringify([t.channel_id, t.topic_key]);

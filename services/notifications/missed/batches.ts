@@ -16,7 +16,8 @@ import { clock } from "../../../shared/clock";
 import { insertNew } from "../../../shared/db";
 import type { NotificationFacts } from "../../../shared/notification-facts";
 import type { MissedClaimDoc, MissedNoticeDoc } from "../models/missed-notice";
-import { mail, type MailerDeps } from "../outbox/mailer";
+import { mailMany, type MailerDeps, type Outgoing } from "../outbox/mailer";
+import type { Footer } from "../templates/layout";
 import { CLAIM_TIMEOUT_MS } from "../outbox/delivery";
 import { unsubscribeLinks } from "../unsubscribe/unsubscribe-links";
 import { conversationKey, missedEmail, type Missed, type MissedEmailFacts, type ShownMessage } from "./missed-email";
@@ -29,8 +30,6 @@ export interface BatchDeps extends MailerDeps {
 
 /** Users whose batches one sweep takes; the rest wait for the next. */
 const USERS_PER_SWEEP = 500;
-/** Batches in flight per replica. */
-const PARALLEL = 5;
 /** How long a push-only notice is kept as a record of the decision. */
 const KEEP_PUSH_MS = 24 * 3600 * 1000;
 const EMAIL_SETTINGS = ["enable_offline_email_notifications", "message_content_in_email_notifications", "realm_name_in_email_notifications_policy"];
@@ -121,8 +120,8 @@ interface Mailing {
 	as: Identity;
 }
 
-/** One batch's emails (one per conversation, the least recently active first); answers their keys. */
-async function mailBatch(deps: BatchDeps, m: Mailing, realmUrl: string, link: string | undefined): Promise<string[]> {
+/** One batch's emails (one per conversation, the least recently active first). */
+function batchEmails(deps: BatchDeps, m: Mailing, realmUrl: string, link: string | undefined): Outgoing[] {
 	const byMessage = new Map(m.batch.notices.map((n) => [n.message_id, n]));
 	const buckets = new Map<string, Missed[]>();
 	for (const message of m.messages) {
@@ -131,22 +130,16 @@ async function mailBatch(deps: BatchDeps, m: Mailing, realmUrl: string, link: st
 		buckets.set(key, [...(buckets.get(key) ?? []), { message, trigger: notice.email as NotificationTrigger, group: notice.group ?? null }]);
 	}
 	const byActivity = [...buckets].sort(([, a], [, b]) => a[a.length - 1].message.id - b[b.length - 1].message.id);
-	const keys: string[] = [];
-	for (const [conversation, list] of byActivity) {
-		const key = `${m.batch.batch}:${hash(conversation)}`;
-		await mail(deps, {
-			key,
-			kind: "missed_message",
-			to: m.to,
-			user_id: m.batch.user_id,
-			realm_url: realmUrl,
-			unsubscribe: { type: "missed_messages", as: m.as, link },
-			headers: { "Reply-To": deps.noreply },
-			render: (footer) => missedEmail(list, m.facts, footer),
-		});
-		keys.push(key);
-	}
-	return keys;
+	return byActivity.map(([conversation, list]) => ({
+		key: `${m.batch.batch}:${hash(conversation)}`,
+		kind: "missed_message",
+		to: m.to,
+		user_id: m.batch.user_id,
+		realm_url: realmUrl,
+		unsubscribe: { type: "missed_messages" as const, as: m.as, link },
+		headers: { "Reply-To": deps.noreply },
+		render: (footer: Footer) => missedEmail(list, m.facts, footer),
+	}));
 }
 
 /** What each batch's emails show: for users with emails on, their messages still there and unread. */
@@ -180,29 +173,20 @@ async function mailings(deps: BatchDeps, batches: Batch[]): Promise<{ mailings: 
 	return { mailings: out, realm };
 }
 
-/** Sends a group of batches (two calls, one insert of unsubscribe keys); a batch whose emails failed stays `batched` for a later sweep. */
+/**
+ * Sends a group of batches: two calls, one insert of unsubscribe keys, one of the emails (their
+ * keys named after the batches, so a group sent again after a failure stores nothing twice). If it
+ * fails, its batches stay `batched` for a later sweep.
+ */
 async function sendGroup(deps: BatchDeps, batches: Batch[], out: SweepResult): Promise<void> {
 	const { mailings: todo, realm } = await mailings(deps, batches);
 	const links = await unsubscribeLinks(deps, realm.url, "missed_messages", todo.map((m) => ({ user_id: m.batch.user_id, as: m.as })));
-	const keys = new Map<Batch, string[]>();
-	const failed = new Set<Batch>();
-	const queue = [...todo];
-	const worker = async () => {
-		for (let m = queue.shift(); m; m = queue.shift()) {
-			try {
-				keys.set(m.batch, await mailBatch(deps, m, realm.url, links.get(m.batch.user_id)));
-			} catch (err) {
-				failed.add(m.batch);
-				deps.logger.warn({ err, user_id: m.batch.user_id }, "missed-message batch not sent; a later sweep retries");
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: PARALLEL }, worker));
-	const done = batches.filter((b) => !failed.has(b));
-	await deps.Notice.deleteMany({ _id: { $in: done.flatMap((b) => b.notices.map((n) => n._id)) } });
-	for (const b of done) {
-		const k = keys.get(b) ?? [];
-		if (k.length) out.stored.push(...k);
+	const emails = new Map(todo.map((m) => [m.batch, batchEmails(deps, m, realm.url, links.get(m.batch.user_id))]));
+	await mailMany(deps, [...emails.values()].flat());
+	await deps.Notice.deleteMany({ _id: { $in: batches.flatMap((b) => b.notices.map((n) => n._id)) } });
+	for (const b of batches) {
+		const keys = (emails.get(b) ?? []).map((e) => e.key);
+		if (keys.length) out.stored.push(...keys);
 		else out.empty.push(b.batch);
 	}
 }

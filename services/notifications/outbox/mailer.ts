@@ -1,12 +1,12 @@
 // What every email takes on its way out: a stored copy (the outbox), its unsubscribe link when its
-// kind has one, then a first attempt by this replica. The caller waits for the store only, except
+// kind has one, then a first attempt by this replica (emails stored together go together). The caller waits for the store only, except
 // with the file backend, whose send is a local write (as before the outbox): there it waits for
 // the file too, so whoever reads EMAIL_DIR next finds it.
 import type { Identity } from "../../../shared/actions";
 import { UNSUBSCRIBE_WHAT, unsubscribeLink, type UnsubscribeDeps } from "../unsubscribe/unsubscribe-links";
 import type { Footer, Rendered, UnsubscribeType } from "../templates/layout";
-import { enqueue } from "./outbox";
-import { deliverNow, type DeliveryDeps } from "./delivery";
+import { enqueue, type NewEmail } from "./outbox";
+import { attemptClaimed, type DeliveryDeps } from "./delivery";
 
 export interface MailerDeps extends DeliveryDeps, UnsubscribeDeps {
 	noreply: string;
@@ -29,11 +29,8 @@ export interface Outgoing {
 	render(footer: Footer): Rendered;
 }
 
-/** Stores the email (once per key) and starts its first attempt; answers whether this call stored it. */
-export async function mail(deps: MailerDeps, o: Outgoing): Promise<{ stored: boolean }> {
-	// A link of its own would be made for nothing if the email is stored already; with a shared one
-	// the insert alone decides (its unique key).
-	if (!o.unsubscribe?.link && (await deps.Outbox.exists({ _id: o.key }))) return { stored: false };
+/** Its footer and headers: the unsubscribe link (the shared one, or one of its own) when its kind has one. */
+async function envelope(deps: MailerDeps, o: Outgoing): Promise<NewEmail> {
 	const footer: Footer = {};
 	const headers: Record<string, string> = { ...o.headers };
 	if (o.unsubscribe && o.user_id !== null) {
@@ -41,16 +38,34 @@ export async function mail(deps: MailerDeps, o: Outgoing): Promise<{ stored: boo
 		footer.unsubscribe = { link, what: UNSUBSCRIBE_WHAT[o.unsubscribe.type] };
 		headers["List-Unsubscribe"] = `<${link}>`;
 	}
-	const stored = await enqueue(deps.Outbox, deps.noreply, { key: o.key, kind: o.kind, user_id: o.user_id, to: o.to, rendered: o.render(footer), headers });
-	if (!stored) return { stored };
-	const first = deliverNow(deps, o.key, deps.replica()).catch((err: unknown) => {
-		// The store or bus failed around the attempt: the sweep tries again.
-		deps.logger.warn({ err, email: o.key }, "first attempt at an email failed; the sweep will retry");
+	return { key: o.key, kind: o.kind, user_id: o.user_id, to: o.to, rendered: o.render(footer), headers };
+}
+
+/**
+ * Stores the emails not stored yet (one insert) and starts their first attempt together; answers
+ * the keys this call stored. Each with a link of its own makes it first (give them a shared one,
+ * `unsubscribe.link`, for many).
+ */
+export async function mailMany(deps: MailerDeps, list: Outgoing[]): Promise<string[]> {
+	const replica = deps.replica();
+	const stored = await enqueue(deps.Outbox, deps.noreply, replica, await Promise.all(list.map((o) => envelope(deps, o))));
+	if (!stored.length) return [];
+	const first = attemptClaimed(deps, stored, replica).catch((err: unknown) => {
+		// The store failed around the attempt: the claims go stale and the sweep tries again.
+		deps.logger.warn({ err, emails: stored.length }, "first attempt at emails failed; the sweep will retry");
 	});
 	if (deps.transport.inline) await first;
 	else {
 		deps.inflight.add(first);
 		void first.finally(() => deps.inflight.delete(first));
 	}
-	return { stored };
+	return stored.map((e) => e._id);
+}
+
+/** Stores the email (once per key) and starts its first attempt; answers whether this call stored it. */
+export async function mail(deps: MailerDeps, o: Outgoing): Promise<{ stored: boolean }> {
+	// A link of its own would be made for nothing if the email is stored already; with a shared one
+	// the insert alone decides (its unique key).
+	if (o.unsubscribe && !o.unsubscribe.link && o.user_id !== null && (await deps.Outbox.exists({ _id: o.key }))) return { stored: false };
+	return { stored: (await mailMany(deps, [o])).length > 0 };
 }
