@@ -4,7 +4,8 @@
 // active on presence, with enable_offline_email_notifications off, for a message read or deleted
 // before the batch, or from a muted topic; direct messages, group DMs and a channel's email
 // setting trigger too; two notifications replicas send each batch once; the unsubscribe link
-// turns the setting off; the batching period's bad values are refused as Zulip refuses them.
+// turns the setting off; the batching period's bad values are refused as Zulip refuses them. An
+// edit that newly mentions an idle member notifies them once (Zulip's process_message_update_event).
 import { startTestApp, type Account, type TestApp } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { startSmtp, type Received, type TestSmtp } from "../support/smtp";
@@ -272,6 +273,37 @@ test("the unsubscribe link turns enable_offline_email_notifications off without 
 	await mention(away, "unsubscribe");
 	await afterPeriod();
 	expect(mailTo(away)).toHaveLength(1);
+});
+
+describe("an edit that adds a mention", () => {
+	test("notifies an idle member once, as for a new message; nothing for one mentioned before, an active member, or a re-edit", async () => {
+		const [added, kept, here, member] = [await person(), await person(), await person(), await person()];
+		expectSuccess(await owner.post("/user_groups/create", { name: "editors", description: "", members: JSON.stringify([member.user_id]) }));
+		const id = await sendMessage(sender.c, { type: "stream", to: CHANNEL, topic: "edited", content: `@**${kept.full_name}** first draft` });
+		await afterPeriod();
+		await smtp.waitFor(kept.email);
+		expectSuccess(await here.c.post("/users/me/presence", { status: "active" }));
+		const mentions = `@**${kept.full_name}** @**${added.full_name}** @**${here.full_name}** @*editors*`;
+		expectSuccess(await sender.c.patch(`/messages/${id}`, { content: `${mentions} second draft` }));
+		// Not before the period, as for a new message.
+		expect((await missedSweep()).stored).toEqual([]);
+		const swept = await afterPeriod();
+		expect(swept.stored.filter((k) => [added, member].some((p) => k.startsWith(`missed-message:${p.user_id}:`)))).toHaveLength(2);
+		const [mail] = await smtp.waitFor(added.email);
+		expect(mail.mail.subject).toBe(`#${CHANNEL} > edited`);
+		expect(mail.mail.text).toContain("second draft");
+		expect(mail.mail.text).toContain("You are receiving this because you were personally mentioned.");
+		// A mention through a group added by an edit reads as a personal one (Zulip names no group for edits).
+		const [toMember] = await smtp.waitFor(member.email);
+		expect(toMember.mail.text).toContain("You are receiving this because you were personally mentioned.");
+		expect(mailTo(kept)).toHaveLength(1);
+		expect(mailTo(here)).toEqual([]);
+		// Edited again, the mentions kept: nobody is newly mentioned.
+		expectSuccess(await sender.c.patch(`/messages/${id}`, { content: `${mentions} third draft` }));
+		await afterPeriod();
+		for (const p of [added, member, kept]) expect(mailTo(p)).toHaveLength(1);
+		expect(mailTo(here)).toEqual([]);
+	});
 });
 
 describe("email_notifications_batching_period_seconds", () => {

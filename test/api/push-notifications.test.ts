@@ -417,6 +417,26 @@ describe("a message's notification (the missed-message decision's push half), an
 		expect(bouncer.requests).toHaveLength(0);
 	});
 
+	/** Waits for the notices being stored after the last request (a missed-message sweep waits for them), then for the bouncer requests. */
+	const settled = async () => {
+		await app.node.broker.call("notifications.missedSweep", {});
+		await sweep();
+	};
+
+	test("an edit that newly mentions the user: the notification of the edited message, as for a new one, once", async () => {
+		const m = await sent(bob, alice, { type: "stream", to: "push-test", topic: "edits", content: "nobody yet" });
+		await settled();
+		expect(notifies()).toHaveLength(0);
+		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "@**Alice** now you" }));
+		const [req] = await waitNotifies(1);
+		expect(req.body.apns_payload.alert).toEqual({ title: "#push-test > edits", subtitle: "Bob mentioned you:", body: "@Alice now you" });
+		expect(req.body.gcm_payload).toMatchObject({ event: "message", zulip_message_id: m.id, content: "@Alice now you", recipient_type: "stream", topic: "edits" });
+		// Edited again, still mentioning her: nothing more.
+		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "@**Alice** now you, really" }));
+		await settled();
+		expect(notifies()).toHaveLength(1);
+	});
+
 	test("notifications made are forgotten a day later; device registrations stay", async () => {
 		expect(await jobs().countDocuments({ kind: { $in: ["message", "remove"] }, state: "done" })).toBeGreaterThan(0);
 		clock.advance(KEEP_DONE_MS + 1000);
