@@ -3,7 +3,8 @@
 // registered and unregistered with push/register and push/unregister (form bodies, the server's
 // credentials as basic auth), off the request path, retried after a bouncer failure, once across
 // two replicas; a message the missed-message decision pushes reaching push/notify with Zulip's
-// APNs and FCM payloads, and the `remove` payloads once it is read; POST
+// APNs and FCM payloads, and the `remove` payloads once it is read or deleted; an edit newly
+// mentioning a user pushes the message to them; POST
 // /mobile_push/test_notification and its errors; POST /register and GET /server_settings saying
 // push is on. A second app without PUSH_NOTIFICATION_BOUNCER_URL shows push off: nothing sent.
 import type { Connection } from "mongoose";
@@ -255,7 +256,7 @@ describe("POST /mobile_push/test_notification", () => {
 	});
 });
 
-describe("a message's notification (the missed-message decision's push half), and its removal once read", () => {
+describe("a message's notification (the missed-message decision's push half), and its removal once read or deleted", () => {
 	const apnsToken = "bWVzc2FnZQ==";
 	let dave: Account;
 	let base: Record<string, unknown>;
@@ -435,6 +436,39 @@ describe("a message's notification (the missed-message decision's push half), an
 		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "@**Alice** now you, really" }));
 		await settled();
 		expect(notifies()).toHaveLength(1);
+	});
+
+	test("a deleted message's notification is removed, with Zulip's payloads; no removal for those who had none", async () => {
+		// Bob has a device too, but sent the message: he had no notification of it.
+		expectSuccess(await as(bob).post(FCM, { token: "fcm-bob-sender" }));
+		await sweep();
+		bouncer.reset();
+		const m = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id, dave.user_id]), content: "soon gone" });
+		await waitNotifies(1);
+		await settled();
+		expect(notifies().map((r) => r.body.user_id)).toEqual([alice.user_id]);
+		bouncer.reset();
+		expectSuccess(await as(bob).delete(`/messages/${m.id}`));
+		const [remove] = await waitNotifies(1);
+		expect(remove.body).toEqual({
+			...notifyBase,
+			gcm_payload: { ...base, event: "remove", zulip_message_ids: String(m.id), zulip_message_id: m.id },
+			gcm_options: { priority: "normal" },
+			apns_payload: { badge: 0, custom: { zulip: { ...base, event: "remove", zulip_message_ids: String(m.id) } } },
+			android_devices: [],
+			apple_devices: [apnsToken],
+		});
+		await settled();
+		expect(notifies()).toHaveLength(1);
+		// A message deleted that notified nobody with a device: no request at all.
+		const quiet = await sent(bob, dave, { type: "private", to: JSON.stringify([dave.user_id]), content: "dave has no phone" });
+		await settled();
+		bouncer.reset();
+		expectSuccess(await as(bob).delete(`/messages/${quiet.id}`));
+		await settled();
+		expect(bouncer.requests).toHaveLength(0);
+		expectSuccess(await as(bob).delete(FCM, { token: "fcm-bob-sender" }));
+		await sweep();
 	});
 
 	test("notifications made are forgotten a day later; device registrations stay", async () => {
