@@ -5,7 +5,8 @@
 // before the batch, or from a muted topic; direct messages, group DMs and a channel's email
 // setting trigger too; two notifications replicas send each batch once; the unsubscribe link
 // turns the setting off; the batching period's bad values are refused as Zulip refuses them. An
-// edit that newly mentions an idle member notifies them once (Zulip's process_message_update_event).
+// edit that newly mentions an idle member notifies them once (Zulip's process_message_update_event);
+// a channel topic's email quotes the topic's earlier messages as context.
 import { startTestApp, type Account, type TestApp } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { startSmtp, type Received, type TestSmtp } from "../support/smtp";
@@ -303,6 +304,38 @@ describe("an edit that adds a mention", () => {
 		await afterPeriod();
 		for (const p of [added, member, kept]) expect(mailTo(p)).toHaveLength(1);
 		expect(mailTo(here)).toEqual([]);
+	});
+});
+
+describe("context (Zulip's get_context_for_message)", () => {
+	test("a channel topic's email quotes the topic's earlier messages of the last quarter hour, in order, once", async () => {
+		const away = await person();
+		const colleague = await person("Chatty Colleague");
+		const say = (who: Person, content: string, topic = "context") => sendMessage(who.c, { type: "stream", to: CHANNEL, topic, content });
+		await say(colleague, "too old to quote");
+		clock.advance(16 * 60_000);
+		await say(sender, "first of three");
+		await say(colleague, "second of three");
+		await say(sender, "third of three");
+		await say(colleague, "another topic altogether", "elsewhere");
+		await mention(away, "context", "what do you think?");
+		await mention(away, "context", "and now?");
+		await afterPeriod();
+		const [mail] = await smtp.waitFor(away.email);
+		expect(mail.mail.subject).toBe(`#${CHANNEL} > context`);
+		const text = mail.mail.text!;
+		const order = ["Busy Sender:\n> first of three", "Chatty Colleague:\n> second of three", `Busy Sender:\n> third of three\n> @**${away.full_name}** what do you think?\n> @**${away.full_name}** and now?`];
+		const at = order.map((part) => text.indexOf(part));
+		expect(at.every((i) => i >= 0)).toBe(true);
+		expect([...at].sort((a, b) => a - b)).toEqual(at);
+		expect(text.match(/first of three/g)).toHaveLength(1);
+		expect(text).not.toContain("too old to quote");
+		expect(text).not.toContain("another topic altogether");
+		expect(mail.mail.html).toContain("second of three");
+		expect(text).toContain("You are receiving this because you were personally mentioned.");
+		// The link is the first missed message's, not a context message's.
+		const firstMissed = (await away.c.get("/messages", { anchor: "newest", num_before: 2, num_after: 0, narrow: JSON.stringify([{ operator: "topic", operand: "context" }]) })).body.messages[0].id;
+		expect(text).toContain(`/near/${firstMissed}`);
 	});
 });
 
