@@ -278,6 +278,15 @@ describe("a message's notification (the missed-message decision's push half), an
 		app.node.broker.call<{ queued: boolean }, Record<string, unknown>>("notifications.pushMessage", { user_id: user.user_id, message, trigger, ...extra });
 	const notifies = () => bouncer.to("push/notify");
 	const notifyFor = (id: number) => notifies().find((r) => r.body.gcm_payload.zulip_message_id === id && r.body.gcm_payload.event === "message")?.body;
+	/** Zulip's push/notify body removing one message's notification from Alice's devices. */
+	const removalOf = (id: number, androidDevices: string[]) => ({
+		...notifyBase,
+		gcm_payload: { ...base, event: "remove", zulip_message_ids: String(id), zulip_message_id: id },
+		gcm_options: { priority: "normal" },
+		apns_payload: { badge: 0, custom: { zulip: { ...base, event: "remove", zulip_message_ids: String(id) } } },
+		android_devices: androidDevices,
+		apple_devices: [apnsToken],
+	});
 	const waitNotifies = (n: number) => eventually(async () => notifies().length >= n && notifies(), `${n} notify requests`);
 
 	beforeAll(async () => {
@@ -332,14 +341,7 @@ describe("a message's notification (the missed-message decision's push half), an
 		bouncer.reset();
 		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "add", flag: "read" }));
 		const [remove] = await waitNotifies(1);
-		expect(remove.body).toEqual({
-			...notifyBase,
-			gcm_payload: { ...base, event: "remove", zulip_message_ids: String(m.id), zulip_message_id: m.id },
-			gcm_options: { priority: "normal" },
-			apns_payload: { badge: 0, custom: { zulip: { ...base, event: "remove", zulip_message_ids: String(m.id) } } },
-			android_devices: ["fcm-msg"],
-			apple_devices: [apnsToken],
-		});
+		expect(remove.body).toEqual(removalOf(m.id, ["fcm-msg"]));
 		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "remove", flag: "read" }));
 		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "add", flag: "read" }));
 		await sweep();
@@ -450,14 +452,7 @@ describe("a message's notification (the missed-message decision's push half), an
 		bouncer.reset();
 		expectSuccess(await as(bob).delete(`/messages/${m.id}`));
 		const [remove] = await waitNotifies(1);
-		expect(remove.body).toEqual({
-			...notifyBase,
-			gcm_payload: { ...base, event: "remove", zulip_message_ids: String(m.id), zulip_message_id: m.id },
-			gcm_options: { priority: "normal" },
-			apns_payload: { badge: 0, custom: { zulip: { ...base, event: "remove", zulip_message_ids: String(m.id) } } },
-			android_devices: [],
-			apple_devices: [apnsToken],
-		});
+		expect(remove.body).toEqual(removalOf(m.id, []));
 		await settled();
 		expect(notifies()).toHaveLength(1);
 		// A message deleted that notified nobody with a device: no request at all.
