@@ -305,6 +305,23 @@ describe("an edit that adds a mention", () => {
 		for (const p of [added, member, kept]) expect(mailTo(p)).toHaveLength(1);
 		expect(mailTo(here)).toEqual([]);
 	});
+	test("a topic wildcard mention added by an edit reaches the topic's idle participants, as Zulip's rules allow", async () => {
+		const [talker, quiet, optedOut] = [await person(), await person(), await person()];
+		expectSuccess(await optedOut.c.patch("/settings", { wildcard_mentions_notify: false }));
+		// Not following the topic they start (Zulip's default would have them follow it, and a followed topic notified them of the original).
+		for (const p of [talker, optedOut]) expectSuccess(await p.c.patch("/settings", { automatically_follow_topics_policy: 4 }));
+		await sendMessage(talker.c, { type: "stream", to: CHANNEL, topic: "wild edit", content: "I was here" });
+		await sendMessage(optedOut.c, { type: "stream", to: CHANNEL, topic: "wild edit", content: "me too" });
+		const id = await sendMessage(sender.c, { type: "stream", to: CHANNEL, topic: "wild edit", content: "hello" });
+		await afterPeriod();
+		expect(mailTo(talker)).toEqual([]);
+		expectSuccess(await sender.c.patch(`/messages/${id}`, { content: "hello @**topic**" }));
+		await afterPeriod();
+		const [mail] = await smtp.waitFor(talker.email);
+		expect(mail.mail.text).toContain(`You are receiving this because all topic participants were mentioned in #${CHANNEL} > wild edit.`);
+		expect(mailTo(quiet)).toEqual([]);
+		expect(mailTo(optedOut)).toEqual([]);
+	});
 });
 
 describe("context (Zulip's get_context_for_message)", () => {
