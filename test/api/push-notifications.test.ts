@@ -4,7 +4,7 @@
 // credentials as basic auth), off the request path, retried after a bouncer failure, once across
 // two replicas; a message the missed-message decision pushes reaching push/notify with Zulip's
 // APNs and FCM payloads, and the `remove` payloads once it is read or deleted; an edit newly
-// mentioning a user pushes the message to them; POST
+// mentioning a user pushes the message to them, one taking the mention away removes it; POST
 // /mobile_push/test_notification and its errors; POST /register and GET /server_settings saying
 // push is on. A second app without PUSH_NOTIFICATION_BOUNCER_URL shows push off: nothing sent.
 import type { Connection } from "mongoose";
@@ -426,7 +426,7 @@ describe("a message's notification (the missed-message decision's push half), an
 		await sweep();
 	};
 
-	test("an edit that newly mentions the user: the notification of the edited message, as for a new one, once", async () => {
+	test("an edit that newly mentions the user: the notification of the edited message, as for a new one, once; one taking the mention away: its removal", async () => {
 		const m = await sent(bob, alice, { type: "stream", to: "push-test", topic: "edits", content: "nobody yet" });
 		await settled();
 		expect(notifies()).toHaveLength(0);
@@ -438,6 +438,13 @@ describe("a message's notification (the missed-message decision's push half), an
 		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "@**Alice** now you, really" }));
 		await settled();
 		expect(notifies()).toHaveLength(1);
+		// An edit taking her mention away takes the notification off her phone (Zulip's do_update_mobile_push_notification), once.
+		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "never mind" }));
+		await waitNotifies(2);
+		expect(notifies()[1].body).toEqual(removalOf(m.id, []));
+		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "never mind, really" }));
+		await settled();
+		expect(notifies()).toHaveLength(2);
 	});
 
 	test("a deleted message's notification is removed, with Zulip's payloads; no removal for those who had none", async () => {

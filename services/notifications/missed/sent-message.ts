@@ -24,4 +24,6 @@ export interface MessageUpdated {
 	 * now, `user_ids` those users only, with their flags. No group is named (as Zulip's edits).
 	 */
 	new_mentions?: SentMessage;
+	/** A content edit that took mentions away: `user_ids` those mentioned before and not by name or group now (no event). */
+	mentions_dropped?: SentMessage;
 }

@@ -10,8 +10,10 @@ import { createHash } from "node:crypto";
 import { call, type PushDevice, type PushDevices } from "../../../shared/actions";
 import { createOnce } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
-import type { NotificationTrigger } from "../missed/notification-data";
+import { notificationData, type NotificationTrigger } from "../missed/notification-data";
 import type { PushHook } from "../missed/push-hook";
+import { readRecipients } from "../missed/recipients";
+import type { SentMessage } from "../missed/sent-message";
 import { realmUuid, TOKEN_KIND, userUuid } from "./bouncer";
 import { storeJob, startNow, type PushDeps } from "./jobs";
 import { messagePayloadApns, messagePayloadGcm, removePayloads, type MentionedGroup, type PushMessage, type PushRecipient } from "./payloads";
@@ -189,4 +191,22 @@ export async function removeDeletedPushes(deps: PushDeps, messageIds: number[]):
 	if (!byUser.size) return;
 	const found = await recipients(deps, [...byUser.keys()]);
 	for (const [userId, ids] of byUser) await removePushes(deps, found.get(userId)!, ids.sort((a, b) => a - b));
+}
+
+/**
+ * An edit took these users' mention of a channel message away (`messages.updated`'s
+ * mentions_dropped): those who had its notification get a `remove`, unless the channel's push
+ * notifications would have notified them anyway (Zulip's do_update_mobile_push_notification,
+ * which leaves out stream_push_user_ids; nothing for a direct message).
+ */
+export async function removeUnmentionedPushes(deps: PushDeps, dropped: SentMessage): Promise<void> {
+	if (!deps.bouncer || dropped.channel_id === undefined) return;
+	const had = (await deps.Sent.find({ _id: { $in: dropped.user_ids.map((u) => `${u}:${dropped.message_id}`) } }, { user_id: 1 }).lean()).map((h) => h.user_id);
+	if (!had.length) return;
+	const facts = (await readRecipients(deps.broker, { ...dropped, user_ids: had }))?.facts ?? [];
+	const channelPush = new Set(facts.filter((r) => notificationData({ sender_id: dropped.sender_id, direct: false }, r).stream_push_notify).map((r) => r.user_id));
+	const users = had.filter((u) => !channelPush.has(u));
+	if (!users.length) return;
+	const found = await recipients(deps, users);
+	for (const u of users) await removePushes(deps, found.get(u)!, [dropped.message_id]);
 }
