@@ -2,12 +2,12 @@
 // database, `<prefix>_notifications`), delivery over SMTP (SMTP_URL) or into EMAIL_DIR, dead
 // letters, new-login emails, missed-message emails, weekly digests and unsubscribe links. Mobile
 // push through Zulip's push notification bouncer (PUSH_NOTIFICATION_BOUNCER_URL): device
-// registrations, the missed-message decision's pushes and their removal when read. This file
-// wires the service, its listeners and its timers (EMAIL_SWEEP_SECONDS: the outbox and the due
-// missed-message batches; DIGEST_INTERVAL_SECONDS; PUSH_SWEEP_SECONDS: the bouncer requests); the
-// actions are in actions/, the outbox and its delivery in outbox/, the emails in templates/,
-// login-notice/ and digest/, missed messages in missed/, unsubscribing in unsubscribe/, push in
-// push/.
+// registrations, the missed-message decision's pushes (an edit's new mentions too) and their
+// removal when read, deleted, or no longer mentioning the user. This file wires the service, its
+// listeners and its timers (EMAIL_SWEEP_SECONDS: the outbox and the due missed-message batches;
+// DIGEST_INTERVAL_SECONDS; PUSH_SWEEP_SECONDS: the bouncer requests); the actions are in actions/,
+// the outbox and its delivery in outbox/, the emails in templates/, login-notice/ and digest/,
+// missed messages in missed/, unsubscribing in unsubscribe/, push in push/.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
 import type { Context, ServiceSchema } from "moleculer";

@@ -80,7 +80,9 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 		const users = new Set([...rows.map((r) => r.user_id), ...(ids.length > 1 ? await holdersOf(db, ids) : []), actor.user_id]);
 		const lost = moved?.lost.length ? { user_ids: moved.lost, message_ids: ids, message_type: "stream", stream_id: m.channel_id!, topic: shown(m.topic) } : undefined;
 		const new_mentions = content ? await newMentions(ctx, m, flags, content.priorMentioned) : undefined;
-		// Those mentioned before the edit and not by name or group now (Zulip's do_update_mobile_push_notification, which compares against mentions_user_ids: wildcards do not count).
+		// Those mentioned before the edit and not by name or group now: their push notification is
+		// taken away (Zulip's do_update_mobile_push_notification, which compares against
+		// mentions_user_ids, so a wildcard left in the message does not count).
 		const unmentioned = content ? [...content.priorMentioned].filter((u) => !flags[String(u)]?.includes("mentioned")) : [];
 		const mentions_dropped = unmentioned.length ? { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: moved?.topic ?? m.topic, sender_id: m.sender_id, user_ids: unmentioned } : undefined;
 		return { message_ids: ids, user_ids: [...users].sort((a, b) => a - b), flags, event, lost, new_mentions, mentions_dropped };

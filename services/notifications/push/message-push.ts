@@ -4,8 +4,8 @@
 // push/notify as JSON with the user's and organization's identity, the APNs and FCM payloads and
 // the tokens this server has for the user; a user without devices costs the bouncer nothing. Each
 // notification sent is recorded (Zulip's active_mobile_push_notification flag), so that when
-// messages.flagsChanged says the user read it, or messages.deleted that it is gone, a `remove`
-// notification follows, once.
+// messages.flagsChanged says the user read it, messages.deleted that it is gone, or
+// messages.updated that an edit took the user's mention away, a `remove` notification follows, once.
 import { createHash } from "node:crypto";
 import { call, type PushDevice, type PushDevices } from "../../../shared/actions";
 import { createOnce } from "../../../shared/db";
