@@ -380,8 +380,16 @@ export interface ActionMap {
 	/** These messages moved to a channel of this publicity. */
 	"uploads.messagesMoved": { params: { message_ids: number[]; channel_id: number; is_realm_public: boolean; is_web_public: boolean }; result: None };
 	/** Of these messages, those the caller may read (for who may read a file they link). */
-	/** Of these messages, those still there as the API shows them with `content_markdown` (no user's flags), and which each of these users has unread (missed-message emails). */
-	"messages.unreadForNotices": { params: { user_ids: number[]; message_ids: number[] }; result: { messages: Array<Record<string, unknown>>; unread: Record<string, number[]> } };
+	/**
+	 * Of these messages, those still there as the API shows them with `content_markdown` (no user's
+	 * flags), and which each of these users has unread (missed-message emails). With `context_for`
+	 * (each user's messages to be told of), also the earlier messages of their channel topics each
+	 * user's emails quote (Zulip's get_context_for_message), by user, among `messages`.
+	 */
+	"messages.unreadForNotices": {
+		params: { user_ids: number[]; message_ids: number[]; context_for?: Array<{ user_id: number; message_ids: number[] }> };
+		result: { messages: Array<Record<string, unknown>>; unread: Record<string, number[]>; context: Record<string, number[]> };
+	};
 	"messages.readableAmong": { params: { message_ids: number[] }; result: { message_ids: number[] } };
 	/** Of these uploads, those a scheduled message not yet sent links. */
 	"scheduling.uploadsInUse": { params: { path_ids: string[] }; result: { path_ids: string[] } };

@@ -2,15 +2,15 @@
 // database, `<prefix>_notifications`), delivery over SMTP (SMTP_URL) or into EMAIL_DIR, dead
 // letters, new-login emails, missed-message emails, weekly digests and unsubscribe links. Mobile
 // push through Zulip's push notification bouncer (PUSH_NOTIFICATION_BOUNCER_URL): device
-// registrations, the missed-message decision's pushes and their removal when read. This file
-// wires the service, its listeners and its timers (EMAIL_SWEEP_SECONDS: the outbox and the due
-// missed-message batches; DIGEST_INTERVAL_SECONDS; PUSH_SWEEP_SECONDS: the bouncer requests); the
-// actions are in actions/, the outbox and its delivery in outbox/, the emails in templates/,
-// login-notice/ and digest/, missed messages in missed/, unsubscribing in unsubscribe/, push in
-// push/.
+// registrations, the missed-message decision's pushes (an edit's new mentions too) and their
+// removal when read, deleted, or no longer mentioning the user. This file wires the service, its
+// listeners and its timers (EMAIL_SWEEP_SECONDS: the outbox and the due missed-message batches;
+// DIGEST_INTERVAL_SECONDS; PUSH_SWEEP_SECONDS: the bouncer requests); the actions are in actions/,
+// the outbox and its delivery in outbox/, the emails in templates/, login-notice/ and digest/,
+// missed messages in missed/, unsubscribing in unsubscribe/, push in push/.
 import { randomBytes } from "node:crypto";
 import type { Connection } from "mongoose";
-import type { ServiceSchema } from "moleculer";
+import type { Context, ServiceSchema } from "moleculer";
 import { pushConfigured, type Config } from "../../shared/config";
 import { clock } from "../../shared/clock";
 import { connectServiceDb, ensureIndexes } from "../../shared/db";
@@ -31,6 +31,20 @@ import { pushActions, pushEvents } from "./actions/push";
 import { pushJobModel, pushSentModel } from "./models/push-job";
 import { sweepPush, type PushDeps } from "./push/jobs";
 import { bouncerPushHook } from "./push/message-push";
+
+type Listeners = Record<string, (ctx: Context<any>) => void>;
+
+/** The missed-message and push listeners; an event both hear (an edit) calls each in turn. */
+function bothHalves(missed: Listeners, push: Listeners): Listeners {
+	const out: Listeners = { ...missed, ...push };
+	for (const name of Object.keys(missed).filter((n) => n in push)) {
+		out[name] = (ctx) => {
+			missed[name](ctx);
+			push[name](ctx);
+		};
+	}
+	return out;
+}
 
 /**
  * `cli`: the node of `npm run manage`, which reads the outbox and sends nothing. `pushDue`: where
@@ -68,7 +82,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 			...pushActions(push),
 		},
 
-		events: config.cli ? {} : { ...missedEvents(deps), ...pushEvents(push, track) },
+		events: config.cli ? {} : bothHalves(missedEvents(deps), pushEvents(push, track)),
 
 		async started(this: any) {
 			conn = await connectServiceDb(config.mongoUrl, config.dbPrefix, "notifications");

@@ -4,7 +4,9 @@
 // active on presence, with enable_offline_email_notifications off, for a message read or deleted
 // before the batch, or from a muted topic; direct messages, group DMs and a channel's email
 // setting trigger too; two notifications replicas send each batch once; the unsubscribe link
-// turns the setting off; the batching period's bad values are refused as Zulip refuses them.
+// turns the setting off; the batching period's bad values are refused as Zulip refuses them. An
+// edit that newly mentions an idle member notifies them once (Zulip's process_message_update_event);
+// a channel topic's email quotes the topic's earlier messages as context.
 import { startTestApp, type Account, type TestApp } from "../support/app";
 import { client, expectError, expectSuccess, sendMessage, type Client } from "../support/http";
 import { startSmtp, type Received, type TestSmtp } from "../support/smtp";
@@ -272,6 +274,86 @@ test("the unsubscribe link turns enable_offline_email_notifications off without 
 	await mention(away, "unsubscribe");
 	await afterPeriod();
 	expect(mailTo(away)).toHaveLength(1);
+});
+
+describe("an edit that adds a mention", () => {
+	test("notifies an idle member once, as for a new message; nothing for one mentioned before, an active member, or a re-edit", async () => {
+		const [added, kept, here, member] = [await person(), await person(), await person(), await person()];
+		expectSuccess(await owner.post("/user_groups/create", { name: "editors", description: "", members: JSON.stringify([member.user_id]) }));
+		const id = await sendMessage(sender.c, { type: "stream", to: CHANNEL, topic: "edited", content: `@**${kept.full_name}** first draft` });
+		await afterPeriod();
+		await smtp.waitFor(kept.email);
+		expectSuccess(await here.c.post("/users/me/presence", { status: "active" }));
+		const mentions = `@**${kept.full_name}** @**${added.full_name}** @**${here.full_name}** @*editors*`;
+		expectSuccess(await sender.c.patch(`/messages/${id}`, { content: `${mentions} second draft` }));
+		// Not before the period, as for a new message.
+		expect((await missedSweep()).stored).toEqual([]);
+		const swept = await afterPeriod();
+		expect(swept.stored.filter((k) => [added, member].some((p) => k.startsWith(`missed-message:${p.user_id}:`)))).toHaveLength(2);
+		const [mail] = await smtp.waitFor(added.email);
+		expect(mail.mail.subject).toBe(`#${CHANNEL} > edited`);
+		expect(mail.mail.text).toContain("second draft");
+		expect(mail.mail.text).toContain("You are receiving this because you were personally mentioned.");
+		// A mention through a group added by an edit reads as a personal one (Zulip names no group for edits).
+		const [toMember] = await smtp.waitFor(member.email);
+		expect(toMember.mail.text).toContain("You are receiving this because you were personally mentioned.");
+		expect(mailTo(kept)).toHaveLength(1);
+		expect(mailTo(here)).toEqual([]);
+		// Edited again, the mentions kept: nobody is newly mentioned.
+		expectSuccess(await sender.c.patch(`/messages/${id}`, { content: `${mentions} third draft` }));
+		await afterPeriod();
+		for (const p of [added, member, kept]) expect(mailTo(p)).toHaveLength(1);
+		expect(mailTo(here)).toEqual([]);
+	});
+	test("a topic wildcard mention added by an edit reaches the topic's idle participants, as Zulip's rules allow", async () => {
+		const [talker, quiet, optedOut] = [await person(), await person(), await person()];
+		expectSuccess(await optedOut.c.patch("/settings", { wildcard_mentions_notify: false }));
+		// Not following the topic they start (Zulip's default would have them follow it, and a followed topic notified them of the original).
+		for (const p of [talker, optedOut]) expectSuccess(await p.c.patch("/settings", { automatically_follow_topics_policy: 4 }));
+		await sendMessage(talker.c, { type: "stream", to: CHANNEL, topic: "wild edit", content: "I was here" });
+		await sendMessage(optedOut.c, { type: "stream", to: CHANNEL, topic: "wild edit", content: "me too" });
+		const id = await sendMessage(sender.c, { type: "stream", to: CHANNEL, topic: "wild edit", content: "hello" });
+		await afterPeriod();
+		expect(mailTo(talker)).toEqual([]);
+		expectSuccess(await sender.c.patch(`/messages/${id}`, { content: "hello @**topic**" }));
+		await afterPeriod();
+		const [mail] = await smtp.waitFor(talker.email);
+		expect(mail.mail.text).toContain(`You are receiving this because all topic participants were mentioned in #${CHANNEL} > wild edit.`);
+		expect(mailTo(quiet)).toEqual([]);
+		expect(mailTo(optedOut)).toEqual([]);
+	});
+});
+
+describe("context (Zulip's get_context_for_message)", () => {
+	test("a channel topic's email quotes the topic's earlier messages of the last quarter hour, in order, once", async () => {
+		const away = await person();
+		const colleague = await person("Chatty Colleague");
+		const say = (who: Person, content: string, topic = "context") => sendMessage(who.c, { type: "stream", to: CHANNEL, topic, content });
+		await say(colleague, "too old to quote");
+		clock.advance(16 * 60_000);
+		await say(sender, "first of three");
+		await say(colleague, "second of three");
+		await say(sender, "third of three");
+		await say(colleague, "another topic altogether", "elsewhere");
+		await mention(away, "context", "what do you think?");
+		await mention(away, "context", "and now?");
+		await afterPeriod();
+		const [mail] = await smtp.waitFor(away.email);
+		expect(mail.mail.subject).toBe(`#${CHANNEL} > context`);
+		const text = mail.mail.text!;
+		const order = ["Busy Sender:\n> first of three", "Chatty Colleague:\n> second of three", `Busy Sender:\n> third of three\n> @**${away.full_name}** what do you think?\n> @**${away.full_name}** and now?`];
+		const at = order.map((part) => text.indexOf(part));
+		expect(at.every((i) => i >= 0)).toBe(true);
+		expect([...at].sort((a, b) => a - b)).toEqual(at);
+		expect(text.match(/first of three/g)).toHaveLength(1);
+		expect(text).not.toContain("too old to quote");
+		expect(text).not.toContain("another topic altogether");
+		expect(mail.mail.html).toContain("second of three");
+		expect(text).toContain("You are receiving this because you were personally mentioned.");
+		// The link is the first missed message's, not a context message's.
+		const firstMissed = (await away.c.get("/messages", { anchor: "newest", num_before: 2, num_after: 0, narrow: JSON.stringify([{ operator: "topic", operand: "context" }]) })).body.messages[0].id;
+		expect(text).toContain(`/near/${firstMissed}`);
+	});
 });
 
 describe("email_notifications_batching_period_seconds", () => {

@@ -3,7 +3,8 @@
 // registered and unregistered with push/register and push/unregister (form bodies, the server's
 // credentials as basic auth), off the request path, retried after a bouncer failure, once across
 // two replicas; a message the missed-message decision pushes reaching push/notify with Zulip's
-// APNs and FCM payloads, and the `remove` payloads once it is read; POST
+// APNs and FCM payloads, and the `remove` payloads once it is read or deleted; an edit newly
+// mentioning a user pushes the message to them, one taking the mention away removes it; POST
 // /mobile_push/test_notification and its errors; POST /register and GET /server_settings saying
 // push is on. A second app without PUSH_NOTIFICATION_BOUNCER_URL shows push off: nothing sent.
 import type { Connection } from "mongoose";
@@ -255,7 +256,7 @@ describe("POST /mobile_push/test_notification", () => {
 	});
 });
 
-describe("a message's notification (the missed-message decision's push half), and its removal once read", () => {
+describe("a message's notification (the missed-message decision's push half), and its removal once read or deleted", () => {
 	const apnsToken = "bWVzc2FnZQ==";
 	let dave: Account;
 	let base: Record<string, unknown>;
@@ -277,6 +278,15 @@ describe("a message's notification (the missed-message decision's push half), an
 		app.node.broker.call<{ queued: boolean }, Record<string, unknown>>("notifications.pushMessage", { user_id: user.user_id, message, trigger, ...extra });
 	const notifies = () => bouncer.to("push/notify");
 	const notifyFor = (id: number) => notifies().find((r) => r.body.gcm_payload.zulip_message_id === id && r.body.gcm_payload.event === "message")?.body;
+	/** Zulip's push/notify body removing one message's notification from Alice's devices. */
+	const removalOf = (id: number, androidDevices: string[]) => ({
+		...notifyBase,
+		gcm_payload: { ...base, event: "remove", zulip_message_ids: String(id), zulip_message_id: id },
+		gcm_options: { priority: "normal" },
+		apns_payload: { badge: 0, custom: { zulip: { ...base, event: "remove", zulip_message_ids: String(id) } } },
+		android_devices: androidDevices,
+		apple_devices: [apnsToken],
+	});
 	const waitNotifies = (n: number) => eventually(async () => notifies().length >= n && notifies(), `${n} notify requests`);
 
 	beforeAll(async () => {
@@ -331,14 +341,7 @@ describe("a message's notification (the missed-message decision's push half), an
 		bouncer.reset();
 		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "add", flag: "read" }));
 		const [remove] = await waitNotifies(1);
-		expect(remove.body).toEqual({
-			...notifyBase,
-			gcm_payload: { ...base, event: "remove", zulip_message_ids: String(m.id), zulip_message_id: m.id },
-			gcm_options: { priority: "normal" },
-			apns_payload: { badge: 0, custom: { zulip: { ...base, event: "remove", zulip_message_ids: String(m.id) } } },
-			android_devices: ["fcm-msg"],
-			apple_devices: [apnsToken],
-		});
+		expect(remove.body).toEqual(removalOf(m.id, ["fcm-msg"]));
 		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "remove", flag: "read" }));
 		expectSuccess(await as(alice).post("/messages/flags", { messages: JSON.stringify([m.id]), op: "add", flag: "read" }));
 		await sweep();
@@ -415,6 +418,59 @@ describe("a message's notification (the missed-message decision's push half), an
 		expect(await push(dave, toDave, "private_message")).toEqual({ queued: false });
 		await sweep();
 		expect(bouncer.requests).toHaveLength(0);
+	});
+
+	/** Waits for the notices being stored after the last request (a missed-message sweep waits for them), then for the bouncer requests. */
+	const settled = async () => {
+		await app.node.broker.call("notifications.missedSweep", {});
+		await sweep();
+	};
+
+	test("an edit that newly mentions the user: the notification of the edited message, as for a new one, once; one taking the mention away: its removal", async () => {
+		const m = await sent(bob, alice, { type: "stream", to: "push-test", topic: "edits", content: "nobody yet" });
+		await settled();
+		expect(notifies()).toHaveLength(0);
+		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "@**Alice** now you" }));
+		const [req] = await waitNotifies(1);
+		expect(req.body.apns_payload.alert).toEqual({ title: "#push-test > edits", subtitle: "Bob mentioned you:", body: "@Alice now you" });
+		expect(req.body.gcm_payload).toMatchObject({ event: "message", zulip_message_id: m.id, content: "@Alice now you", recipient_type: "stream", topic: "edits" });
+		// Edited again, still mentioning her: nothing more.
+		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "@**Alice** now you, really" }));
+		await settled();
+		expect(notifies()).toHaveLength(1);
+		// An edit taking her mention away takes the notification off her phone (Zulip's do_update_mobile_push_notification), once.
+		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "never mind" }));
+		await waitNotifies(2);
+		expect(notifies()[1].body).toEqual(removalOf(m.id, []));
+		expectSuccess(await as(bob).patch(`/messages/${m.id}`, { content: "never mind, really" }));
+		await settled();
+		expect(notifies()).toHaveLength(2);
+	});
+
+	test("a deleted message's notification is removed, with Zulip's payloads; no removal for those who had none", async () => {
+		// Bob has a device too, but sent the message: he had no notification of it.
+		expectSuccess(await as(bob).post(FCM, { token: "fcm-bob-sender" }));
+		await sweep();
+		bouncer.reset();
+		const m = await sent(bob, alice, { type: "private", to: JSON.stringify([alice.user_id, dave.user_id]), content: "soon gone" });
+		await waitNotifies(1);
+		await settled();
+		expect(notifies().map((r) => r.body.user_id)).toEqual([alice.user_id]);
+		bouncer.reset();
+		expectSuccess(await as(bob).delete(`/messages/${m.id}`));
+		const [remove] = await waitNotifies(1);
+		expect(remove.body).toEqual(removalOf(m.id, []));
+		await settled();
+		expect(notifies()).toHaveLength(1);
+		// A message deleted that notified nobody with a device: no request at all.
+		const quiet = await sent(bob, dave, { type: "private", to: JSON.stringify([dave.user_id]), content: "dave has no phone" });
+		await settled();
+		bouncer.reset();
+		expectSuccess(await as(bob).delete(`/messages/${quiet.id}`));
+		await settled();
+		expect(bouncer.requests).toHaveLength(0);
+		expectSuccess(await as(bob).delete(FCM, { token: "fcm-bob-sender" }));
+		await sweep();
 	});
 
 	test("notifications made are forgotten a day later; device registrations stay", async () => {

@@ -17,7 +17,8 @@
 // (the emails' whole work, without the batching period's idle wait that the drained rate counts);
 // then how long
 // after the last message the last batch went, the emails written, and the check that every
-// mention is quoted in exactly one email (its text part), none twice, none lost.
+// mention is quoted in exactly one email to the member it mentions (its text part), none twice,
+// none lost.
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -75,15 +76,22 @@ async function sendMentions(api: Api, members: number[], run: string, range: [nu
 	return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-/** The mention numbers quoted in the text parts of the emails in `dir` (`> @**Bench N** with K`). */
+/**
+ * The mention numbers quoted in the text parts of the emails in `dir` (`> @**Bench N** with K`),
+ * counting each only in an email to the member it mentions (`benchN@bench.test`): the others'
+ * emails quote it too, as context before their own mention (earlier messages of the topic).
+ */
 function quotedMentions(dir: string): { emails: number; counts: Map<number, number> } {
 	const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".eml")) : [];
 	const counts = new Map<number, number>();
 	for (const f of files) {
 		// Quoted-printable soft breaks joined; the lines are short and ASCII.
 		const raw = fs.readFileSync(path.join(dir, f), "utf8").replace(/=\r?\n/g, "");
+		const to = /^To: .*?bench(\d+)@bench\.test/im.exec(raw)?.[1];
 		const text = raw.split(/Content-Type: text\/html/)[0];
-		for (const m of text.matchAll(/^> @\*\*Bench \d+\*\* with (\d+)\r?$/gm)) counts.set(Number(m[1]), (counts.get(Number(m[1])) ?? 0) + 1);
+		for (const m of text.matchAll(/^> @\*\*Bench (\d+)\*\* with (\d+)\r?$/gm)) {
+			if (m[1] === to) counts.set(Number(m[2]), (counts.get(Number(m[2])) ?? 0) + 1);
+		}
 	}
 	return { emails: files.length, counts };
 }

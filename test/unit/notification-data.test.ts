@@ -1,7 +1,7 @@
 // Zulip's notification decision (services/notifications/missed/notification-data.ts): triggers in
 // Zulip's order, the offline settings, channel and topic settings under muting, bots, muted
 // senders, and idleness for email against online push.
-import { decide, notificationData, emailTrigger, pushTrigger, Visibility, type NotificationSettings, type RecipientFacts } from "../../services/notifications/missed/notification-data";
+import { decide, decideEdit, notificationData, emailTrigger, pushTrigger, Visibility, type NotificationSettings, type RecipientFacts } from "../../services/notifications/missed/notification-data";
 
 const SETTINGS: NotificationSettings = {
 	enable_offline_email_notifications: true,
@@ -82,4 +82,21 @@ test("never the sender, a bot, or from a muted sender; decide asks idleness only
 		[2, { email: "mentioned", push: "mentioned" }],
 		[4, { email: null, push: "mentioned" }],
 	]);
+});
+
+test("an edit's new mentions: Zulip's rules for message updates", () => {
+	const idle = () => true;
+	const mentioned = r({ flags: ["mentioned"] });
+	expect(decideEdit(channel, [mentioned], idle).get(2)).toEqual({ email: "mentioned", push: "mentioned" });
+	// Never for a direct message: the original notified already.
+	expect(decideEdit(dm, [r({ flags: ["mentioned"], subscription: null })], idle).size).toBe(0);
+	// Never for one whose channel or followed-topic settings notify of every message.
+	expect(decideEdit(channel, [r({ flags: ["mentioned"], subscription: { ...SUB, email_notifications: true } })], idle).size).toBe(0);
+	expect(decideEdit(channel, [r({ flags: ["mentioned"], visibility_policy: Visibility.FOLLOWED })], idle).size).toBe(0);
+	// A muted sender, the editor themself, a user not idle: as for a new message.
+	expect(decideEdit(channel, [r({ flags: ["mentioned"], sender_muted: true })], idle).size).toBe(0);
+	expect(decideEdit(channel, [r({ user_id: 1, flags: ["mentioned"] })], idle).size).toBe(0);
+	expect(decideEdit(channel, [r({ flags: ["mentioned"], settings: { enable_online_push_notifications: false } })], () => false).size).toBe(0);
+	// A wildcard mention where the settings allow it.
+	expect(decideEdit(channel, [r({ flags: ["stream_wildcard_mentioned"] })], idle).get(2)?.email).toBe("stream_wildcard_mentioned");
 });

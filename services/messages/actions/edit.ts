@@ -9,7 +9,7 @@ import { topicForClient } from "../../../shared/topics";
 import { recipientId } from "../db";
 import { clock } from "../../../shared/clock";
 import { announceDeletion } from "../announce-deletion";
-import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deletedPayload, deleteMessages, holdersOf, moveRecord, type MoveTarget, type PropagateMode } from "../edit-rules";
+import { applyContentEdit, applyMove, checkContentEdit, checkDelete, checkMove, deletedPayload, deleteMessages, holdersOf, MENTION_FLAGS, moveRecord, type MoveTarget, type PropagateMode } from "../edit-rules";
 import type { Rendered } from "../../../shared/markdown/render";
 import { topicLinks } from "../../../shared/markdown/topic-links";
 import { apiFlags } from "../message-view";
@@ -17,15 +17,33 @@ import type { MessageDoc } from "../models/message";
 import { messageHistory } from "../history";
 import { announceMove } from "../move-notices";
 import { claimUploads, publicityOf, type Publicity } from "../attachment-claims";
-import type { Ctx, ServiceDeps } from "./deps";
+import type { Ctx, GetParams, ServiceDeps } from "./deps";
 
-/** What one edit request changed: the content, and the messages it moved (with who lost them). */
+/** What one edit request changed: the content (and who had a mention flag before), and the messages it moved (with who lost them). */
 interface Change {
-	content?: { content: string; rendered: Rendered };
+	content?: { content: string; rendered: Rendered; priorMentioned: ReadonlySet<number> };
 	moved?: { topic: string; target: MoveTarget | null; ids: number[]; lost: number[]; propagate: PropagateMode };
 }
 
-export function editActions({ db, graphs, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, externalUrl }: ServiceDeps) {
+const hasMention = (flags: readonly string[]) => flags.some((f) => MENTION_FLAGS.includes(f));
+
+export function editActions({ db, graphs, accessibleMessage, permissionsIn, flagsForContent, noticeDeps, views, externalUrl }: ServiceDeps) {
+	/**
+	 * What the notifications service reads to notify the users a content edit newly mentions
+	 * (Zulip's process_message_update_event): the users with a mention flag now who had none before
+	 * the edit (Zulip's prior_mention_user_ids rule, applied here so only they are named), and the
+	 * message in message.sent's shape, as the API shows it now. None when nobody is newly mentioned.
+	 */
+	async function newMentions(ctx: Ctx<any>, m: MessageDoc, flags: Record<string, string[]>, prior: ReadonlySet<number>) {
+		const user_ids = Object.entries(flags).flatMap(([u, f]) => (hasMention(f) && !prior.has(Number(u)) ? [Number(u)] : []));
+		const now = user_ids.length ? await db.Message.findById(m._id).lean() : null;
+		if (!now) return undefined;
+		const [message] = await views(ctx, [now], new Map([[now._id, []]]), { apply_markdown: true, client_gravatar: false, allow_empty_topic_name: false } as GetParams);
+		delete message.flags;
+		const theirs = Object.fromEntries(user_ids.map((u) => [String(u), flags[String(u)]]));
+		return { message_id: now._id, channel_id: now.channel_id ?? undefined, topic: now.topic, sender_id: now.sender_id, user_ids, event: { message, content: now.content, flags: theirs } };
+	}
+
 	/**
 	 * `messages.updated`: Zulip's update_message event for an edit (topics as clients without the
 	 * empty-topic capability see them), who hears of it with each one's flags for the edited
@@ -61,7 +79,13 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 		const flags: Record<string, string[]> = Object.fromEntries(rows.map((r) => [String(r.user_id), apiFlags(r.flags)]));
 		const users = new Set([...rows.map((r) => r.user_id), ...(ids.length > 1 ? await holdersOf(db, ids) : []), actor.user_id]);
 		const lost = moved?.lost.length ? { user_ids: moved.lost, message_ids: ids, message_type: "stream", stream_id: m.channel_id!, topic: shown(m.topic) } : undefined;
-		return { message_ids: ids, user_ids: [...users].sort((a, b) => a - b), flags, event, lost };
+		const new_mentions = content ? await newMentions(ctx, m, flags, content.priorMentioned) : undefined;
+		// Those mentioned before the edit and not by name or group now: their push notification is
+		// taken away (Zulip's do_update_mobile_push_notification, which compares against
+		// mentions_user_ids, so a wildcard left in the message does not count).
+		const unmentioned = content ? [...content.priorMentioned].filter((u) => !flags[String(u)]?.includes("mentioned")) : [];
+		const mentions_dropped = unmentioned.length ? { message_id: m._id, channel_id: m.channel_id ?? undefined, topic: moved?.topic ?? m.topic, sender_id: m.sender_id, user_ids: unmentioned } : undefined;
+		return { message_ids: ids, user_ids: [...users].sort((a, b) => a - b), flags, event, lost, new_mentions, mentions_dropped };
 	}
 
 	/** Files the moved messages link take their new channel's publicity (one call, when any links one). */
@@ -135,8 +159,12 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				const moving = move && (move.topic !== m.topic || move.target) ? move : undefined;
 				const editing = content !== undefined && content !== m.content;
 				let rendered: Rendered | undefined;
+				let priorMentioned: ReadonlySet<number> = new Set();
 				if (editing) {
-					const recipients = (await db.UserMessage.find({ message_id: m._id }, { user_id: 1 }).lean()).map((r) => r.user_id);
+					const before = await db.UserMessage.find({ message_id: m._id }, { user_id: 1, flags: 1 }).lean();
+					const recipients = before.map((r) => r.user_id);
+					// Zulip's get_mentions_for_message_updates: rows of those who received the message (not historical ones).
+					priorMentioned = new Set(before.filter((r) => hasMention(r.flags) && !r.flags.includes("historical")).map((r) => r.user_id));
 					const edited = await flagsForContent(ctx, actor, content, recipients, m.channel_id, m.topic, { edit: true });
 					rendered = edited.rendered;
 					await applyContentEdit(db, actor, m, content, rendered, edited.flagsFor, now, moving ? moveRecord(m, moving.topic, moving.target) : {});
@@ -155,7 +183,7 @@ export function editActions({ db, graphs, accessibleMessage, permissionsIn, flag
 				if (moving) moved = await applyMove(db, actor, m, moving.topic, moving.target, q.propagate_mode ?? "change_one", now, editing);
 				if (moved && moving?.target && destPublicity) await uploadsMoved(ctx, moved.ids, moving.target.channel_id, destPublicity);
 				if (editing || moved) {
-					const change = { content: editing ? { content: content!, rendered: rendered! } : undefined, moved: moving && moved ? { ...moving, ...moved, propagate: q.propagate_mode ?? "change_one" } : undefined };
+					const change = { content: editing ? { content: content!, rendered: rendered!, priorMentioned } : undefined, moved: moving && moved ? { ...moving, ...moved, propagate: q.propagate_mode ?? "change_one" } : undefined };
 					await ctx.broadcast("messages.updated", await updatedPayload(ctx, actor, m, now, change, graph.emptyTopicDisplayName));
 				}
 				if (moving && moved) {

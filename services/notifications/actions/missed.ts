@@ -1,12 +1,14 @@
 // Missed-message notifications in the notifications service: the `message.sent` listener that
-// stores the notices a message makes (off the sender's request path), and a sweep of the due
+// stores the notices a message makes (off the sender's request path), the `messages.updated` one
+// for the users a content edit newly mentions, and a sweep of the due
 // batches now (the timer runs them too; tests sweep by hand, moving the clock).
 import type { Context } from "moleculer";
 import type { Meta } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
 import { noticeSent, type EnqueueDeps } from "../missed/enqueue";
 import { sweepMissed, type BatchDeps } from "../missed/batches";
-import type { SentMessage } from "../missed/sent-message";
+import { decideEdit } from "../missed/notification-data";
+import type { MessageUpdated, SentMessage } from "../missed/sent-message";
 
 export type MissedDeps = BatchDeps &
 	EnqueueDeps & {
@@ -41,6 +43,11 @@ export function missedEvents(deps: MissedDeps) {
 			const sent = ctx.params;
 			if (!deps.Notice) return; // not started yet
 			track(noticeSent(deps, sent).catch((err: unknown) => deps.logger.error({ err, message_id: sent.message_id }, "missed-message notices not stored")));
+		},
+		"messages.updated"(ctx: Context<MessageUpdated>) {
+			const edited = ctx.params.new_mentions;
+			if (!edited || !deps.Notice) return;
+			track(noticeSent(deps, edited, decideEdit).catch((err: unknown) => deps.logger.error({ err, message_id: edited.message_id }, "missed-message notices of an edit not stored")));
 		},
 	};
 }

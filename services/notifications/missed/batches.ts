@@ -4,7 +4,8 @@
 // insert for the sweep's users), given back when done; a claim left by a dead replica is taken
 // back after CLAIM_TIMEOUT_MS. The replica marks each batch's notices `batched` under a name, asks
 // the users and messages services once for a group of users (their settings; which of their
-// messages are still there and unread), makes one unsubscribe link per batch, and stores one email
+// messages are still there and unread, and the earlier messages of their channel topics quoted as
+// context), makes one unsubscribe link per batch, and stores one email
 // per conversation in the outbox under `<batch>:<hash of the conversation>`; a batch taken again
 // after a crash has the same name and so the same keys, and the outbox stores each email once.
 // Nothing goes to a user who turned enable_offline_email_notifications off, as Zulip's
@@ -117,6 +118,8 @@ interface Mailing {
 	to: string;
 	facts: MissedEmailFacts;
 	messages: ShownMessage[];
+	/** Earlier messages of the channel topics, quoted as context (Zulip's get_context_for_message). */
+	context: ShownMessage[];
 	as: Identity;
 }
 
@@ -129,6 +132,12 @@ function batchEmails(deps: BatchDeps, m: Mailing, realmUrl: string, link: string
 		const notice = byMessage.get(message.id)!;
 		buckets.set(key, [...(buckets.get(key) ?? []), { message, trigger: notice.email as NotificationTrigger, group: notice.group ?? null }]);
 	}
+	// Context joins its topic's email, in message order; a message both missed and context is shown once, as missed.
+	for (const message of m.context) {
+		const list = buckets.get(conversationKey(message));
+		if (list && !list.some((x) => x.message.id === message.id)) list.push({ message, trigger: null, group: null });
+	}
+	for (const list of buckets.values()) list.sort((x, y) => x.message.id - y.message.id);
 	const byActivity = [...buckets].sort(([, a], [, b]) => a[a.length - 1].message.id - b[b.length - 1].message.id);
 	return byActivity.map(([conversation, list]) => ({
 		key: `${m.batch.batch}:${hash(conversation)}`,
@@ -151,7 +160,8 @@ async function mailings(deps: BatchDeps, batches: Batch[]): Promise<{ mailings: 
 	});
 	if (!wanted.length) return { mailings: [], realm };
 	const message_ids = [...new Set(wanted.flatMap((b) => b.notices.map((n) => n.message_id)))];
-	const { messages, unread } = await call(deps.broker, "messages.unreadForNotices", { user_ids: wanted.map((b) => b.user_id), message_ids });
+	const context_for = wanted.map((b) => ({ user_id: b.user_id, message_ids: b.notices.map((n) => n.message_id) }));
+	const { messages, unread, context } = await call(deps.broker, "messages.unreadForNotices", { user_ids: wanted.map((b) => b.user_id), message_ids, context_for });
 	const shown = new Map((messages as unknown as ShownMessage[]).map((m) => [m.id, m]));
 	const contentAllowed = realm.message_content_allowed_in_email_notifications;
 	const out: Mailing[] = [];
@@ -168,7 +178,8 @@ async function mailings(deps: BatchDeps, batches: Batch[]): Promise<{ mailings: 
 			hidden_by_realm: !contentAllowed,
 			realm_in_subject: user.settings.realm_name_in_email_notifications_policy === REALM_NAME_ALWAYS,
 		};
-		out.push({ batch: b, to: user.identity.delivery_email, facts, messages: list, as: user.identity });
+		const quoted = (context[String(b.user_id)] ?? []).flatMap((id) => (shown.has(id) ? [shown.get(id)!] : []));
+		out.push({ batch: b, to: user.identity.delivery_email, facts, messages: list, context: quoted, as: user.identity });
 	}
 	return { mailings: out, realm };
 }

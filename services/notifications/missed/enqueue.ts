@@ -4,13 +4,15 @@
 // stores it once. An email notice is due email_notifications_batching_period_seconds after it was
 // stored; the user's batch goes when their first notice is due and takes every notice of theirs
 // waiting then (Zulip's MissedMessageWorker: the batch time is the first one's). The replica whose
-// insert counted hands the push half to the push hook.
+// insert counted hands the push half to the push hook. A content edit that newly mentions users
+// goes the same way with Zulip's rules for edits (decideEdit): a user already told of the message
+// (a notice still waiting under the same key) is not told twice.
 import type { ServiceBroker } from "moleculer";
 import type { Model } from "mongoose";
 import { clock } from "../../../shared/clock";
 import { insertNew } from "../../../shared/db";
 import type { MissedNoticeDoc } from "../models/missed-notice";
-import { decide } from "./notification-data";
+import { decide, type Decide } from "./notification-data";
 import { noPush, type PushDue, type PushHook } from "./push-hook";
 import { readRecipients } from "./recipients";
 import type { SentMessage } from "./sent-message";
@@ -30,11 +32,11 @@ function groupOf(sent: SentMessage, userId: number): { name: string; size: numbe
 	return g ? { name: g.name, size: g.size } : null;
 }
 
-/** Stores the notices a sent message makes; answers how many this replica stored. */
-export async function noticeSent(deps: EnqueueDeps, sent: SentMessage): Promise<number> {
+/** Stores the notices a sent (or, with decideEdit, edited) message makes; answers how many this replica stored. */
+export async function noticeSent(deps: EnqueueDeps, sent: SentMessage, decision: Decide = decide): Promise<number> {
 	const recipients = await readRecipients(deps.broker, sent);
 	if (!recipients) return 0;
-	const decided = decide({ sender_id: sent.sender_id, direct: sent.channel_id === undefined }, recipients.facts, recipients.idle);
+	const decided = decision({ sender_id: sent.sender_id, direct: sent.channel_id === undefined }, recipients.facts, recipients.idle);
 	// Push alone is stored only where a push hook listens (nothing to hand on otherwise).
 	const decisions = deps.pushDue === noPush ? new Map([...decided].filter(([, d]) => d.email)) : decided;
 	if (!decisions.size) return 0;

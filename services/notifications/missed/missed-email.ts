@@ -27,7 +27,8 @@ export interface ShownMessage {
 
 export interface Missed {
 	message: ShownMessage;
-	trigger: NotificationTrigger;
+	/** Null for a context message: an earlier one of the topic, quoted beside the missed ones. */
+	trigger: NotificationTrigger | null;
 	/** The group a "mentioned" trigger came through, null for a mention by name. */
 	group: { name: string; size: number } | null;
 }
@@ -124,11 +125,15 @@ function messageBlocks(list: Missed[], f: MissedEmailFacts): Block[] {
 	return blocks;
 }
 
-/** One conversation's email; `list` in message order. */
+/**
+ * One conversation's email; `list` in message order, context messages among them. The subject and
+ * the link name the first missed message (Zulip's missed_messages[0], context coming after).
+ */
 export function missedEmail(list: Missed[], f: MissedEmailFacts, footer: Footer): Rendered {
-	const first = list[0].message;
-	const senders = [...new Set(list.map((m) => m.message.sender_full_name))];
-	const triggers = new Set(list.map((m) => m.trigger));
+	const missed = list.filter((m) => m.trigger !== null);
+	const first = missed[0].message;
+	const senders = [...new Set(missed.map((m) => m.message.sender_full_name))];
+	const triggers = new Set(missed.map((m) => m.trigger!));
 	const blocks: Block[] = f.show_content
 		? messageBlocks(list, f)
 		: [
@@ -136,10 +141,10 @@ export function missedEmail(list: Missed[], f: MissedEmailFacts, footer: Footer)
 					? `This email does not include message content because your organization hides message content in email notifications. See ${f.realm_url}/help/hide-message-content-in-emails for more details.`
 					: `This email does not include message content because you have chosen to hide message content in email notifications. See ${f.realm_url}/help/email-notifications#hide-message-content for more details.`,
 			];
-	const reason = first.type === "stream" ? reasonOf(list, triggers, String(first.display_recipient), first.subject) : null;
+	const reason = first.type === "stream" ? reasonOf(missed, triggers, String(first.display_recipient), first.subject) : null;
 	if (reason) blocks.push(`--\n${reason}`);
 	blocks.push({ link: conversationUrl(first, f), label: f.show_content ? `Reply in ${f.realm_name}` : `View or reply in ${f.realm_name}` });
 	if (f.show_content) blocks.push("Do not reply to this email. This server is not configured to accept incoming emails (https://zulip.readthedocs.io/en/latest/production/email-gateway.html).");
 	blocks.push({ link: `${f.realm_url}/#settings/notifications`, label: "Manage email preferences" });
-	return compose(subjectOf(list, f, senders), `${f.realm_name} notifications`, blocks, footer);
+	return compose(subjectOf(missed, f, senders), `${f.realm_name} notifications`, blocks, footer);
 }

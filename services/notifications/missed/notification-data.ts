@@ -9,6 +9,7 @@
 //   pushTrigger(data, senderId, idle)        -> Zulip's get_push_notification_trigger, or null
 //   isNotifiable(data, senderId)             -> would notify if idle (who needs a presence check)
 //   decide(message, recipients, idle)        -> per recipient { email, push } (null: none)
+//   decideEdit(message, recipients, idle)    -> the same for users an edit newly mentions
 // Idle (decided in missed/recipients.ts, written down in docs/email.md): no active presence within
 // OFFLINE_THRESHOLD_SECS. Email needs idle; push needs idle or enable_online_push_notifications.
 
@@ -203,12 +204,14 @@ export interface Decision {
 	push: NotificationTrigger | null;
 }
 
+export type Decide = (message: MessageFacts, recipients: RecipientFacts[], idle: (userId: number) => boolean) => Map<number, Decision>;
+
 /**
  * The decision for every recipient (those with neither trigger left out). `idle(user_id)` is
  * asked only for recipients the message would notify if they were idle, as Zulip's
  * get_active_presence_idle_user_ids asks presence only about those.
  */
-export function decide(message: MessageFacts, recipients: RecipientFacts[], idle: (userId: number) => boolean): Map<number, Decision> {
+export const decide: Decide = (message, recipients, idle) => {
 	const out = new Map<number, Decision>();
 	for (const r of recipients) {
 		const d = notificationData(message, r);
@@ -218,5 +221,21 @@ export function decide(message: MessageFacts, recipients: RecipientFacts[], idle
 		if (decision.email || decision.push) out.set(r.user_id, decision);
 	}
 	return out;
-}
+};
 
+/**
+ * The decision for users a content edit newly mentions (the caller leaves out those mentioned
+ * before it: Zulip's prior_mention_user_ids): Zulip's maybe_enqueue_notifications_for_message_update.
+ * Never for a direct message (the original notified already); never for a user whose channel or
+ * followed-topic settings notify of every message (assumed notified of the original); then as for
+ * a new message (a muted sender, the editor, bots: nothing).
+ */
+export const decideEdit: Decide = (message, recipients, idle) => {
+	if (message.direct) return new Map();
+	const notifiedBefore = (d: NotificationData) => d.stream_push_notify || d.stream_email_notify || d.followed_topic_push_notify || d.followed_topic_email_notify;
+	return decide(
+		message,
+		recipients.filter((r) => !notifiedBefore(notificationData(message, r))),
+		idle,
+	);
+};

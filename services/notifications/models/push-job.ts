@@ -17,7 +17,8 @@
 //   one (claim, record)          -> _id
 //
 // push_sent: `<user>:<message>` for each message a notification went out for (Zulip's
-// active_mobile_push_notification flag), taken away when the removal is queued; by _id only.
+// active_mobile_push_notification flag), taken away when the removal is queued. Read by _id (a
+// user's read messages), and by message (deleted messages, whoever was notified) -> { message_id }.
 import { Connection, Schema } from "mongoose";
 import { claimFields, indexClaims, type Claimable } from "../claims";
 
@@ -69,6 +70,8 @@ const sentSchema = new Schema<PushSentDoc>(
 	{ _id: String, user_id: { type: Number, required: true }, message_id: { type: Number, required: true }, created_at: { type: Number, required: true } },
 	{ versionKey: false },
 );
+
+sentSchema.index({ message_id: 1 });
 
 export const pushJobModel = (conn: Connection) => conn.model<PushJobDoc>("PushJob", schema, "push_jobs");
 export const pushSentModel = (conn: Connection) => conn.model<PushSentDoc>("PushSent", sentSchema, "push_sent");

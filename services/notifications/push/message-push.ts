@@ -4,13 +4,16 @@
 // push/notify as JSON with the user's and organization's identity, the APNs and FCM payloads and
 // the tokens this server has for the user; a user without devices costs the bouncer nothing. Each
 // notification sent is recorded (Zulip's active_mobile_push_notification flag), so that when
-// messages.flagsChanged says the user read it, a `remove` notification follows, once.
+// messages.flagsChanged says the user read it, messages.deleted that it is gone, or
+// messages.updated that an edit took the user's mention away, a `remove` notification follows, once.
 import { createHash } from "node:crypto";
 import { call, type PushDevice, type PushDevices } from "../../../shared/actions";
 import { createOnce } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
-import type { NotificationTrigger } from "../missed/notification-data";
+import { notificationData, type NotificationTrigger } from "../missed/notification-data";
 import type { PushHook } from "../missed/push-hook";
+import { readRecipients } from "../missed/recipients";
+import type { SentMessage } from "../missed/sent-message";
 import { realmUuid, TOKEN_KIND, userUuid } from "./bouncer";
 import { storeJob, startNow, type PushDeps } from "./jobs";
 import { messagePayloadApns, messagePayloadGcm, removePayloads, type MentionedGroup, type PushMessage, type PushRecipient } from "./payloads";
@@ -150,22 +153,60 @@ async function notifiedAmong(deps: PushDeps, userId: number, messageIds: number[
 }
 
 /**
- * Messages the user read: a `remove` notification for those that had one (Zulip's
- * handle_remove_push_notification). Replicas hearing the same read store one request (its key
- * names the messages).
+ * A `remove` notification of these messages, which had one, to the user's devices (Zulip's
+ * handle_remove_push_notification: the newest 200 named), and their records let go: all of them,
+ * as Zulip, the phone having let go of the older ones. Replicas hearing the same change store one
+ * request (its key names the messages).
  */
+async function removePushes(deps: PushDeps, { to, devices }: { to: PushRecipient; devices: PushDevice[] }, ids: number[]): Promise<void> {
+	if (devices.length) {
+		const digest = createHash("sha256").update(ids.join(",")).digest("hex").slice(0, 32);
+		const _id = `remove:${to.user_id}:${digest}`;
+		if (await storeJob(deps, { _id, kind: "remove", user_id: to.user_id, endpoint: "push/notify", json: notifyBody(deps, to, devices, removePayloads(to, ids)) })) startNow(deps, _id);
+	}
+	for (let i = 0; i < ids.length; i += CHUNK) {
+		await deps.Sent.deleteMany({ _id: { $in: ids.slice(i, i + CHUNK).map((id) => `${to.user_id}:${id}`) } });
+	}
+}
+
+/** Messages the user read: a `remove` notification for those that had one. */
 export async function removeReadPushes(deps: PushDeps, userId: number, messageIds: number[]): Promise<void> {
 	if (!deps.bouncer || !messageIds.length) return;
 	const ids = (await notifiedAmong(deps, userId, messageIds)).sort((a, b) => a - b);
-	if (!ids.length) return;
-	const { to, devices } = (await recipients(deps, [userId])).get(userId)!;
-	if (devices.length) {
-		const digest = createHash("sha256").update(ids.join(",")).digest("hex").slice(0, 32);
-		const _id = `remove:${userId}:${digest}`;
-		if (await storeJob(deps, { _id, kind: "remove", user_id: userId, endpoint: "push/notify", json: notifyBody(deps, to, devices, removePayloads(to, ids)) })) startNow(deps, _id);
+	if (ids.length) await removePushes(deps, (await recipients(deps, [userId])).get(userId)!, ids);
+}
+
+/**
+ * Messages deleted: each user who had a notification of any of them gets one `remove` for those
+ * (Zulip's do_delete_messages clearing active_mobile_push_notification for every user); users who
+ * had none get nothing. One read of the records, one call for the users' devices.
+ */
+export async function removeDeletedPushes(deps: PushDeps, messageIds: number[]): Promise<void> {
+	if (!deps.bouncer || !messageIds.length) return;
+	const byUser = new Map<number, number[]>();
+	for (let i = 0; i < messageIds.length; i += CHUNK) {
+		const docs = await deps.Sent.find({ message_id: { $in: messageIds.slice(i, i + CHUNK) } }, { user_id: 1, message_id: 1 }).lean();
+		for (const d of docs) byUser.set(d.user_id, [...(byUser.get(d.user_id) ?? []), d.message_id]);
 	}
-	// All of them, not only the 200 named: as Zulip, the phone has let go of the older ones.
-	for (let i = 0; i < ids.length; i += CHUNK) {
-		await deps.Sent.deleteMany({ _id: { $in: ids.slice(i, i + CHUNK).map((id) => `${userId}:${id}`) } });
-	}
+	if (!byUser.size) return;
+	const found = await recipients(deps, [...byUser.keys()]);
+	for (const [userId, ids] of byUser) await removePushes(deps, found.get(userId)!, ids.sort((a, b) => a - b));
+}
+
+/**
+ * An edit took these users' mention of a channel message away (`messages.updated`'s
+ * mentions_dropped): those who had its notification get a `remove`, unless the channel's push
+ * notifications would have notified them anyway (Zulip's do_update_mobile_push_notification,
+ * which leaves out stream_push_user_ids; nothing for a direct message).
+ */
+export async function removeUnmentionedPushes(deps: PushDeps, dropped: SentMessage): Promise<void> {
+	if (!deps.bouncer || dropped.channel_id === undefined) return;
+	const had = (await deps.Sent.find({ _id: { $in: dropped.user_ids.map((u) => `${u}:${dropped.message_id}`) } }, { user_id: 1 }).lean()).map((h) => h.user_id);
+	if (!had.length) return;
+	const facts = (await readRecipients(deps.broker, { ...dropped, user_ids: had }))?.facts ?? [];
+	const channelPush = new Set(facts.filter((r) => notificationData({ sender_id: dropped.sender_id, direct: false }, r).stream_push_notify).map((r) => r.user_id));
+	const users = had.filter((u) => !channelPush.has(u));
+	if (!users.length) return;
+	const found = await recipients(deps, users);
+	for (const u of users) await removePushes(deps, found.get(u)!, [dropped.message_id]);
 }
