@@ -87,7 +87,7 @@ afterEach(() => {
 
 /**
  * The contents of the messages stored under `prefix`, read from the store once the server is gone.
- * A store that stops answering right after its start (seen twice in full runs on a busy machine,
+ * A store that stops answering right after its start (seen twice, in a full run and after one,
  * not reproduced alone) is started once more: what is checked is what the data directory holds.
  */
 async function storedContents(s: Server, prefix: string, attempt = 1): Promise<string[]> {
