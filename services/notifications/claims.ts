@@ -18,6 +18,21 @@ export interface Claimable<State extends string> {
 	last_error: string | null;
 }
 
+/** What runs a kind of job: its retry settings and a logger. */
+export interface JobRunner {
+	maxAttempts: number;
+	retrySeconds: number;
+	logger: { info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void };
+}
+
+/** A replica that stores jobs and starts their first attempts itself, in the background. */
+export interface FirstAttempts {
+	/** This replica's name in claims. */
+	replica: () => string;
+	/** First attempts running in the background (a sweep waits for them: tests see settled states). */
+	inflight: Set<Promise<unknown>>;
+}
+
 /** A claimable job's delivery fields, for its schema. */
 export const claimFields = {
 	state: { type: String, required: true },
@@ -35,6 +50,21 @@ export const claimFields = {
 export function indexClaims(schema: Schema): void {
 	schema.index({ state: 1, next_attempt_at: 1 });
 	schema.index({ state: 1, claimed_at: 1 });
+}
+
+/** The sweep's claimant: this replica, or a named part of it (tests race two on one node). */
+export const claimant = (replica: string, part?: string) => (part ? `${replica}/${part}` : replica);
+
+/**
+ * Claims a due job for `replica`: one conditional update ({_id, state: "queued", due} ->
+ * "sending", attempts + 1), atomic on MongoDB and the embedded store, then the job as claimed;
+ * null when another replica has it (or it is not due).
+ */
+export async function claimDue<D>(Jobs: Model<any>, _id: string, replica: string): Promise<D | null> {
+	const now = clock.nowMs();
+	const done = await Jobs.updateOne({ _id, state: "queued", next_attempt_at: { $lte: now } }, { $set: { state: "sending", claimed_by: replica, claimed_at: now }, $inc: { attempts: 1 } });
+	if (!done.modifiedCount) return null;
+	return Jobs.findOne({ _id, state: "sending", claimed_by: replica }).lean<D>();
 }
 
 /** The longest wait between two attempts. */

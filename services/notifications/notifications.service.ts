@@ -31,6 +31,7 @@ import { pushActions, pushEvents } from "./actions/push";
 import { pushJobModel, pushSentModel } from "./models/push-job";
 import { sweepPush, type PushDeps } from "./push/jobs";
 import { bouncerPushHook } from "./push/message-push";
+import { keepUntilSettled } from "./background";
 
 type Listeners = Record<string, (ctx: Context<any>) => void>;
 
@@ -66,10 +67,7 @@ export function notificationsService(config: Config & { mongoUrl: string; cli?: 
 	const hook = pushDue ?? (pushConfigured(config) ? bouncerPushHook(push) : noPush);
 	const deps = { replica: () => replica, inflight: new Set(), storing: new Set(), pushDue: hook } as unknown as MissedDeps;
 	/** Work a broadcast set off (not awaited by it): a sweep or a stop waits for it. */
-	const track = (work: Promise<unknown>) => {
-		deps.storing.add(work);
-		void work.finally(() => deps.storing.delete(work));
-	};
+	const track = (work: Promise<unknown>) => keepUntilSettled(deps.storing, work);
 
 	return {
 		name: "notifications",

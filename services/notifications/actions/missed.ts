@@ -5,6 +5,8 @@
 import type { Context } from "moleculer";
 import type { Meta } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
+import { claimant } from "../claims";
+import { keepUntilSettled } from "../background";
 import { noticeSent, type EnqueueDeps } from "../missed/enqueue";
 import { sweepMissed, type BatchDeps } from "../missed/batches";
 import { decideEdit } from "../missed/notification-data";
@@ -24,7 +26,7 @@ export function missedActions(deps: MissedDeps) {
 			params: params({ replica: p.string({ optional: true, min: 1 }) }),
 			async handler(ctx: Context<{ replica?: string }, Meta>) {
 				await Promise.all([...deps.storing, ...deps.inflight]);
-				const out = await sweepMissed(deps, ctx.params.replica ? `${deps.replica()}/${ctx.params.replica}` : deps.replica());
+				const out = await sweepMissed(deps, claimant(deps.replica(), ctx.params.replica));
 				await Promise.all([...deps.inflight]);
 				return out;
 			},
@@ -34,10 +36,7 @@ export function missedActions(deps: MissedDeps) {
 
 /** The listener: not awaited by the broadcast (the sender's request may await it); the work is kept in `storing` for a sweep or a stop to wait for. */
 export function missedEvents(deps: MissedDeps) {
-	const track = (work: Promise<unknown>) => {
-		deps.storing.add(work);
-		void work.finally(() => deps.storing.delete(work));
-	};
+	const track = (work: Promise<unknown>) => keepUntilSettled(deps.storing, work);
 	return {
 		"message.sent"(ctx: Context<SentMessage>) {
 			const sent = ctx.params;

@@ -3,6 +3,7 @@
 import type { Context } from "moleculer";
 import type { Meta } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
+import { claimant } from "../claims";
 import { sweep } from "../outbox/delivery";
 import type { MailerDeps } from "../outbox/mailer";
 
@@ -26,7 +27,7 @@ export function outboxActions(deps: MailerDeps) {
 			params: params({ replica: p.string({ optional: true, min: 1 }) }),
 			async handler(ctx: Context<{ replica?: string }, Meta>) {
 				await Promise.all([...deps.inflight]);
-				return sweep(deps, ctx.params.replica ? `${deps.replica()}/${ctx.params.replica}` : deps.replica());
+				return sweep(deps, claimant(deps.replica(), ctx.params.replica));
 			},
 		},
 

@@ -7,6 +7,7 @@
 import type { Context } from "moleculer";
 import { requireUser, type Meta, type PushDeviceChange } from "../../../shared/actions";
 import { p, params } from "../../../shared/params";
+import { claimant } from "../claims";
 import { sweepPush, type PushDeps } from "../push/jobs";
 import { deviceChanged } from "../push/registration";
 import { removeDeletedPushes, removeReadPushes, removeUnmentionedPushes, sendMessagePush, type MessagePush } from "../push/message-push";
@@ -57,7 +58,7 @@ export function pushActions(deps: PushDeps) {
 			params: params({ replica: p.string({ optional: true, min: 1 }) }),
 			async handler(ctx: Context<{ replica?: string }, Meta>) {
 				await Promise.all([...deps.inflight]);
-				return sweepPush(deps, ctx.params.replica ? `${deps.replica()}/${ctx.params.replica}` : deps.replica());
+				return sweepPush(deps, claimant(deps.replica(), ctx.params.replica));
 			},
 		},
 	};

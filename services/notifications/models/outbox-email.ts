@@ -1,6 +1,7 @@
 // The outbox: every email asked for, rendered, with its delivery's state. Its _id is the caller's
 // idempotency key, so a call retried stores the email once.
-// State: queued -> sending (claimed by one replica) -> sent, or back to queued with a later
+// State: stored as sending (claimed by the replica that stored it, for its first attempt), or
+// queued -> sending (claimed by one replica) -> sent, or back to queued with a later
 // next_attempt_at after a failed attempt, or dead after the last one (a dead letter, kept and
 // listed by `npm run manage -- email-dead-letters`). A claim older than the claim timeout (its
 // replica died mid-send) is queued again; the Message-ID derived from the key lets the receiving

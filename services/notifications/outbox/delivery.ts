@@ -11,17 +11,14 @@
 import type { Model } from "mongoose";
 import { clock } from "../../../shared/clock";
 import type { OutboxEmailDoc } from "../models/outbox-email";
-import { retryWaitSeconds, sweepClaimed } from "../claims";
+import { claimDue, retryWaitSeconds, sweepClaimed, type JobRunner } from "../claims";
 import { SMTP_TIMEOUTS, type Transport } from "./transports";
 
 export { retryWaitSeconds };
 
-export interface DeliveryDeps {
+export interface DeliveryDeps extends JobRunner {
 	Outbox: Model<OutboxEmailDoc>;
 	transport: Transport;
-	maxAttempts: number;
-	retrySeconds: number;
-	logger: { info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void };
 }
 
 /** Longer than any one SMTP exchange can take (its three timeouts), so a live claim is never taken. */
@@ -29,17 +26,6 @@ export const CLAIM_TIMEOUT_MS = 2 * (SMTP_TIMEOUTS.connectionTimeout + SMTP_TIME
 export type Outcome = "sent" | "retrying" | "dead";
 /** Emails sent at once by one replica: the SMTP pool's size. */
 const SEND_PARALLEL = 5;
-
-/** Claims a due email for this replica; null when another replica has it (or it is not due). */
-async function claim(deps: DeliveryDeps, _id: string, replica: string): Promise<OutboxEmailDoc | null> {
-	const now = clock.nowMs();
-	const done = await deps.Outbox.updateOne(
-		{ _id, state: "queued", next_attempt_at: { $lte: now } },
-		{ $set: { state: "sending", claimed_by: replica, claimed_at: now }, $inc: { attempts: 1 } },
-	);
-	if (!done.modifiedCount) return null;
-	return deps.Outbox.findOne({ _id, state: "sending", claimed_by: replica }).lean();
-}
 
 /** The reason an attempt failed, as the SMTP server or the socket gave it. */
 function reason(err: unknown): string {
@@ -96,7 +82,7 @@ export async function attemptClaimed(deps: DeliveryDeps, emails: OutboxEmailDoc[
 
 /** Claims and sends one email now, if it is due and no replica has it; null when not claimed. */
 export async function deliverNow(deps: DeliveryDeps, _id: string, replica: string): Promise<Outcome | null> {
-	const email = await claim(deps, _id, replica);
+	const email = await claimDue<OutboxEmailDoc>(deps.Outbox, _id, replica);
 	return email ? (await attemptClaimed(deps, [email], replica)).get(email._id)! : null;
 }
 

@@ -5,15 +5,13 @@
 import type { Identity } from "../../../shared/actions";
 import { UNSUBSCRIBE_WHAT, unsubscribeLink, type UnsubscribeDeps } from "../unsubscribe/unsubscribe-links";
 import type { Footer, Rendered, UnsubscribeType } from "../templates/layout";
+import { keepUntilSettled } from "../background";
+import type { FirstAttempts } from "../claims";
 import { enqueue, type NewEmail } from "./outbox";
 import { attemptClaimed, type DeliveryDeps } from "./delivery";
 
-export interface MailerDeps extends DeliveryDeps, UnsubscribeDeps {
+export interface MailerDeps extends DeliveryDeps, UnsubscribeDeps, FirstAttempts {
 	noreply: string;
-	/** This replica's name in claims. */
-	replica: () => string;
-	/** First attempts running in the background (a sweep waits for them: tests see settled states). */
-	inflight: Set<Promise<unknown>>;
 }
 
 export interface Outgoing {
@@ -55,10 +53,7 @@ export async function mailMany(deps: MailerDeps, list: Outgoing[]): Promise<stri
 		deps.logger.warn({ err, emails: stored.length }, "first attempt at emails failed; the sweep will retry");
 	});
 	if (deps.transport.inline) await first;
-	else {
-		deps.inflight.add(first);
-		void first.finally(() => deps.inflight.delete(first));
-	}
+	else keepUntilSettled(deps.inflight, first);
 	return stored.map((e) => e._id);
 }
 

@@ -11,26 +11,20 @@ import type { ServiceBroker } from "moleculer";
 import type { Model } from "mongoose";
 import { call } from "../../../shared/actions";
 import { clock } from "../../../shared/clock";
-import { createOnce } from "../../../shared/db";
+import { insertNew } from "../../../shared/db";
 import type { PushJobDoc, PushSentDoc } from "../models/push-job";
-import { retryWaitSeconds, sweepClaimed } from "../claims";
+import { claimDue, retryWaitSeconds, sweepClaimed, type FirstAttempts, type JobRunner } from "../claims";
+import { keepUntilSettled } from "../background";
 import { BOUNCER_TIMEOUT_MS, BouncerError, sendToBouncer, TOKEN_KIND, type BouncerSettings } from "./bouncer";
 
-export interface PushDeps {
+export interface PushDeps extends JobRunner, FirstAttempts {
 	broker: ServiceBroker;
-	logger: { info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void };
 	Job: Model<PushJobDoc>;
 	Sent: Model<PushSentDoc>;
 	/** Null when push is off (no PUSH_NOTIFICATION_BOUNCER_URL). */
 	bouncer: BouncerSettings | null;
 	/** Zulip's EXTERNAL_HOST, for the payloads. */
 	server: string;
-	maxAttempts: number;
-	retrySeconds: number;
-	/** This replica's name in claims. */
-	replica: () => string;
-	/** First attempts running in the background (a sweep waits for them: tests see settled states). */
-	inflight: Set<Promise<unknown>>;
 }
 
 /** A request stored to be made: its key, what it is, and its body. */
@@ -52,10 +46,15 @@ function freshFields(now: number) {
 	return { state: "queued" as const, attempts: 0, next_attempt_at: now, claimed_by: null, claimed_at: null, last_error: null, done_at: null };
 }
 
+/** Stores the jobs whose keys are not stored yet (one unordered insert), due now; answers those this call stored. */
+export async function storeJobs(deps: PushDeps, jobs: NewJob[]): Promise<PushJobDoc[]> {
+	const now = clock.nowMs();
+	return insertNew(deps.Job.collection, jobs.map((job): PushJobDoc => ({ form: null, json: null, ...job, version: 0, created_at: now, ...freshFields(now) })));
+}
+
 /** Stores a job, due now; false when one with this key was stored already. */
 export async function storeJob(deps: PushDeps, job: NewJob): Promise<boolean> {
-	const now = clock.nowMs();
-	return createOnce(deps.Job, { form: null, json: null, ...job, version: 0, created_at: now, ...freshFields(now) } as never);
+	return (await storeJobs(deps, [job])).length > 0;
 }
 
 /**
@@ -76,14 +75,6 @@ export async function replaceJob(deps: PushDeps, job: NewJob): Promise<void> {
 		// It changed state between the reads: look again.
 	}
 	throw new Error(`push job ${job._id} kept changing state; not replaced`);
-}
-
-/** Claims a due job for this replica; null when another replica has it (or it is not due). */
-async function claim(deps: PushDeps, _id: string, replica: string): Promise<PushJobDoc | null> {
-	const now = clock.nowMs();
-	const done = await deps.Job.updateOne({ _id, state: "queued", next_attempt_at: { $lte: now } }, { $set: { state: "sending", claimed_by: replica, claimed_at: now }, $inc: { attempts: 1 } });
-	if (!done.modifiedCount) return null;
-	return deps.Job.findOne({ _id, state: "sending", claimed_by: replica }).lean();
 }
 
 /** What a successful notify answer asks of this server: forget devices the bouncer dropped; note a refusal of the plan. */
@@ -148,7 +139,8 @@ async function attempt(deps: PushDeps, job: PushJobDoc, replica: string): Promis
 
 /** Claims and makes one request now, if it is due and no replica has it; null when not claimed. */
 export async function runNow(deps: PushDeps, _id: string, replica: string): Promise<Outcome | null> {
-	for (let job = await claim(deps, _id, replica); job; job = await claim(deps, _id, replica)) {
+	const claim = () => claimDue<PushJobDoc>(deps.Job, _id, replica);
+	for (let job = await claim(); job; job = await claim()) {
 		const outcome = await attempt(deps, job, replica);
 		if (outcome !== "changed") return outcome;
 	}
@@ -160,8 +152,7 @@ export function startNow(deps: PushDeps, _id: string): void {
 	const first = runNow(deps, _id, deps.replica()).catch((err: unknown) => {
 		deps.logger.warn({ err, job: _id }, "first attempt at a push bouncer request failed; the sweep will retry");
 	});
-	deps.inflight.add(first);
-	void first.finally(() => deps.inflight.delete(first));
+	keepUntilSettled(deps.inflight, first);
 }
 
 /** A notification made is kept this long (a repeated hand-over within it is recognised), then forgotten. */

@@ -8,20 +8,18 @@
 // messages.updated that an edit took the user's mention away, a `remove` notification follows, once.
 import { createHash } from "node:crypto";
 import { call, type PushDevice, type PushDevices } from "../../../shared/actions";
-import { createOnce } from "../../../shared/db";
+import { insertNew } from "../../../shared/db";
 import { clock } from "../../../shared/clock";
 import { notificationData, type NotificationTrigger } from "../missed/notification-data";
 import type { PushHook } from "../missed/push-hook";
 import { readRecipients } from "../missed/recipients";
 import type { SentMessage } from "../missed/sent-message";
 import { realmUuid, TOKEN_KIND, userUuid } from "./bouncer";
-import { storeJob, startNow, type PushDeps } from "./jobs";
+import { storeJob, storeJobs, startNow, type PushDeps } from "./jobs";
 import { messagePayloadApns, messagePayloadGcm, removePayloads, type MentionedGroup, type PushMessage, type PushRecipient } from "./payloads";
 
 /** Message IDs looked up at a time when a read marks many. */
 const CHUNK = 1000;
-/** Recipients of one message whose notifications are stored at once. */
-const PARALLEL = 10;
 
 export interface MessagePush {
 	/** Who is notified. */
@@ -86,23 +84,19 @@ export async function sendMessagePushes(deps: PushDeps, message: PushMessage, du
 	});
 	if (!reached.length) return queued;
 	const shown = await withAvatar(deps, message);
-	const one = async (d: Due) => {
+	const jobs = reached.map((d) => {
 		const { to, devices } = found.get(d.user_id)!;
 		const group = d.mentioned_user_group ?? null;
 		const json = notifyBody(deps, to, devices, { apns_payload: messagePayloadApns(to, shown, d.trigger, group), ...messagePayloadGcm(to, shown, group) });
-		// Recorded before the request, so a read that comes while it is in flight removes it.
-		await markSent(deps, d.user_id, shown.id);
-		const _id = jobId(d.user_id, shown.id);
-		if (await storeJob(deps, { _id, kind: "message", user_id: d.user_id, endpoint: "push/notify", json })) {
-			queued.add(d.user_id);
-			startNow(deps, _id);
-		}
-	};
-	// A few recipients at a time (a wildcard mention in a large channel has many).
-	for (let i = 0; i < reached.length; i += PARALLEL) {
-		await Promise.all(
-			reached.slice(i, i + PARALLEL).map((d) => one(d).catch((err: unknown) => deps.logger.error({ err, message_id: message.id, user_id: d.user_id }, "push notification not queued"))),
-		);
+		return { _id: jobId(d.user_id, shown.id), kind: "message", user_id: d.user_id, endpoint: "push/notify", json };
+	});
+	// Recorded before the requests (one insert each for all the recipients), so a read that comes
+	// while one is in flight removes it.
+	const now = clock.nowMs();
+	await insertNew(deps.Sent.collection, reached.map((d) => ({ _id: `${d.user_id}:${shown.id}`, user_id: d.user_id, message_id: shown.id, created_at: now })));
+	for (const job of await storeJobs(deps, jobs)) {
+		queued.add(job.user_id);
+		startNow(deps, job._id);
 	}
 	return queued;
 }
@@ -135,10 +129,6 @@ export function bouncerPushHook(deps: PushDeps): PushHook {
 			due.map((d) => ({ user_id: d.user_id, trigger: d.trigger, mentioned_user_group: groupOf(d.user_id) })),
 		);
 	};
-}
-
-async function markSent(deps: PushDeps, userId: number, messageId: number): Promise<void> {
-	await createOnce(deps.Sent, { _id: `${userId}:${messageId}`, user_id: userId, message_id: messageId, created_at: clock.nowMs() });
 }
 
 /** Messages among these whose notification went out to the user (and was not removed yet). */
